@@ -1,0 +1,15 @@
+# fabricsim_module(NAME SOURCES ... HEADERS ... LIBS ...)
+# Builds library fabricsim-NAME and publishes its headers as <build>/include/ns3/<file>.h,
+# so scenario programs write #include "ns3/rdma-module.h" as with any ns-3 module.
+set(FABRICSIM_INCLUDE_DIR ${CMAKE_BINARY_DIR}/include)
+function(fabricsim_module name)
+  cmake_parse_arguments(M "" "" "SOURCES;HEADERS;LIBS" ${ARGN})
+  add_library(fabricsim-${name} SHARED ${M_SOURCES})
+  foreach(h ${M_HEADERS})
+    get_filename_component(base ${h} NAME)
+    configure_file(${h} ${FABRICSIM_INCLUDE_DIR}/ns3/${base} COPYONLY)
+  endforeach()
+  target_include_directories(fabricsim-${name} PUBLIC ${FABRICSIM_INCLUDE_DIR})
+  target_link_libraries(fabricsim-${name} PUBLIC ${M_LIBS})
+  target_compile_options(fabricsim-${name} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+endfunction()
