@@ -58,7 +58,44 @@ struct Topology
     {
         return static_cast<uint32_t>(hosts.size());
     }
+
+    /// Append a host (hostIndex = current host count); returns its node id.
+    uint32_t AddHost(const std::string& name, uint32_t group, uint32_t localIndex = 0);
+
+    /// Append a switch; returns its node id.
+    uint32_t AddSwitch(const std::string& name, uint32_t tier, bool scaleUp = false);
+
+    /// Append a full-duplex link between two distinct nodes; returns its link id.
+    uint32_t AddLink(uint32_t a, uint32_t b, const LinkSpec& spec);
+
+    /// Node id of the node called `name`, or UINT32_MAX (linear search: for tests and tools).
+    uint32_t FindNode(const std::string& name) const;
 };
+
+/// The topology types BuildTopology accepts (the "type" key), in documentation order.
+std::vector<std::string> TopologyTypes();
+
+/**
+ * Parse a link rate: a JSON number is bits/s; a string is a number and a unit such as
+ * "100Gbps", "400G", "3.6Tbps" (bits) or "450GBps" (bytes, capital B).
+ * \throws ns3::InputError naming file and field when the value is not a positive rate
+ */
+double ParseRate(const nlohmann::json& value, const std::string& file, const std::string& field);
+
+/**
+ * Parse a delay: a JSON number is nanoseconds; a string is a number and a unit among
+ * ps, ns, us, ms, s ("1us", "500ns", "0.001ms").
+ * \returns the delay in picoseconds
+ * \throws ns3::InputError naming file and field when the value is not a non-negative delay
+ */
+uint64_t ParseDelay(const nlohmann::json& value, const std::string& file, const std::string& field);
+
+/**
+ * Check that every host can reach every other host without forwarding through a host.
+ * \throws ns3::InputError(file, "topology", "a connected topology", "disconnected topology: host
+ *         X cannot reach host Y") otherwise
+ */
+void CheckConnected(const Topology& topo, const std::string& file);
 
 /**
  * Build a topology from its JSON description (the scenario's "topology" object).
@@ -66,8 +103,18 @@ struct Topology
  * \param file the file name used in error messages
  * \throws ns3::InputError naming file, field, expected and found on bad input (unknown type,
  *         unknown key, wrong type, out-of-range values, disconnected result)
+ *
+ * Relative paths inside the description ("hpcc-file" "path") are resolved against the
+ * directory of `file`.
  */
 Topology BuildTopology(const nlohmann::json& spec, const std::string& file);
+
+/**
+ * As BuildTopology(spec, file), resolving relative paths against `baseDir` instead.
+ */
+Topology BuildTopology(const nlohmann::json& spec,
+                       const std::string& file,
+                       const std::string& baseDir);
 
 /**
  * Import the HPCC simulator topology-file format:
@@ -80,6 +127,11 @@ Topology ParseHpccTopology(std::istream& in, const std::string& file);
  * Per-node next-hop sets per destination host, computed by BFS from each destination
  * (hosts never forward). Memory: one uint16 set id per (node, destination host) plus a small
  * deduplicated table of port sets per node, so a 10,000-host fat-tree builds in seconds.
+ *
+ * Destinations whose set of attached nodes is identical (the hosts of one ToR) share every
+ * route except at the attached nodes themselves, so one BFS runs per distinct attachment set
+ * (a "destination group"), and the set id is stored per (node, destination group); the attached
+ * nodes keep a per-host set id.
  *
  * Ports are numbered per node in the order the node appears in Topology::links (the k-th link
  * touching node n is port k of n); PortPeer gives the far end.
@@ -111,8 +163,32 @@ class Routing
     /// One shortest path from host a to host b as link ids in order (first next hop each time).
     std::vector<uint32_t> Path(uint32_t srcHost, uint32_t dstHost) const;
 
+    /// Number of distinct destination groups (one BFS each).
+    uint32_t NumDestinationGroups() const
+    {
+        return m_numGroups;
+    }
+
   private:
-    // implementation-defined members
+    /// A node attached to a destination host and its set id toward that host.
+    struct Attach
+    {
+        uint32_t node;
+        uint16_t set;
+    };
+
+    uint32_t m_numNodes = 0;
+    uint32_t m_numGroups = 0;
+    std::vector<uint32_t> m_portStart;  ///< CSR offsets into m_portLink/m_portPeer, per node
+    std::vector<uint32_t> m_portLink;   ///< link id per (node, port)
+    std::vector<uint32_t> m_portPeer;   ///< far-end node per (node, port)
+    std::vector<uint32_t> m_hostNode;   ///< host index -> node id
+    std::vector<uint32_t> m_hostGroup;  ///< host index -> destination group
+    std::vector<uint32_t> m_attachStart; ///< CSR offsets into m_attach, per host
+    std::vector<Attach> m_attach;       ///< attached nodes of each destination host
+    std::vector<uint16_t> m_table;      ///< set id at [group * m_numNodes + node]
+    std::vector<std::vector<std::vector<uint16_t>>> m_sets; ///< per node: set id -> ports
+    bool m_allReachable = true;
 };
 
 } // namespace fabricsim
