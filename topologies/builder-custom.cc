@@ -34,8 +34,8 @@ ResolveEnd(const nlohmann::json& v,
     {
         return v.get<uint32_t>();
     }
-    throw ns3::InputError(file, field, expected + " (0.." + std::to_string(numNodes - 1) + ")",
-                          DescribeJson(v));
+    throw ns3::InputError(
+        file, field, expected + " (0.." + std::to_string(numNodes - 1) + ")", DescribeJson(v));
 }
 
 } // namespace
@@ -68,18 +68,19 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         if (!n.contains("name") || !n.at("name").is_string() ||
             n.at("name").get<std::string>().empty())
         {
-            throw ns3::InputError(file, f + ".name", "a non-empty string",
+            throw ns3::InputError(file,
+                                  f + ".name",
+                                  "a non-empty string",
                                   n.contains("name") ? DescribeJson(n.at("name")) : "nothing");
         }
         const std::string name = n.at("name").get<std::string>();
         if (byName.count(name))
         {
-            throw ns3::InputError(file, f + ".name", "a unique node name",
-                                  "\"" + name + "\" again");
+            throw ns3::InputError(
+                file, f + ".name", "a unique node name", "\"" + name + "\" again");
         }
-        const std::string kind = n.contains("kind") && n.at("kind").is_string()
-                                     ? n.at("kind").get<std::string>()
-                                     : "";
+        const std::string kind =
+            n.contains("kind") && n.at("kind").is_string() ? n.at("kind").get<std::string>() : "";
         if (kind == "host")
         {
             const uint32_t group = GetUint(n, file, f, "group", 0, UINT32_MAX - 1, t.NumHosts());
@@ -98,21 +99,23 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
             {
                 if (!n.at("scale_up").is_boolean())
                 {
-                    throw ns3::InputError(file, f + ".scale_up", "true or false",
-                                          DescribeJson(n.at("scale_up")));
+                    throw ns3::InputError(
+                        file, f + ".scale_up", "true or false", DescribeJson(n.at("scale_up")));
                 }
                 scaleUp = n.at("scale_up").get<bool>();
             }
             if (n.contains("group") || n.contains("local_index"))
             {
-                throw ns3::InputError(file, f, "no \"group\" or \"local_index\" on a switch",
-                                      "one");
+                throw ns3::InputError(
+                    file, f, "no \"group\" or \"local_index\" on a switch", "one");
             }
             byName[name] = t.AddSwitch(name, tier, scaleUp);
         }
         else
         {
-            throw ns3::InputError(file, f + ".kind", "\"host\" or \"switch\"",
+            throw ns3::InputError(file,
+                                  f + ".kind",
+                                  "\"host\" or \"switch\"",
                                   n.contains("kind") ? DescribeJson(n.at("kind")) : "nothing");
         }
     }
@@ -132,7 +135,8 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         const uint32_t b = ResolveEnd(l.at("b"), byName, numNodes, file, f + ".b");
         if (a == b)
         {
-            throw ns3::InputError(file, f + ".b", "a node other than \"a\"", DescribeJson(l.at("b")));
+            throw ns3::InputError(
+                file, f + ".b", "a node other than \"a\"", DescribeJson(l.at("b")));
         }
         // A link touching a host is a host link; switch-to-switch is a fabric link.
         const bool hostLink =

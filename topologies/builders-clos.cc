@@ -31,11 +31,11 @@ BuildSingleSwitch(const nlohmann::json& spec, const std::string& file)
 Topology
 BuildLeafSpine(const nlohmann::json& spec, const std::string& file)
 {
-    CheckKeys(spec,
-              file,
-              "topology",
-              CommonKeys({"leaves", "spines", "hosts_per_leaf", "oversubscription",
-                          "links_per_spine"}));
+    CheckKeys(
+        spec,
+        file,
+        "topology",
+        CommonKeys({"leaves", "spines", "hosts_per_leaf", "oversubscription", "links_per_spine"}));
     CommonLinks links = ParseCommonLinks(spec, file);
     const uint32_t leaves = GetUint(spec, file, "topology", "leaves", 1, 65535);
     const uint32_t spines = GetUint(spec, file, "topology", "spines", 1, 65535);
@@ -60,8 +60,7 @@ BuildLeafSpine(const nlohmann::json& spec, const std::string& file)
                                   DescribeJson(spec.at("fabric_link").at("rate")));
         }
         // Oversubscription scales the uplink rate; the number of uplinks stays spines x links.
-        links.fabric.rateBps =
-            perLeaf * links.host.rateBps / (v.get<double>() * spines * perSpine);
+        links.fabric.rateBps = perLeaf * links.host.rateBps / (v.get<double>() * spines * perSpine);
     }
     Topology t;
     for (uint32_t i = 0; i < leaves * perLeaf; ++i)
@@ -132,15 +131,13 @@ BuildHpccPaperFatTree(const nlohmann::json& spec, const std::string& file)
     std::vector<uint32_t> core(cores);
     for (uint32_t i = 0; i < tors; ++i)
     {
-        tor[i] = t.AddSwitch("pod" + std::to_string(i / torsPerPod) + "-tor" +
-                                 std::to_string(i % torsPerPod),
-                             0);
+        tor[i] = t.AddSwitch(
+            "pod" + std::to_string(i / torsPerPod) + "-tor" + std::to_string(i % torsPerPod), 0);
     }
     for (uint32_t i = 0; i < aggs; ++i)
     {
-        agg[i] = t.AddSwitch("pod" + std::to_string(i / aggsPerPod) + "-agg" +
-                                 std::to_string(i % aggsPerPod),
-                             1);
+        agg[i] = t.AddSwitch(
+            "pod" + std::to_string(i / aggsPerPod) + "-agg" + std::to_string(i % aggsPerPod), 1);
     }
     for (uint32_t i = 0; i < cores; ++i)
     {
@@ -180,8 +177,8 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
     if (spec.contains("variant"))
     {
         const auto& v = spec.at("variant");
-        if (!v.is_string() || (v.get<std::string>() != "classic" &&
-                               v.get<std::string>() != "hpcc-paper"))
+        if (!v.is_string() ||
+            (v.get<std::string>() != "classic" && v.get<std::string>() != "hpcc-paper"))
         {
             throw ns3::InputError(file,
                                   "topology.variant",
@@ -219,14 +216,13 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
     std::vector<uint32_t> core(half * half);
     for (uint32_t i = 0; i < k * half; ++i)
     {
-        edge[i] = t.AddSwitch("pod" + std::to_string(i / half) + "-edge" +
-                                  std::to_string(i % half),
-                              0);
+        edge[i] =
+            t.AddSwitch("pod" + std::to_string(i / half) + "-edge" + std::to_string(i % half), 0);
     }
     for (uint32_t i = 0; i < k * half; ++i)
     {
-        agg[i] = t.AddSwitch("pod" + std::to_string(i / half) + "-agg" + std::to_string(i % half),
-                             1);
+        agg[i] =
+            t.AddSwitch("pod" + std::to_string(i / half) + "-agg" + std::to_string(i % half), 1);
     }
     for (uint32_t i = 0; i < half * half; ++i)
     {
@@ -259,10 +255,8 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
 Topology
 BuildRailOptimized(const nlohmann::json& spec, const std::string& file)
 {
-    CheckKeys(spec,
-              file,
-              "topology",
-              CommonKeys({"servers", "accels_per_server", "spines", "scale_up"}));
+    CheckKeys(
+        spec, file, "topology", CommonKeys({"servers", "accels_per_server", "spines", "scale_up"}));
     const CommonLinks links = ParseCommonLinks(spec, file);
     const uint32_t servers = GetUint(spec, file, "topology", "servers", 1, 65535);
     const uint32_t accels = GetUint(spec, file, "topology", "accels_per_server", 1, 1024);

@@ -118,8 +118,11 @@ BuildDragonfly(const nlohmann::json& spec, const std::string& file)
     CheckKeys(spec,
               file,
               "topology",
-              CommonKeys({"groups", "routers_per_group", "hosts_per_router",
-                          "global_links_per_router", "global_link"}));
+              CommonKeys({"groups",
+                          "routers_per_group",
+                          "hosts_per_router",
+                          "global_links_per_router",
+                          "global_link"}));
     const CommonLinks links = ParseCommonLinks(spec, file);
     LinkSpec global = links.fabric;
     if (spec.contains("global_link"))
@@ -176,8 +179,12 @@ BuildDragonfly(const nlohmann::json& spec, const std::string& file)
     // with ports of offset g-d in G+d; unmatched ports (when a*h is not a multiple of g-1) stay
     // unused, so every pair of groups gets floor or ceil of a*h/(g-1) links.
     const uint32_t ports = a * h;
-    auto count = [&](uint32_t d) { return d - 1 < ports ? (ports - d) / (g - 1) + 1 : 0; };
-    auto routerOf = [&](uint32_t grp, uint32_t d, uint32_t k) {
+    auto count = [&](uint32_t d)
+    {
+        return d - 1 < ports ? (ports - d) / (g - 1) + 1 : 0;
+    };
+    auto routerOf = [&](uint32_t grp, uint32_t d, uint32_t k)
+    {
         return router[grp * a + ((d - 1) + k * (g - 1)) / h];
     };
     for (uint32_t grp = 0; grp < g; ++grp)

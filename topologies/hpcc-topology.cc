@@ -103,10 +103,8 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         !ParseIndex(tok[1], uint64_t(numNodes) + 1, numSwitches) ||
         !ParseIndex(tok[2], 100000001, numLinks) || numNodes == 0)
     {
-        throw ns3::InputError(file,
-                              r.Field(),
-                              "\"nodes switches links\" (3 integers, switches <= nodes)",
-                              r.Found());
+        throw ns3::InputError(
+            file, r.Field(), "\"nodes switches links\" (3 integers, switches <= nodes)", r.Found());
     }
     std::vector<bool> isSwitch(numNodes, false);
     if (numSwitches > 0)

@@ -35,7 +35,9 @@ using SetIndex = std::unordered_map<std::vector<uint16_t>, uint16_t, PortSetHash
 
 /// Id of `ports` in a node's set table, adding it when new (id 0 is the empty set).
 uint16_t
-Intern(std::vector<std::vector<uint16_t>>& table, SetIndex& index, const std::vector<uint16_t>& ports,
+Intern(std::vector<std::vector<uint16_t>>& table,
+       SetIndex& index,
+       const std::vector<uint16_t>& ports,
        uint32_t node)
 {
     if (ports.empty())
@@ -95,7 +97,8 @@ Routing::Routing(const Topology& topo, const std::vector<bool>& linkDown)
             m_portPeer[fill[l.b]++] = l.a;
         }
     }
-    auto up = [&](uint32_t i) {
+    auto up = [&](uint32_t i)
+    {
         const uint32_t link = m_portLink[i];
         return link >= linkDown.size() || !linkDown[link];
     };
@@ -293,8 +296,7 @@ Routing::HopCount(uint32_t srcHost, uint32_t dstHost) const
         return 0;
     }
     const auto path = Path(srcHost, dstHost);
-    return path.empty() ? std::numeric_limits<uint32_t>::max()
-                        : static_cast<uint32_t>(path.size());
+    return path.empty() ? std::numeric_limits<uint32_t>::max() : static_cast<uint32_t>(path.size());
 }
 
 bool

@@ -284,10 +284,8 @@ ParseLinkSpec(const nlohmann::json& spec,
         const auto& v = spec.at("loss_rate");
         if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1))
         {
-            throw ns3::InputError(file,
-                                  field + ".loss_rate",
-                                  "a probability in [0, 1]",
-                                  DescribeJson(v));
+            throw ns3::InputError(
+                file, field + ".loss_rate", "a probability in [0, 1]", DescribeJson(v));
         }
         out.lossRate = v.get<double>();
     }

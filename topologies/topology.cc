@@ -1,14 +1,13 @@
 /*
  * Topology graph helpers, the connectivity check and BuildTopology's dispatch on "type".
  */
-#include "topology-json.h"
 #include "topology.h"
 
 #include "input-error.h"
+#include "topology-json.h"
 
 #include <algorithm>
 #include <fstream>
-#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -83,7 +82,8 @@ CheckConnected(const Topology& topo, const std::string& file)
     // Union-find over switches only: hosts never forward, so they must not join components.
     std::vector<uint32_t> parent(n);
     std::iota(parent.begin(), parent.end(), 0);
-    std::function<uint32_t(uint32_t)> find = [&](uint32_t x) {
+    auto find = [&](uint32_t x)
+    {
         while (parent[x] != x)
         {
             parent[x] = parent[parent[x]];
@@ -91,7 +91,10 @@ CheckConnected(const Topology& topo, const std::string& file)
         }
         return x;
     };
-    auto isHost = [&](uint32_t id) { return topo.nodes[id].kind == NodeKind::Host; };
+    auto isHost = [&](uint32_t id)
+    {
+        return topo.nodes[id].kind == NodeKind::Host;
+    };
     for (const auto& l : topo.links)
     {
         if (!isHost(l.a) && !isHost(l.b))
@@ -151,8 +154,8 @@ CheckConnected(const Topology& topo, const std::string& file)
                                       "topology",
                                       "a connected topology",
                                       "disconnected topology: host " + std::to_string(a) + " (" +
-                                          na + ") cannot reach host " + std::to_string(b) +
-                                          " (" + nb + ")");
+                                          na + ") cannot reach host " + std::to_string(b) + " (" +
+                                          nb + ")");
             }
         }
     }

@@ -35,9 +35,9 @@ struct TopoNode
 
 struct LinkSpec
 {
-    double rateBps = 100e9;  ///< bits per second
+    double rateBps = 100e9;     ///< bits per second
     uint64_t delayPs = 1000000; ///< propagation delay in picoseconds (1 us)
-    double lossRate = 0.0;   ///< per-packet loss probability
+    double lossRate = 0.0;      ///< per-packet loss probability
 };
 
 struct TopoLink
@@ -49,10 +49,10 @@ struct TopoLink
 
 struct Topology
 {
-    std::string type;                ///< builder name ("leaf-spine", "fat-tree", ...)
-    std::vector<TopoNode> nodes;     ///< node id = index
-    std::vector<TopoLink> links;     ///< link id = index
-    std::vector<uint32_t> hosts;     ///< host index -> node id
+    std::string type;            ///< builder name ("leaf-spine", "fat-tree", ...)
+    std::vector<TopoNode> nodes; ///< node id = index
+    std::vector<TopoLink> links; ///< link id = index
+    std::vector<uint32_t> hosts; ///< host index -> node id
 
     uint32_t NumHosts() const
     {
@@ -179,14 +179,14 @@ class Routing
 
     uint32_t m_numNodes = 0;
     uint32_t m_numGroups = 0;
-    std::vector<uint32_t> m_portStart;  ///< CSR offsets into m_portLink/m_portPeer, per node
-    std::vector<uint32_t> m_portLink;   ///< link id per (node, port)
-    std::vector<uint32_t> m_portPeer;   ///< far-end node per (node, port)
-    std::vector<uint32_t> m_hostNode;   ///< host index -> node id
-    std::vector<uint32_t> m_hostGroup;  ///< host index -> destination group
+    std::vector<uint32_t> m_portStart;   ///< CSR offsets into m_portLink/m_portPeer, per node
+    std::vector<uint32_t> m_portLink;    ///< link id per (node, port)
+    std::vector<uint32_t> m_portPeer;    ///< far-end node per (node, port)
+    std::vector<uint32_t> m_hostNode;    ///< host index -> node id
+    std::vector<uint32_t> m_hostGroup;   ///< host index -> destination group
     std::vector<uint32_t> m_attachStart; ///< CSR offsets into m_attach, per host
-    std::vector<Attach> m_attach;       ///< attached nodes of each destination host
-    std::vector<uint16_t> m_table;      ///< set id at [group * m_numNodes + node]
+    std::vector<Attach> m_attach;        ///< attached nodes of each destination host
+    std::vector<uint16_t> m_table;       ///< set id at [group * m_numNodes + node]
     std::vector<std::vector<std::vector<uint16_t>>> m_sets; ///< per node: set id -> ports
     bool m_allReachable = true;
 };

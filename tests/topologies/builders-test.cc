@@ -88,8 +88,7 @@ TEST(Builders, FatTreeK4AndK6)
 {
     for (uint32_t k : {4u, 6u})
     {
-        const Topology t =
-            Build(R"({"type": "fat-tree", "k": )" + std::to_string(k) + "}");
+        const Topology t = Build(R"({"type": "fat-tree", "k": )" + std::to_string(k) + "}");
         EXPECT_EQ(t.NumHosts(), k * k * k / 4);
         EXPECT_EQ(CountSwitches(t, 0), k * k / 2);
         EXPECT_EQ(CountSwitches(t, 1), k * k / 2);
@@ -138,7 +137,8 @@ TEST(Builders, FatTreeHpccPaper)
     EXPECT_EQ(LinksBetween(t, t.FindNode("pod3-agg2"), t.FindNode("core4")), 0u);
     for (const auto& l : t.links)
     {
-        const bool host = t.nodes[l.a].kind == NodeKind::Host || t.nodes[l.b].kind == NodeKind::Host;
+        const bool host =
+            t.nodes[l.a].kind == NodeKind::Host || t.nodes[l.b].kind == NodeKind::Host;
         EXPECT_DOUBLE_EQ(l.spec.rateBps, host ? 100e9 : 400e9);
         EXPECT_EQ(l.spec.delayPs, 1000000u);
     }
@@ -183,7 +183,8 @@ TEST(Builders, RailOptimizedSingleRailNeedsNoSpine)
 
 TEST(Builders, TorusNeighbourCounts)
 {
-    auto switchNeighbours = [](const Topology& t, uint32_t node) {
+    auto switchNeighbours = [](const Topology& t, uint32_t node)
+    {
         std::set<uint32_t> peers;
         for (const auto& l : t.links)
         {
@@ -233,14 +234,17 @@ TEST(Builders, TorusNeighbourCounts)
 void
 CheckDragonfly(uint32_t g, uint32_t a, uint32_t p, uint32_t h, uint32_t minPerPair)
 {
-    const Topology t = Build(R"({"type": "dragonfly", "groups": )" + std::to_string(g) +
-                             R"(, "routers_per_group": )" + std::to_string(a) +
-                             R"(, "hosts_per_router": )" + std::to_string(p) +
-                             R"(, "global_links_per_router": )" + std::to_string(h) + "}");
+    const Topology t =
+        Build(R"({"type": "dragonfly", "groups": )" + std::to_string(g) +
+              R"(, "routers_per_group": )" + std::to_string(a) + R"(, "hosts_per_router": )" +
+              std::to_string(p) + R"(, "global_links_per_router": )" + std::to_string(h) + "}");
     EXPECT_EQ(t.NumHosts(), g * a * p);
     std::vector<std::vector<uint32_t>> pair(g, std::vector<uint32_t>(g, 0));
     std::vector<uint32_t> global(t.nodes.size(), 0);
-    auto groupOf = [&](uint32_t node) { return (node - g * a * p) / a; };
+    auto groupOf = [&](uint32_t node)
+    {
+        return (node - g * a * p) / a;
+    };
     uint32_t local = 0;
     for (const auto& l : t.links)
     {

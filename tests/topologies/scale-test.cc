@@ -35,8 +35,8 @@ TEST(TopologyScale, FatTreeK34BuildsInSeconds)
     EXPECT_TRUE(r.AllReachable());
     const uint32_t last = t.NumHosts() - 1;
     EXPECT_EQ(r.HopCount(0, last), 6u);
-    EXPECT_EQ(r.HopCount(0, 16), 2u);  // same edge switch
-    EXPECT_EQ(r.HopCount(0, 17), 4u);  // same pod
+    EXPECT_EQ(r.HopCount(0, 16), 2u); // same edge switch
+    EXPECT_EQ(r.HopCount(0, 17), 4u); // same pod
     EXPECT_EQ(r.NextHops(t.FindNode("pod0-edge0"), last).size(), 17u);
     EXPECT_EQ(r.NextHops(t.FindNode("pod0-agg3"), last).size(), 17u);
     EXPECT_EQ(r.NextHops(t.FindNode("core100"), last).size(), 1u);
