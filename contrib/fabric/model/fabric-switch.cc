@@ -1,0 +1,237 @@
+#include "fabric-switch.h"
+
+#include "ns3/abort.h"
+#include "ns3/fabric-channel.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
+
+// ---------------- QueueHistogram ----------------
+
+uint32_t
+QueueHistogram::Bin(uint64_t v)
+{
+    if (v < 16)
+    {
+        return uint32_t(v);
+    }
+    uint32_t octave = 63 - __builtin_clzll(v); // >= 4
+    uint32_t sub = uint32_t((v >> (octave - 4)) & 15);
+    return (octave - 3) * 16 + sub;
+}
+
+uint64_t
+QueueHistogram::BinUpper(uint32_t b)
+{
+    if (b < 16)
+    {
+        return b;
+    }
+    uint32_t octave = b / 16 + 3;
+    uint64_t sub = b % 16;
+    return ((16 + sub + 1) << (octave - 4)) - 1;
+}
+
+void
+QueueHistogram::Add(uint64_t bytes, uint64_t weight)
+{
+    m_bins[Bin(bytes)] += weight;
+    m_total += weight;
+}
+
+void
+QueueHistogram::Merge(const QueueHistogram& o)
+{
+    for (size_t i = 0; i < m_bins.size(); ++i)
+    {
+        m_bins[i] += o.m_bins[i];
+    }
+    m_total += o.m_total;
+}
+
+uint64_t
+QueueHistogram::Quantile(double q) const
+{
+    if (m_total == 0)
+    {
+        return 0;
+    }
+    uint64_t need = uint64_t(q * double(m_total));
+    need = std::max<uint64_t>(need, 1);
+    uint64_t acc = 0;
+    for (uint32_t b = 0; b < m_bins.size(); ++b)
+    {
+        acc += m_bins[b];
+        if (acc >= need)
+        {
+            return BinUpper(b);
+        }
+    }
+    return BinUpper(uint32_t(m_bins.size() - 1));
+}
+
+// ---------------- FabricSwitch ----------------
+
+TypeId
+FabricSwitch::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FabricSwitch")
+                            .SetParent<Object>()
+                            .SetGroupName("Fabric")
+                            .AddConstructor<FabricSwitch>()
+                            .AddAttribute("EcmpSeed",
+                                          "Per-switch seed of the ECMP 5-tuple hash.",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&FabricSwitch::m_seed),
+                                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+FabricSwitch::FabricSwitch()
+    : m_topoId(0),
+      m_seed(0)
+{
+    m_mmu = CreateObject<SharedBufferMmu>();
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+void
+FabricSwitch::DoDispose()
+{
+    m_ports.clear();
+    m_routes = nullptr;
+    m_mmu = nullptr;
+    Object::DoDispose();
+}
+
+void
+FabricSwitch::SetTopologyId(uint32_t id)
+{
+    m_topoId = id;
+}
+
+void
+FabricSwitch::AddPort(Ptr<SwitchPort> port)
+{
+    port->SetSwitch(this, uint32_t(m_ports.size()));
+    m_ports.push_back(port);
+}
+
+void
+FabricSwitch::SetRouteTable(Ptr<FabricRouteTable> table)
+{
+    m_routes = table;
+}
+
+void
+FabricSwitch::ConfigureBuffer(uint64_t nicRateBps, uint32_t mtuFrameBytes)
+{
+    std::vector<SharedBufferMmu::PortInfo> info;
+    for (auto& p : m_ports)
+    {
+        SharedBufferMmu::PortInfo pi;
+        pi.rateBps = p->GetRateBps();
+        pi.delay = p->GetFabricChannel() ? p->GetFabricChannel()->GetDelay() : Time(0);
+        info.push_back(pi);
+    }
+    m_mmu->Configure(info, nicRateBps, mtuFrameBytes);
+}
+
+uint32_t
+FabricSwitch::EcmpIndex(const FabricPacket* p, uint32_t n) const
+{
+    // splitmix64-style mixing of the 5-tuple (IPv4 src/dst, UDP ports, protocol 17) and seed.
+    // Seed and switch id both enter, so neighbouring tiers do not make correlated choices.
+    uint64_t h = ((uint64_t(m_seed) << 32) | m_topoId) ^ 0x9e3779b97f4a7c15ULL;
+    auto mix = [&h](uint64_t v) {
+        h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h ^= h >> 30;
+        h *= 0xbf58476d1ce4e5b9ULL;
+        h ^= h >> 27;
+        h *= 0x94d049bb133111ebULL;
+        h ^= h >> 31;
+    };
+    mix((uint64_t(p->srcHost) << 32) | p->dstHost);
+    mix((uint64_t(p->sport) << 16) | p->dport);
+    mix(17);
+    return uint32_t(h % n);
+}
+
+bool
+FabricSwitch::ShouldMarkEcn(uint64_t q, uint64_t kmin, uint64_t kmax, double pmax)
+{
+    if (q <= kmin)
+    {
+        return false;
+    }
+    if (q > kmax)
+    {
+        return true;
+    }
+    double prob = pmax * double(q - kmin) / double(kmax - kmin);
+    return m_rng->GetValue() < prob;
+}
+
+void
+FabricSwitch::Forward(SwitchPort* in, FabricPacket* p)
+{
+    if (p->ttl <= 1)
+    {
+        in->DropPacket(p, DropReason::TtlExpired);
+        return;
+    }
+    p->ttl--;
+    const std::vector<uint16_t>& nh = m_routes->NextHops(m_topoId, p->dstHost);
+    if (nh.empty())
+    {
+        in->DropPacket(p, DropReason::NoRoute);
+        return;
+    }
+    uint32_t out = nh.size() == 1 ? nh[0] : nh[EcmpIndex(p, uint32_t(nh.size()))];
+    SwitchPort* op = PeekPointer(m_ports[out]);
+    if (!op->IsLinkUp())
+    {
+        in->DropPacket(p, DropReason::LinkDown);
+        return;
+    }
+    uint32_t inIdx = in->GetPortIndex();
+    if (!m_mmu->Admit(inIdx, p->priority, p->frameBytes))
+    {
+        in->DropPacket(p, DropReason::BufferOverflow);
+        return;
+    }
+    p->ingressPort = inIdx;
+    if (m_mmu->ShouldPause(inIdx, p->priority))
+    {
+        in->PausePeer(p->priority);
+    }
+    m_qhist.Add(op->TotalQueueBytes());
+    op->Enqueue(p);
+}
+
+void
+FabricSwitch::OnDequeue(SwitchPort* out, FabricPacket* p)
+{
+    uint32_t in = p->ingressPort;
+    m_mmu->Release(in, p->priority, p->frameBytes);
+    SwitchPort* ip = PeekPointer(m_ports[in]);
+    if (ip->IsPausingPeer(p->priority) && m_mmu->ShouldResume(in, p->priority))
+    {
+        ip->ResumePeer(p->priority);
+    }
+}
+
+int64_t
+FabricSwitch::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+} // namespace ns3

@@ -1,0 +1,111 @@
+/*
+ * A shared-buffer Ethernet switch for RoCE fabrics: any number of SwitchPorts, per-flow ECMP on
+ * a seeded 5-tuple hash over precomputed next-hop sets, the MMU's admission and PFC decisions,
+ * ECN marking, TTL, and drop accounting with reasons. Aggregated to an ns-3 Node.
+ */
+#ifndef FABRICSIM_FABRIC_SWITCH_H
+#define FABRICSIM_FABRIC_SWITCH_H
+
+#include "fabric-route-table.h"
+#include "shared-buffer-mmu.h"
+#include "switch-port.h"
+
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/// Log-spaced histogram of queue bytes (64 octaves x 16 steps): p99 without storing samples.
+class QueueHistogram
+{
+  public:
+    void Add(uint64_t bytes, uint64_t weight = 1);
+    void Merge(const QueueHistogram& o);
+    /// Smallest recorded value v with at least q of the weight at or below v (bin upper edge).
+    uint64_t Quantile(double q) const;
+    uint64_t Count() const
+    {
+        return m_total;
+    }
+
+  private:
+    static uint32_t Bin(uint64_t v);
+    static uint64_t BinUpper(uint32_t b);
+    std::vector<uint64_t> m_bins = std::vector<uint64_t>(64 * 16 + 1, 0);
+    uint64_t m_total = 0;
+};
+
+class FabricSwitch : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FabricSwitch();
+
+    /// Topology node id of this switch (the route table is indexed by it).
+    void SetTopologyId(uint32_t id);
+    uint32_t GetTopologyId() const
+    {
+        return m_topoId;
+    }
+
+    void AddPort(Ptr<SwitchPort> port);
+    uint32_t GetNPorts() const
+    {
+        return uint32_t(m_ports.size());
+    }
+    Ptr<SwitchPort> GetPort(uint32_t i) const
+    {
+        return m_ports[i];
+    }
+
+    void SetRouteTable(Ptr<FabricRouteTable> table);
+    /// Use `mmu` (configured by the caller's attributes) instead of the default one.
+    void SetMmu(Ptr<SharedBufferMmu> mmu)
+    {
+        m_mmu = mmu;
+    }
+
+    Ptr<SharedBufferMmu> GetMmu() const
+    {
+        return m_mmu;
+    }
+
+    /// Size the MMU once all ports are attached; nicRateBps = host NIC speed.
+    void ConfigureBuffer(uint64_t nicRateBps, uint32_t mtuFrameBytes);
+
+    /// A frame arrived on port `in`.
+    void Forward(SwitchPort* in, FabricPacket* p);
+    /// A frame left the queues of port `out` (release buffer, mark ECN, maybe XON).
+    void OnDequeue(SwitchPort* out, FabricPacket* p);
+
+    /// Egress port index the ECMP hash picks among `n` for this frame.
+    uint32_t EcmpIndex(const FabricPacket* p, uint32_t n) const;
+
+    bool ShouldMarkEcn(uint64_t queueBytes, uint64_t kmin, uint64_t kmax, double pmax);
+
+    const QueueHistogram& GetQueueHistogram() const
+    {
+        return m_qhist;
+    }
+
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    uint32_t m_topoId;
+    uint32_t m_seed;
+    std::vector<Ptr<SwitchPort>> m_ports;
+    Ptr<FabricRouteTable> m_routes;
+    Ptr<SharedBufferMmu> m_mmu;
+    Ptr<UniformRandomVariable> m_rng;
+    QueueHistogram m_qhist;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,174 @@
+#include "shared-buffer-mmu.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(SharedBufferMmu);
+
+TypeId
+SharedBufferMmu::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SharedBufferMmu")
+            .SetParent<Object>()
+            .SetGroupName("Fabric")
+            .AddConstructor<SharedBufferMmu>()
+            .AddAttribute("BufferSize", "Total packet buffer in bytes.", UintegerValue(32u << 20),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_bufferBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("ReserveBytes", "Guaranteed bytes per (port, lossless class).",
+                          UintegerValue(4096), MakeUintegerAccessor(&SharedBufferMmu::m_reserve),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("AlphaBase",
+                          "Dynamic-threshold alpha of ports at NIC speed (doubles per doubling "
+                          "of port speed above it).",
+                          DoubleValue(0.125), MakeDoubleAccessor(&SharedBufferMmu::m_alphaBase),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("ResumeOffset", "XON when below threshold minus this many bytes.",
+                          UintegerValue(3072), MakeUintegerAccessor(&SharedBufferMmu::m_resumeOffset),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcEnabled", "Generate PFC pauses for lossless classes.", BooleanValue(true),
+                          MakeBooleanAccessor(&SharedBufferMmu::m_pfcEnabled), MakeBooleanChecker())
+            .AddAttribute("LosslessClasses", "Bit mask of PFC-protected priorities.",
+                          UintegerValue(1u << 3), MakeUintegerAccessor(&SharedBufferMmu::m_losslessMask),
+                          MakeUintegerChecker<uint8_t>())
+            .AddAttribute("HeadroomDelayFactor",
+                          "Headroom per port = max(factor x rate x link delay, "
+                          "(factor-1) x rate x delay + HeadroomFrames x MTU frame).",
+                          DoubleValue(3.0), MakeDoubleAccessor(&SharedBufferMmu::m_headroomDelayFactor),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("HeadroomFrames", "MTU-sized frames in the headroom floor.", UintegerValue(3),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_headroomFrames),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("HeadroomBytes", "Fixed headroom per port (0 = computed).", UintegerValue(0),
+                          MakeUintegerAccessor(&SharedBufferMmu::m_headroomOverride),
+                          MakeUintegerChecker<uint64_t>());
+    return tid;
+}
+
+SharedBufferMmu::SharedBufferMmu()
+    : m_bufferBytes(32u << 20),
+      m_reserve(4096),
+      m_alphaBase(0.125),
+      m_resumeOffset(3072),
+      m_pfcEnabled(true),
+      m_losslessMask(1u << 3),
+      m_headroomDelayFactor(3.0),
+      m_headroomFrames(3),
+      m_headroomOverride(0)
+{
+}
+
+void
+SharedBufferMmu::Configure(const std::vector<PortInfo>& ports, uint64_t nicRateBps, uint32_t mtuFrameBytes)
+{
+    size_t n = ports.size();
+    m_alpha.assign(n, m_alphaBase);
+    m_headroom.assign(n, 0);
+    m_ing.assign(n, {});
+    m_hdrm.assign(n, {});
+    uint32_t lossless = 0;
+    for (uint8_t c = 0; c < 8; ++c)
+    {
+        lossless += (m_losslessMask >> c) & 1;
+    }
+    uint64_t reserved = 0;
+    for (size_t i = 0; i < n; ++i)
+    {
+        double ratio = double(ports[i].rateBps) / double(nicRateBps);
+        m_alpha[i] = m_alphaBase * std::max(1.0, ratio);
+        double bytesPerSec = double(ports[i].rateBps) / 8.0;
+        double d = ports[i].delay.GetSeconds();
+        double h = std::max(m_headroomDelayFactor * bytesPerSec * d,
+                            (m_headroomDelayFactor - 1) * bytesPerSec * d + double(m_headroomFrames) * mtuFrameBytes);
+        m_headroom[i] = m_headroomOverride ? m_headroomOverride : uint64_t(h + 0.5);
+        reserved += uint64_t(lossless) * m_reserve;
+        if (m_pfcEnabled)
+        {
+            reserved += uint64_t(lossless) * m_headroom[i];
+        }
+    }
+    NS_ABORT_MSG_IF(reserved >= m_bufferBytes,
+                    "SharedBufferMmu: reserve + headroom (" << reserved << " B) exceed the buffer ("
+                                                            << m_bufferBytes << " B)");
+    m_sharedPool = m_bufferBytes - reserved;
+    m_sharedUsed = 0;
+}
+
+uint64_t
+SharedBufferMmu::Threshold(uint32_t port) const
+{
+    uint64_t freeShared = m_sharedPool > m_sharedUsed ? m_sharedPool - m_sharedUsed : 0;
+    return uint64_t(m_alpha[port] * double(freeShared));
+}
+
+bool
+SharedBufferMmu::Admit(uint32_t port, uint8_t prio, uint32_t bytes)
+{
+    uint64_t before = SharedPart(port, prio);
+    bool lossless = IsLossless(prio);
+    uint64_t r = (m_losslessMask & (1u << prio)) ? m_reserve : 0;
+    uint64_t after = (m_ing[port][prio] + bytes > r) ? m_ing[port][prio] + bytes - r : 0;
+    uint64_t growth = after - before;
+    bool fitsShared = growth == 0 || (after <= Threshold(port) && m_sharedUsed + growth <= m_sharedPool);
+    if (fitsShared && m_hdrm[port][prio] == 0)
+    {
+        m_ing[port][prio] += bytes;
+        m_sharedUsed += growth;
+        return true;
+    }
+    if (lossless && m_hdrm[port][prio] + bytes <= m_headroom[port])
+    {
+        m_hdrm[port][prio] += bytes;
+        return true;
+    }
+    return false;
+}
+
+void
+SharedBufferMmu::Release(uint32_t port, uint8_t prio, uint32_t bytes)
+{
+    uint64_t h = std::min<uint64_t>(m_hdrm[port][prio], bytes);
+    m_hdrm[port][prio] -= h;
+    uint64_t rest = bytes - h;
+    uint64_t before = SharedPart(port, prio);
+    NS_ABORT_MSG_IF(rest > m_ing[port][prio], "SharedBufferMmu: release of more than admitted");
+    m_ing[port][prio] -= rest;
+    m_sharedUsed -= before - SharedPart(port, prio);
+}
+
+bool
+SharedBufferMmu::ShouldPause(uint32_t port, uint8_t prio) const
+{
+    return IsLossless(prio) && (m_hdrm[port][prio] > 0 || SharedPart(port, prio) >= Threshold(port));
+}
+
+bool
+SharedBufferMmu::ShouldResume(uint32_t port, uint8_t prio) const
+{
+    uint64_t shared = SharedPart(port, prio);
+    return m_hdrm[port][prio] == 0 && (shared == 0 || shared + m_resumeOffset <= Threshold(port));
+}
+
+uint64_t
+SharedBufferMmu::TotalUsedBytes() const
+{
+    uint64_t b = 0;
+    for (size_t i = 0; i < m_ing.size(); ++i)
+    {
+        for (int c = 0; c < 8; ++c)
+        {
+            b += m_ing[i][c] + m_hdrm[i][c];
+        }
+    }
+    return b;
+}
+
+} // namespace ns3

@@ -1,0 +1,107 @@
+/*
+ * Shared-buffer switch MMU with ingress accounting per (port, priority), as in commodity
+ * datacenter switches and the HPCC simulator: a small reserve per lossless queue, a shared pool
+ * with a dynamic threshold alpha * (free shared buffer), and per-port headroom that absorbs what
+ * is in flight after an XOFF. Lossy classes are admitted against the dynamic threshold only.
+ */
+#ifndef FABRICSIM_SHARED_BUFFER_MMU_H
+#define FABRICSIM_SHARED_BUFFER_MMU_H
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <array>
+#include <vector>
+
+namespace ns3
+{
+
+class SharedBufferMmu : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    SharedBufferMmu();
+
+    struct PortInfo
+    {
+        uint64_t rateBps = 0;
+        Time delay;
+    };
+
+    /**
+     * Size the pools: `nicRateBps` is the port speed whose alpha is AlphaBase (alpha doubles
+     * with each doubling of port speed above it).
+     */
+    void Configure(const std::vector<PortInfo>& ports, uint64_t nicRateBps, uint32_t mtuFrameBytes);
+
+    /// Admit `bytes` arriving on (port, prio); false = drop (buffer overflow).
+    bool Admit(uint32_t port, uint8_t prio, uint32_t bytes);
+    /// Release `bytes` of (port, prio) when the frame leaves.
+    void Release(uint32_t port, uint8_t prio, uint32_t bytes);
+
+    bool IsLossless(uint8_t prio) const
+    {
+        return m_pfcEnabled && (m_losslessMask & (1u << prio));
+    }
+
+    /// XOFF condition: the queue uses headroom or reached its dynamic threshold.
+    bool ShouldPause(uint32_t port, uint8_t prio) const;
+    /// XON condition: no headroom used and below threshold minus the resume offset.
+    bool ShouldResume(uint32_t port, uint8_t prio) const;
+
+    /// Dynamic threshold of a port now.
+    uint64_t Threshold(uint32_t port) const;
+    uint64_t HeadroomPerPort(uint32_t port) const
+    {
+        return m_headroom[port];
+    }
+    uint64_t SharedPoolBytes() const
+    {
+        return m_sharedPool;
+    }
+    uint64_t SharedUsedBytes() const
+    {
+        return m_sharedUsed;
+    }
+    uint64_t BufferBytes() const
+    {
+        return m_bufferBytes;
+    }
+    double Alpha(uint32_t port) const
+    {
+        return m_alpha[port];
+    }
+    uint64_t IngressBytes(uint32_t port, uint8_t prio) const
+    {
+        return m_ing[port][prio] + m_hdrm[port][prio];
+    }
+    uint64_t TotalUsedBytes() const;
+
+  private:
+    uint64_t SharedPart(uint32_t port, uint8_t prio) const
+    {
+        uint64_t r = (m_losslessMask & (1u << prio)) ? m_reserve : 0;
+        return m_ing[port][prio] > r ? m_ing[port][prio] - r : 0;
+    }
+
+    uint64_t m_bufferBytes;
+    uint64_t m_reserve;
+    double m_alphaBase;
+    uint64_t m_resumeOffset;
+    bool m_pfcEnabled;
+    uint8_t m_losslessMask;
+    double m_headroomDelayFactor;
+    uint32_t m_headroomFrames;
+    uint64_t m_headroomOverride;
+
+    uint64_t m_sharedPool = 0;
+    uint64_t m_sharedUsed = 0;
+    std::vector<double> m_alpha;
+    std::vector<uint64_t> m_headroom;
+    std::vector<std::array<uint64_t, 8>> m_ing;
+    std::vector<std::array<uint64_t, 8>> m_hdrm;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,253 @@
+#include "switch-port.h"
+
+#include "fabric-switch.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(SwitchPort);
+
+TypeId
+SwitchPort::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SwitchPort")
+            .SetParent<FabricNetDevice>()
+            .SetGroupName("Fabric")
+            .AddConstructor<SwitchPort>()
+            .AddAttribute("StrictPriorityClasses",
+                          "Bit mask of classes served with strict priority (control traffic).",
+                          UintegerValue(1u << 7),
+                          MakeUintegerAccessor(&SwitchPort::m_strictMask),
+                          MakeUintegerChecker<uint8_t>())
+            .AddAttribute("DwrrQuantum",
+                          "DWRR quantum in bytes per round for each data class.",
+                          UintegerValue(1600),
+                          MakeUintegerAccessor(&SwitchPort::m_quantum),
+                          MakeUintegerChecker<uint32_t>(64))
+            .AddAttribute("EcnKmin", "ECN RED: no marking at or below this queue (bytes).",
+                          UintegerValue(400000), MakeUintegerAccessor(&SwitchPort::m_kmin),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmax", "ECN RED: always mark above this queue (bytes).",
+                          UintegerValue(1600000), MakeUintegerAccessor(&SwitchPort::m_kmax),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax", "ECN RED: marking probability at Kmax.", DoubleValue(0.2),
+                          MakeDoubleAccessor(&SwitchPort::m_pmax), MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("EcnEnabled", "Mark ECN-capable data frames.", BooleanValue(true),
+                          MakeBooleanAccessor(&SwitchPort::m_ecnEnabled), MakeBooleanChecker())
+            .AddAttribute("PauseQuanta",
+                          "Quanta in XOFF frames (512 bit times each); refreshed at half life.",
+                          UintegerValue(0xffff),
+                          MakeUintegerAccessor(&SwitchPort::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1));
+    return tid;
+}
+
+SwitchPort::SwitchPort()
+    : m_switch(nullptr),
+      m_index(0),
+      m_strictMask(1u << 7),
+      m_quantum(1600),
+      m_kmin(400000),
+      m_kmax(1600000),
+      m_pmax(0.2),
+      m_ecnEnabled(true),
+      m_pauseQuanta(0xffff)
+{
+}
+
+SwitchPort::~SwitchPort()
+{
+    for (auto& q : m_q)
+    {
+        for (auto* p : q)
+        {
+            delete p;
+        }
+    }
+}
+
+void
+SwitchPort::DoDispose()
+{
+    for (auto& e : m_xoffRefresh)
+    {
+        e.Cancel();
+    }
+    m_switch = nullptr;
+    FabricNetDevice::DoDispose();
+}
+
+void
+SwitchPort::SetSwitch(FabricSwitch* sw, uint32_t index)
+{
+    m_switch = sw;
+    m_index = index;
+}
+
+void
+SwitchPort::SetEcn(uint64_t kmin, uint64_t kmax, double pmax)
+{
+    m_kmin = kmin;
+    m_kmax = kmax;
+    m_pmax = pmax;
+}
+
+void
+SwitchPort::Enqueue(FabricPacket* p)
+{
+    m_q[p->priority].push_back(p);
+    m_qBytes[p->priority] += p->frameBytes;
+    m_totalBytes += p->frameBytes;
+    if (m_totalBytes > m_maxBytes)
+    {
+        m_maxBytes = m_totalBytes;
+    }
+    Wake();
+}
+
+FabricPacket*
+SwitchPort::Pop(uint8_t prio)
+{
+    FabricPacket* p = m_q[prio].front();
+    m_q[prio].pop_front();
+    m_qBytes[prio] -= p->frameBytes;
+    m_totalBytes -= p->frameBytes;
+    if (m_ecnEnabled && p->type == FrameType::Data && p->ecnCapable && !p->ce &&
+        m_switch->ShouldMarkEcn(m_qBytes[prio], m_kmin, m_kmax, m_pmax))
+    {
+        p->ce = true;
+        m_ecnMarked++;
+    }
+    m_switch->OnDequeue(this, p);
+    return p;
+}
+
+FabricPacket*
+SwitchPort::DequeueNext(Time& wakeAt)
+{
+    if (m_totalBytes == 0)
+    {
+        return nullptr;
+    }
+    // Strict-priority classes first, highest class first.
+    for (int c = 7; c >= 0; --c)
+    {
+        if ((m_strictMask & (1u << c)) && !m_q[c].empty())
+        {
+            if (IsPaused(uint8_t(c)))
+            {
+                wakeAt = std::min(wakeAt, PauseExpiry(uint8_t(c)));
+                continue;
+            }
+            return Pop(uint8_t(c));
+        }
+    }
+    // DWRR among the other classes that have frames and are not paused.
+    for (int tries = 0; tries < 24; ++tries)
+    {
+        uint32_t c = m_dwrrCur;
+        bool eligible = !(m_strictMask & (1u << c)) && !m_q[c].empty();
+        if (eligible && IsPaused(uint8_t(c)))
+        {
+            wakeAt = std::min(wakeAt, PauseExpiry(uint8_t(c)));
+            eligible = false;
+        }
+        if (eligible)
+        {
+            if (!m_dwrrFresh)
+            {
+                m_deficit[c] += m_quantum;
+                m_dwrrFresh = true;
+            }
+            uint32_t size = m_q[c].front()->frameBytes;
+            if (m_deficit[c] >= int64_t(size))
+            {
+                m_deficit[c] -= size;
+                FabricPacket* p = Pop(uint8_t(c));
+                if (m_q[c].empty())
+                {
+                    m_deficit[c] = 0;
+                    m_dwrrCur = (c + 1) & 7;
+                    m_dwrrFresh = false;
+                }
+                return p;
+            }
+        }
+        else if (m_q[c].empty())
+        {
+            m_deficit[c] = 0;
+        }
+        m_dwrrCur = (c + 1) & 7;
+        m_dwrrFresh = false;
+    }
+    return nullptr;
+}
+
+void
+SwitchPort::HandleReceive(FabricPacket* p)
+{
+    m_switch->Forward(this, p);
+}
+
+void
+SwitchPort::PausePeer(uint8_t prio)
+{
+    if (m_xoff[prio])
+    {
+        return;
+    }
+    m_xoff[prio] = true;
+    SendPfc(prio, m_pauseQuanta);
+    // Refresh before the pause expires at the peer while the condition holds.
+    Time half = PicoSeconds(int64_t(uint64_t(m_pauseQuanta) * 512ULL * 1000000000000ULL / GetRateBps() / 2));
+    m_xoffRefresh[prio] = Simulator::Schedule(half, &SwitchPort::RefreshXoff, this, prio);
+}
+
+void
+SwitchPort::RefreshXoff(uint8_t prio)
+{
+    if (!m_xoff[prio])
+    {
+        return;
+    }
+    SendPfc(prio, m_pauseQuanta);
+    Time half = PicoSeconds(int64_t(uint64_t(m_pauseQuanta) * 512ULL * 1000000000000ULL / GetRateBps() / 2));
+    m_xoffRefresh[prio] = Simulator::Schedule(half, &SwitchPort::RefreshXoff, this, prio);
+}
+
+void
+SwitchPort::ResumePeer(uint8_t prio)
+{
+    if (!m_xoff[prio])
+    {
+        return;
+    }
+    m_xoff[prio] = false;
+    m_xoffRefresh[prio].Cancel();
+    SendPfc(prio, 0);
+}
+
+uint64_t
+SwitchPort::QueuedFrames() const
+{
+    uint64_t n = FabricNetDevice::QueuedFrames();
+    for (auto& q : m_q)
+    {
+        n += q.size();
+    }
+    return n;
+}
+
+uint64_t
+SwitchPort::QueuedBytes() const
+{
+    return FabricNetDevice::QueuedBytes() + m_totalBytes;
+}
+
+} // namespace ns3

@@ -1,0 +1,115 @@
+/*
+ * One switch port: 8 egress queues, strict priority for control classes and DWRR among data
+ * classes (skipping classes the peer has paused), ECN RED marking at dequeue, and PFC XOFF
+ * generation state for its ingress side.
+ */
+#ifndef FABRICSIM_SWITCH_PORT_H
+#define FABRICSIM_SWITCH_PORT_H
+
+#include "ns3/event-id.h"
+#include "ns3/fabric-net-device.h"
+
+#include <array>
+#include <deque>
+
+namespace ns3
+{
+
+class FabricSwitch;
+
+class SwitchPort : public FabricNetDevice
+{
+  public:
+    static TypeId GetTypeId();
+    SwitchPort();
+    ~SwitchPort() override;
+
+    void SetSwitch(FabricSwitch* sw, uint32_t index);
+    uint32_t GetPortIndex() const
+    {
+        return m_index;
+    }
+
+    /// Queue a frame for transmission on this port.
+    void Enqueue(FabricPacket* p);
+
+    uint64_t QueueBytes(uint8_t prio) const
+    {
+        return m_qBytes[prio];
+    }
+    uint64_t TotalQueueBytes() const
+    {
+        return m_totalBytes;
+    }
+
+    /// Frames waiting in the egress queues (PFC frames excluded).
+    uint64_t EgressFrames() const
+    {
+        uint64_t n = 0;
+        for (auto& q : m_q)
+        {
+            n += q.size();
+        }
+        return n;
+    }
+    uint64_t MaxQueueBytes() const
+    {
+        return m_maxBytes;
+    }
+    uint64_t EcnMarked() const
+    {
+        return m_ecnMarked;
+    }
+
+    uint64_t QueuedFrames() const override;
+    uint64_t QueuedBytes() const override;
+
+    /// Ingress-side PFC state: are we pausing the peer on `prio`?
+    bool IsPausingPeer(uint8_t prio) const
+    {
+        return m_xoff[prio];
+    }
+    /// Start or refresh XOFF toward the peer on `prio`.
+    void PausePeer(uint8_t prio);
+    /// Send XON toward the peer on `prio` if we were pausing it.
+    void ResumePeer(uint8_t prio);
+
+    /// ECN RED parameters (bytes, probability) of this port.
+    void SetEcn(uint64_t kmin, uint64_t kmax, double pmax);
+
+  protected:
+    void DoDispose() override;
+    FabricPacket* DequeueNext(Time& wakeAt) override;
+    void HandleReceive(FabricPacket* p) override;
+
+  private:
+    FabricPacket* Pop(uint8_t prio);
+    void RefreshXoff(uint8_t prio);
+
+    FabricSwitch* m_switch;
+    uint32_t m_index;
+    std::array<std::deque<FabricPacket*>, 8> m_q;
+    std::array<uint64_t, 8> m_qBytes{};
+    uint64_t m_totalBytes = 0;
+    uint64_t m_maxBytes = 0;
+    uint64_t m_ecnMarked = 0;
+
+    uint8_t m_strictMask;
+    std::array<int64_t, 8> m_deficit{};
+    uint32_t m_dwrrCur = 0;
+    bool m_dwrrFresh = false;
+    uint32_t m_quantum;
+
+    uint64_t m_kmin;
+    uint64_t m_kmax;
+    double m_pmax;
+    bool m_ecnEnabled;
+
+    uint16_t m_pauseQuanta;
+    std::array<bool, 8> m_xoff{};
+    std::array<EventId, 8> m_xoffRefresh;
+};
+
+} // namespace ns3
+
+#endif

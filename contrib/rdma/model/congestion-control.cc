@@ -1,0 +1,145 @@
+#include "congestion-control.h"
+
+#include "dcqcn.h"
+#include "input-error.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CongestionControl");
+NS_OBJECT_ENSURE_REGISTERED(CongestionControl);
+NS_OBJECT_ENSURE_REGISTERED(NoCongestionControl);
+
+TypeId
+CongestionControl::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CongestionControl")
+            .SetParent<Object>()
+            .SetGroupName("Rdma")
+            .AddTraceSource("Rate",
+                            "Current sending rate in bits/s.",
+                            MakeTraceSourceAccessor(&CongestionControl::m_rateBps),
+                            "ns3::TracedValueCallback::Uint64");
+    return tid;
+}
+
+CongestionControl::CongestionControl()
+    : m_rateBps(0)
+{
+}
+
+void
+CongestionControl::DoDispose()
+{
+    m_update = Callback<void>();
+    Object::DoDispose();
+}
+
+void
+CongestionControl::Init(uint64_t lineRateBps, Time baseRtt, uint32_t mtuBytes)
+{
+    m_lineRateBps = lineRateBps;
+    m_baseRtt = baseRtt;
+    m_mtu = mtuBytes;
+    m_rateBps = lineRateBps;
+}
+
+void
+CongestionControl::SetRate(uint64_t bps)
+{
+    bps = std::min(std::max(bps, m_minRateBps), m_lineRateBps);
+    if (bps != m_rateBps.Get())
+    {
+        m_rateBps = bps;
+        if (!m_update.IsNull())
+        {
+            m_update();
+        }
+    }
+}
+
+void
+CongestionControl::SetWindow(uint64_t bytes)
+{
+    if (bytes != m_windowBytes)
+    {
+        m_windowBytes = bytes;
+        if (!m_update.IsNull())
+        {
+            m_update();
+        }
+    }
+}
+
+TypeId
+NoCongestionControl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::NoCongestionControl")
+                            .SetParent<CongestionControl>()
+                            .SetGroupName("Rdma")
+                            .AddConstructor<NoCongestionControl>();
+    return tid;
+}
+
+namespace
+{
+
+// The registry is configuration (filled before a run, read when QPs are created), not model state.
+std::map<std::string, ObjectFactory>&
+Registry()
+{
+    static std::map<std::string, ObjectFactory> reg = [] {
+        std::map<std::string, ObjectFactory> r;
+        r["none"] = ObjectFactory("ns3::NoCongestionControl");
+        r["dcqcn"] = Dcqcn::FirmwarePreset();
+        r["dcqcn-paper"] = Dcqcn::PaperPreset();
+        return r;
+    }();
+    return reg;
+}
+
+} // namespace
+
+ObjectFactory
+CongestionControlFactory::Get(const std::string& name, const std::string& file, const std::string& field)
+{
+    auto& reg = Registry();
+    auto it = reg.find(name);
+    if (it == reg.end())
+    {
+        std::string valid;
+        for (auto& n : Names())
+        {
+            valid += (valid.empty() ? "" : ", ") + n;
+        }
+        throw InputError(file, field, "one of: " + valid, "\"" + name + "\"");
+    }
+    return it->second;
+}
+
+void
+CongestionControlFactory::Register(const std::string& name, const ObjectFactory& factory)
+{
+    Registry()[name] = factory;
+}
+
+std::vector<std::string>
+CongestionControlFactory::Names()
+{
+    std::vector<std::string> n;
+    for (auto& kv : Registry())
+    {
+        n.push_back(kv.first);
+    }
+    return n;
+}
+
+} // namespace ns3

@@ -1,0 +1,204 @@
+#include "dcqcn.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Dcqcn");
+NS_OBJECT_ENSURE_REGISTERED(Dcqcn);
+
+TypeId
+Dcqcn::GetTypeId()
+{
+    // Defaults are the firmware flavour; PaperPreset() overrides them.
+    static TypeId tid =
+        TypeId("ns3::Dcqcn")
+            .SetParent<CongestionControl>()
+            .SetGroupName("Rdma")
+            .AddConstructor<Dcqcn>()
+            .AddAttribute("G", "Alpha EWMA gain g.", DoubleValue(1.0 / 256),
+                          MakeDoubleAccessor(&Dcqcn::m_g), MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("AlphaPeriod", "Alpha update period.", TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&Dcqcn::m_alphaPeriod), MakeTimeChecker())
+            .AddAttribute("RateDecreasePeriod",
+                          "Minimum time between two rate decreases.",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&Dcqcn::m_decreasePeriod),
+                          MakeTimeChecker())
+            .AddAttribute("RateIncreasePeriod", "Rate increase timer.", TimeValue(MicroSeconds(300)),
+                          MakeTimeAccessor(&Dcqcn::m_increasePeriod), MakeTimeChecker())
+            .AddAttribute("ByteCounter",
+                          "Bytes per byte-counter increase stage (0 disables the byte counter).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Dcqcn::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("FastRecoveryRounds", "F: stages of fast recovery.", UintegerValue(1),
+                          MakeUintegerAccessor(&Dcqcn::m_fastRecoveryRounds),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("RateAI", "Additive increase step R_AI.", DataRateValue(DataRate("20Mbps")),
+                          MakeDataRateAccessor(&Dcqcn::m_rai), MakeDataRateChecker())
+            .AddAttribute("RateHAI", "Hyper increase step R_HAI.", DataRateValue(DataRate("200Mbps")),
+                          MakeDataRateAccessor(&Dcqcn::m_rhai), MakeDataRateChecker())
+            .AddAttribute("MinRate", "Lowest rate.", DataRateValue(DataRate("1000Mbps")),
+                          MakeDataRateAccessor(&Dcqcn::m_minRate), MakeDataRateChecker())
+            .AddAttribute("InitialAlpha", "Alpha at start.", DoubleValue(1.0),
+                          MakeDoubleAccessor(&Dcqcn::m_initialAlpha), MakeDoubleChecker<double>(0, 1));
+    return tid;
+}
+
+ObjectFactory
+Dcqcn::FirmwarePreset()
+{
+    return ObjectFactory("ns3::Dcqcn");
+}
+
+ObjectFactory
+Dcqcn::PaperPreset()
+{
+    ObjectFactory f("ns3::Dcqcn");
+    f.Set("G", DoubleValue(1.0 / 256));
+    f.Set("AlphaPeriod", TimeValue(MicroSeconds(55)));
+    f.Set("RateDecreasePeriod", TimeValue(MicroSeconds(50)));
+    f.Set("RateIncreasePeriod", TimeValue(MicroSeconds(55)));
+    f.Set("ByteCounter", UintegerValue(10000000));
+    f.Set("FastRecoveryRounds", UintegerValue(5));
+    f.Set("RateAI", DataRateValue(DataRate("40Mbps")));
+    f.Set("RateHAI", DataRateValue(DataRate("400Mbps")));
+    return f;
+}
+
+Dcqcn::Dcqcn()
+    : m_alpha(1.0),
+      m_targetBps(0),
+      m_decreasedOnce(false),
+      m_timerStage(0),
+      m_byteStage(0),
+      m_bytesSinceStage(0)
+{
+}
+
+void
+Dcqcn::DoDispose()
+{
+    m_increaseEvent.Cancel();
+    CongestionControl::DoDispose();
+}
+
+void
+Dcqcn::Init(uint64_t lineRateBps, Time baseRtt, uint32_t mtuBytes)
+{
+    CongestionControl::Init(lineRateBps, baseRtt, mtuBytes);
+    m_minRateBps = m_minRate.GetBitRate();
+    m_alpha = m_initialAlpha;
+    m_targetBps = lineRateBps;
+    m_alphaUpdated = Simulator::Now();
+}
+
+void
+Dcqcn::DecayAlpha()
+{
+    // Each whole alpha period without a CNP: alpha <- (1-g) alpha.
+    Time now = Simulator::Now();
+    int64_t periods = (now - m_alphaUpdated).GetPicoSeconds() / m_alphaPeriod.GetPicoSeconds();
+    if (periods > 0)
+    {
+        m_alpha *= std::pow(1.0 - m_g, double(periods));
+        m_alphaUpdated += m_alphaPeriod * periods;
+    }
+}
+
+void
+Dcqcn::OnCnp()
+{
+    DecayAlpha();
+    // The period holding this CNP: alpha <- (1-g) alpha + g.
+    m_alpha = (1.0 - m_g) * m_alpha + m_g;
+    m_alphaUpdated = Simulator::Now();
+    Time now = Simulator::Now();
+    if (m_decreasedOnce && now - m_lastDecrease < m_decreasePeriod)
+    {
+        return;
+    }
+    m_decreasedOnce = true;
+    m_lastDecrease = now;
+    uint64_t rc = GetRateBps();
+    m_targetBps = rc;
+    SetRate(uint64_t(double(rc) * (1.0 - m_alpha / 2.0)));
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_bytesSinceStage = 0;
+    ArmIncreaseTimer();
+}
+
+void
+Dcqcn::ArmIncreaseTimer()
+{
+    m_increaseEvent.Cancel();
+    m_increaseEvent = Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimer, this);
+}
+
+void
+Dcqcn::IncreaseTimer()
+{
+    m_timerStage++;
+    Increase();
+    if (GetRateBps() < m_lineRateBps)
+    {
+        m_increaseEvent = Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimer, this);
+    }
+}
+
+void
+Dcqcn::OnSend(uint32_t wireBytes)
+{
+    if (m_byteCounter == 0 || GetRateBps() >= m_lineRateBps)
+    {
+        return;
+    }
+    m_bytesSinceStage += wireBytes;
+    if (m_bytesSinceStage >= m_byteCounter)
+    {
+        m_bytesSinceStage -= m_byteCounter;
+        m_byteStage++;
+        Increase();
+    }
+}
+
+void
+Dcqcn::Increase()
+{
+    // Stages as in the DCQCN paper: fast recovery while both counters are <= F, hyper increase
+    // once both exceed F, additive in between. Timer-only (firmware) mode has no byte counter:
+    // it runs F additive rounds after fast recovery before hyper increase.
+    uint32_t f = m_fastRecoveryRounds;
+    uint32_t hi = m_timerStage;
+    uint32_t lo = m_timerStage > f ? m_timerStage - f : 0;
+    if (m_byteCounter > 0)
+    {
+        hi = std::max(m_timerStage, m_byteStage);
+        lo = std::min(m_timerStage, m_byteStage);
+    }
+    if (hi <= f)
+    {
+        // fast recovery: target unchanged
+    }
+    else if (lo > f)
+    {
+        m_targetBps += m_rhai.GetBitRate() * (lo - f); // hyper increase
+    }
+    else
+    {
+        m_targetBps += m_rai.GetBitRate(); // additive increase
+    }
+    m_targetBps = std::min(m_targetBps, m_lineRateBps);
+    SetRate((GetRateBps() + m_targetBps) / 2);
+}
+
+} // namespace ns3

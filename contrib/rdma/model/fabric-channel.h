@@ -1,0 +1,99 @@
+/*
+ * Full-duplex point-to-point link between two FabricNetDevices: propagation delay, optional
+ * random loss, and an up/down state. Frames are handed over by pointer (no Packet::Copy).
+ */
+#ifndef FABRICSIM_FABRIC_CHANNEL_H
+#define FABRICSIM_FABRIC_CHANNEL_H
+
+#include "fabric-packet.h"
+
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+class FabricNetDevice;
+
+/**
+ * \brief Full-duplex link with delay, loss rate and up/down state.
+ */
+class FabricChannel : public Channel
+{
+  public:
+    static TypeId GetTypeId();
+    FabricChannel();
+
+    /// Attach the two ends (exactly two).
+    void Attach(Ptr<FabricNetDevice> dev);
+
+    /**
+     * Start carrying frame `p` from `from`; it arrives at the other end after
+     * `txTime` (serialisation) + propagation delay.
+     */
+    void Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime);
+
+    /// Bring the link up or down now. Frames on the wire when it goes down are lost.
+    void SetUp(bool up);
+    bool IsUp() const;
+
+    Time GetDelay() const;
+    /// Frames currently on the wire (conservation check).
+    uint64_t InFlightFrames() const
+    {
+        return m_inFlight;
+    }
+
+    /// Bytes of the frames on the wire.
+    uint64_t InFlightBytes() const
+    {
+        return m_inFlightBytes;
+    }
+
+    /// PFC frames among them (hop-local, excluded from end-to-end conservation).
+    uint64_t InFlightPfcFrames() const
+    {
+        return m_inFlightPfc;
+    }
+
+    double GetLossRate() const;
+    Ptr<FabricNetDevice> GetPeer(const FabricNetDevice* dev) const;
+
+    std::size_t GetNDevices() const override;
+    Ptr<NetDevice> GetDevice(std::size_t i) const override;
+
+    /// Assign the random stream used for loss; returns the number of streams used.
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    void Deliver(int dir);
+    void DoDispose() override;
+
+    struct OnWire
+    {
+        FabricPacket* p;
+        uint64_t epoch;
+    };
+
+    Ptr<FabricNetDevice> m_dev[2];
+    /// Frames on the wire per direction (toward end i), in arrival order: deliveries are FIFO
+    /// per direction, so events carry no packet pointers and nothing leaks at teardown.
+    std::deque<OnWire> m_wire[2];
+    uint32_t m_context[2] = {0, 0};
+    Time m_delay;
+    double m_lossRate;
+    bool m_up;
+    uint64_t m_inFlight = 0;
+    uint64_t m_inFlightPfc = 0;
+    uint64_t m_inFlightBytes = 0;
+    uint64_t m_epoch; ///< bumped on every down transition: frames sent before are lost
+    Ptr<UniformRandomVariable> m_rng;
+};
+
+} // namespace ns3
+
+#endif

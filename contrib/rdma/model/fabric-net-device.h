@@ -1,0 +1,196 @@
+/*
+ * Common port machinery for NIC and switch ports: line-rate serialisation onto a FabricChannel,
+ * PFC pause state received from the peer (with pause quanta honoured), PFC frames sent ahead of
+ * everything, pcap capture, counters and trace sources. Subclasses decide what to send next
+ * (DequeueNext) and what to do with arrivals (HandleReceive).
+ */
+#ifndef FABRICSIM_FABRIC_NET_DEVICE_H
+#define FABRICSIM_FABRIC_NET_DEVICE_H
+
+#include "fabric-packet.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+#include <memory>
+#include <string>
+
+namespace ns3
+{
+
+class FabricChannel;
+class PcapFileWrapper;
+
+/// Per-device counters (kept per device, merged by the stats helper at the end).
+struct FabricDeviceStats
+{
+    uint64_t txFrames = 0;
+    uint64_t txBytes = 0; ///< frame bytes sent
+    uint64_t rxFrames = 0;
+    uint64_t rxBytes = 0;
+    uint64_t txDataPayload = 0;
+    std::array<uint64_t, 8> pfcSent{};     ///< XOFF frames (quanta > 0) sent
+    std::array<uint64_t, 8> pfcResumeSent{}; ///< XON frames (quanta 0) sent
+    std::array<uint64_t, 8> pfcReceived{};   ///< XOFF frames received
+    std::array<uint64_t, 8> pfcResumeReceived{};
+    uint64_t txPfcFrames = 0;
+    uint64_t rxPfcFrames = 0;
+    uint64_t dropPfcFrames = 0;
+    std::array<uint64_t, static_cast<size_t>(DropReason::Count)> drops{};
+    std::array<uint64_t, static_cast<size_t>(DropReason::Count)> dropBytes{};
+};
+
+/**
+ * \brief Base class for fabric ports (RoCE NIC ports and switch ports).
+ */
+class FabricNetDevice : public NetDevice
+{
+  public:
+    static TypeId GetTypeId();
+    FabricNetDevice();
+    ~FabricNetDevice() override;
+
+    void Attach(Ptr<FabricChannel> ch);
+    Ptr<FabricChannel> GetFabricChannel() const;
+
+    DataRate GetDataRate() const;
+    uint64_t GetRateBps() const
+    {
+        return m_rateBps;
+    }
+
+    /// Serialisation time of `bytes` on the wire at this port's rate.
+    Time TxTime(uint32_t wireBytes) const
+    {
+        return PicoSeconds(static_cast<int64_t>((uint64_t(wireBytes) * 8000000000000ULL) / m_rateBps));
+    }
+
+    /// Called by the channel when frame `p` has fully arrived.
+    void Receive(FabricPacket* p);
+
+    /// Ask the transmitter to look for work now (new data, pause lifted, ...).
+    void Wake();
+
+    /// True while the peer has paused priority `prio` at this port.
+    bool IsPaused(uint8_t prio) const;
+
+    /// Send a PFC frame pausing (quanta > 0) or resuming (quanta 0) class `prio` at the peer.
+    void SendPfc(uint8_t prio, uint16_t quanta);
+
+    /// Count a drop (and fire the Drop trace); deletes the frame.
+    void DropPacket(FabricPacket* p, DropReason reason);
+
+    /// Write every frame sent or received on this port to a pcap file (Ethernet link type).
+    void EnablePcap(const std::string& filename);
+
+    const FabricDeviceStats& GetStats() const
+    {
+        return m_stats;
+    }
+
+    /// Frames queued or being serialised here (for the conservation check).
+    virtual uint64_t QueuedFrames() const;
+    virtual uint64_t QueuedBytes() const;
+
+    bool IsBusy() const
+    {
+        return m_busy;
+    }
+
+    // NetDevice API
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override;
+    bool IsPointToPoint() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+    /// Link state changed (called by the channel).
+    void NotifyLinkChange();
+
+  protected:
+    void DoDispose() override;
+
+    /**
+     * Pick the next frame to send, or nullptr. When nothing is eligible now but something will
+     * be (pacing, pause expiry), set `wakeAt` to that time.
+     */
+    virtual FabricPacket* DequeueNext(Time& wakeAt) = 0;
+
+    /// A non-PFC frame arrived.
+    virtual void HandleReceive(FabricPacket* p) = 0;
+
+    /// A frame is about to go on the wire (after dequeue); subclasses may stamp it.
+    virtual void OnTransmitStart(FabricPacket* p)
+    {
+    }
+
+    /// Pause expiry of class `prio` (past if not paused).
+    Time PauseExpiry(uint8_t prio) const
+    {
+        return m_pausedUntil[prio];
+    }
+
+    FabricDeviceStats m_stats;
+    uint32_t m_mtu;
+
+  private:
+    void TransmitComplete();
+    void StartTransmit(FabricPacket* p);
+    void ScheduleWake(Time at);
+    void WakeEvent();
+    void WritePcap(const FabricPacket* p);
+
+    Ptr<Node> m_node;
+    Ptr<FabricChannel> m_channel;
+    uint32_t m_ifIndex;
+    Mac48Address m_address;
+    DataRate m_rate;
+    uint64_t m_rateBps;
+    bool m_busy;
+    uint32_t m_busyBytes;
+    std::array<Time, 8> m_pausedUntil;
+    std::deque<FabricPacket*> m_pfcQueue;
+    EventId m_wakeEvent;
+    Time m_wakeAt;
+    std::unique_ptr<std::string> m_pcapName;
+    Ptr<PcapFileWrapper> m_pcap;
+    std::vector<Callback<void>> m_linkChangeCallbacks;
+
+    TracedCallback<const FabricPacket&> m_txTrace;
+    TracedCallback<const FabricPacket&> m_rxTrace;
+    TracedCallback<const FabricPacket&, DropReason> m_dropTrace;
+    TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; ///< priority, quanta
+    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * RoCEv2 NIC port as an ns-3 NetDevice: queue pairs carrying RDMA WRITEs, per-QP pacing at the
+ * congestion-control rate, a strict-priority control queue (ACK/NACK/CNP), round-robin among
+ * eligible QPs, optional in-flight window, PFC reaction, go-back-N with NACK and a
+ * retransmission timeout, and receiver-generated CNPs rate-limited per QP.
+ */
+#ifndef FABRICSIM_RDMA_NIC_H
+#define FABRICSIM_RDMA_NIC_H
+
+#include "fabric-net-device.h"
+#include "rdma-queue-pair.h"
+
+#include "ns3/object-factory.h"
+
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief A RoCEv2 NIC port.
+ */
+class RdmaNic : public FabricNetDevice
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaNic();
+    ~RdmaNic() override;
+
+    /// Host index this port belongs to (addresses are derived from it).
+    void SetHostIndex(uint32_t host);
+    uint32_t GetHostIndex() const;
+
+    /**
+     * Open a reliable connection to `dst` and return the sender-side QP. The receiver state is
+     * created on `dst` (connection set-up happens out of band, as with RDMA CM).
+     * \param cc congestion-control instance for this QP (Init is called here)
+     * \param baseRtt base round-trip time of the path (for windows and CC)
+     * \param onDelivered receiver-side callback per whole message delivered in order
+     */
+    Ptr<RdmaQueuePair> Connect(Ptr<RdmaNic> dst,
+                               uint8_t priority,
+                               uint16_t sport,
+                               Ptr<CongestionControl> cc,
+                               Time baseRtt,
+                               Callback<void, uint64_t> onDelivered = Callback<void, uint64_t>());
+
+    /// Called by a QP when it has new data.
+    void Activate(RdmaQueuePair* qp);
+
+    uint8_t GetControlPriority() const
+    {
+        return m_ctrlPriority;
+    }
+
+    const std::vector<Ptr<RdmaQueuePair>>& GetQueuePairs() const
+    {
+        return m_qps;
+    }
+
+    uint64_t GetCnpsSent() const
+    {
+        return m_cnpsSent;
+    }
+
+    uint64_t GetCnpsReceived() const
+    {
+        return m_cnpsReceived;
+    }
+
+    uint64_t GetNacksSent() const
+    {
+        return m_nacksSent;
+    }
+
+    uint64_t GetDataFramesDelivered() const
+    {
+        return m_dataDelivered;
+    }
+
+    uint64_t GetDataBytesDelivered() const
+    {
+        return m_dataBytesDelivered;
+    }
+
+    uint64_t QueuedFrames() const override;
+    uint64_t QueuedBytes() const override;
+
+  protected:
+    void DoDispose() override;
+    FabricPacket* DequeueNext(Time& wakeAt) override;
+    void HandleReceive(FabricPacket* p) override;
+
+  private:
+    FabricPacket* MakeDataPacket(RdmaQueuePair* qp);
+    void ReceiveData(FabricPacket* p);
+    void ReceiveAck(FabricPacket* p);
+    void ReceiveNack(FabricPacket* p);
+    void ReceiveCnp(FabricPacket* p);
+    void SendControl(FrameType type, const RdmaRxQueuePair& rx, uint32_t psn, const FabricPacket* cause);
+    void AdvanceUna(RdmaQueuePair* qp, uint32_t psn);
+    void ArmRto(RdmaQueuePair* qp);
+    void RtoFired(RdmaQueuePair* qp);
+    void CcUpdated(RdmaQueuePair* qp);
+    uint64_t WindowOf(const RdmaQueuePair* qp) const;
+
+    uint32_t m_host;
+    uint8_t m_ctrlPriority;
+    uint32_t m_ackInterval;
+    Time m_cnpInterval;
+    Time m_nackInterval;
+    Time m_rto;
+    uint32_t m_rtoMaxRetries;
+    bool m_useWindow;
+
+    std::vector<Ptr<RdmaQueuePair>> m_qps; ///< by QPN
+    std::vector<RdmaRxQueuePair> m_rxQps;  ///< by QPN
+    std::vector<RdmaQueuePair*> m_active;  ///< QPs with data to send
+    size_t m_rr;
+    std::deque<FabricPacket*> m_ctrl;
+    uint64_t m_uid;
+
+    uint64_t m_cnpsSent = 0;
+    uint64_t m_cnpsReceived = 0;
+    uint64_t m_nacksSent = 0;
+    uint64_t m_dataDelivered = 0;
+    uint64_t m_dataBytesDelivered = 0;
+
+    TracedCallback<uint32_t, uint32_t> m_cnpRxTrace; ///< qpn, dst host
+    TracedCallback<uint32_t, uint32_t> m_retransmitTrace; ///< qpn, from psn
+};
+
+} // namespace ns3
+
+#endif

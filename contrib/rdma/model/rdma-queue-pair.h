@@ -1,0 +1,164 @@
+/*
+ * Reliable-connection queue pair state. The sender side holds posted RDMA WRITE messages and
+ * the go-back-N window (PSNs); packets are generated on demand when the NIC schedules the QP,
+ * so no per-QP packet buffers exist. The receiver side tracks the expected PSN and rate-limits
+ * NACKs and CNPs.
+ */
+#ifndef FABRICSIM_RDMA_QUEUE_PAIR_H
+#define FABRICSIM_RDMA_QUEUE_PAIR_H
+
+#include "congestion-control.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+class RdmaNic;
+
+/// One posted RDMA WRITE.
+struct RdmaMessage
+{
+    uint64_t id = 0;
+    uint64_t bytes = 0;
+    uint32_t startPsn = 0;
+    uint32_t endPsn = 0; ///< one past the last PSN
+    Time posted;
+    Callback<void, uint64_t> onAcked; ///< called with id when fully acknowledged
+};
+
+/**
+ * \brief Sender side of a reliable-connection QP.
+ */
+class RdmaQueuePair : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaQueuePair();
+
+    /**
+     * Post an RDMA WRITE of `bytes` (any size > 0). `onAcked(id)` runs when the last byte is
+     * acknowledged. Returns the message id (0, 1, 2, ... per QP).
+     */
+    uint64_t PostWrite(uint64_t bytes, Callback<void, uint64_t> onAcked = Callback<void, uint64_t>());
+
+    uint32_t GetQpn() const
+    {
+        return m_qpn;
+    }
+
+    uint32_t GetSrcHost() const
+    {
+        return m_srcHost;
+    }
+
+    uint32_t GetDstHost() const
+    {
+        return m_dstHost;
+    }
+
+    uint16_t GetSport() const
+    {
+        return m_sport;
+    }
+
+    uint8_t GetPriority() const
+    {
+        return m_priority;
+    }
+
+    Ptr<CongestionControl> GetCc() const
+    {
+        return m_cc;
+    }
+
+    Time GetBaseRtt() const
+    {
+        return m_baseRtt;
+    }
+
+    /// Payload bytes posted and not yet acknowledged.
+    uint64_t PendingBytes() const;
+    /// True when PSNs remain to be (re)transmitted.
+    bool HasDataToSend() const
+    {
+        return m_sndNxt < m_psnEnd;
+    }
+    /// True when everything posted has been acknowledged.
+    bool IsIdle() const
+    {
+        return m_sndUna == m_psnEnd;
+    }
+
+    uint64_t GetRetransmits() const
+    {
+        return m_retransmitPackets;
+    }
+
+    uint64_t GetTimeouts() const
+    {
+        return m_timeouts;
+    }
+
+  private:
+    friend class RdmaNic;
+
+    uint32_t m_qpn = 0;
+    uint32_t m_remoteQpn = 0;
+    uint32_t m_srcHost = 0;
+    uint32_t m_dstHost = 0;
+    uint16_t m_sport = 0;
+    uint8_t m_priority = 3;
+    uint32_t m_mtu = 1000;
+    Time m_baseRtt;
+    Ptr<CongestionControl> m_cc;
+    RdmaNic* m_nic = nullptr;
+
+    std::deque<RdmaMessage> m_msgs; ///< unacknowledged messages in PSN order
+    uint64_t m_nextMsgId = 0;
+    uint32_t m_psnEnd = 0; ///< one past the last PSN posted
+    uint32_t m_sndNxt = 0;
+    uint32_t m_sndUna = 0;
+    size_t m_sendCursor = 0; ///< index in m_msgs of the message holding m_sndNxt
+    Time m_nextSend;
+    bool m_active = false; ///< in the NIC's active list
+
+    Time m_rtoDeadline;
+    EventId m_rtoEvent;
+    uint64_t m_retransmitPackets = 0;
+    uint64_t m_timeouts = 0;
+    uint32_t m_highestSent = 0;
+
+    TracedCallback<uint64_t, uint64_t, Time> m_msgCompleteTrace; ///< id, bytes, posted time
+};
+
+/// Receiver side of a QP.
+struct RdmaRxQueuePair
+{
+    uint32_t qpn = 0;
+    uint32_t senderQpn = 0;
+    uint32_t senderHost = 0;
+    uint16_t sport = 0;
+    uint8_t priority = 3;
+    uint32_t expectedPsn = 0;
+    uint32_t msn = 0;
+    uint64_t msgBytes = 0;
+    uint32_t unackedPackets = 0;
+    Time lastNack = Time::Min();
+    uint32_t lastNackPsn = 0xffffffff;
+    Time lastCnp = Time::Min();
+    uint64_t deliveredBytes = 0;
+    uint64_t cnpsSent = 0;
+    /// called with the message's bytes when a whole message has arrived in order
+    Callback<void, uint64_t> onDelivered;
+};
+
+} // namespace ns3
+
+#endif

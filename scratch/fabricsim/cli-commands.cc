@@ -1,0 +1,117 @@
+#include "cli-commands.h"
+
+#include "fabric-run.h"
+#include "fabric-scenario.h"
+
+#include "input-error.h"
+
+#include <iostream>
+#include <unistd.h>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+const char* kUsage =
+    "usage:\n"
+    "  fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
+    "                [--progress | --no-progress]\n"
+    "      Run a scenario (default: scenarios/default.json) and write DIR/summary.json and CSVs.\n"
+    "  fabricsim help\n";
+
+/// Value of an option given as "--opt value" or "--opt=value".
+bool
+TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& opt, std::string& value)
+{
+    if (a[i] == opt)
+    {
+        if (i + 1 >= a.size())
+        {
+            throw ns3::InputError("<command line>", opt, "a value after " + opt, "nothing");
+        }
+        value = a[++i];
+        return true;
+    }
+    if (a[i].rfind(opt + "=", 0) == 0)
+    {
+        value = a[i].substr(opt.size() + 1);
+        return true;
+    }
+    return false;
+}
+
+int
+CmdRun(const std::vector<std::string>& a, std::ostream& out)
+{
+    std::string scenario;
+    RunOptions opt;
+    opt.progress = isatty(2);
+    std::vector<std::string> sets;
+    for (size_t i = 1; i < a.size(); ++i)
+    {
+        std::string v;
+        if (TakeValue(a, i, "--out", v))
+        {
+            opt.outDir = v;
+        }
+        else if (TakeValue(a, i, "--set", v))
+        {
+            sets.push_back(v);
+        }
+        else if (a[i].rfind("--ns3::", 0) == 0)
+        {
+            opt.ns3Args.push_back(a[i]);
+        }
+        else if (a[i] == "--progress")
+        {
+            opt.progress = true;
+        }
+        else if (a[i] == "--no-progress")
+        {
+            opt.progress = false;
+        }
+        else if (!a[i].empty() && a[i][0] != '-' && scenario.empty())
+        {
+            scenario = a[i];
+        }
+        else
+        {
+            throw ns3::InputError("<command line>", a[i], "a scenario path or an option of 'fabricsim run'", "\"" + a[i] + "\"");
+        }
+    }
+    if (scenario.empty())
+    {
+        scenario = DefaultScenarioPath();
+    }
+    nlohmann::json doc = LoadScenarioJson(scenario, sets);
+    FabricScenario sc = ParseFabricScenario(doc, scenario);
+    return RunFabricScenario(sc, opt, out);
+}
+
+} // namespace
+
+std::string
+DefaultScenarioPath()
+{
+    return std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/default.json";
+}
+
+int
+Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h")
+    {
+        (args.empty() ? err : out) << kUsage;
+        return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "run")
+    {
+        return CmdRun(args, out);
+    }
+    err << kUsage;
+    throw ns3::InputError("<command line>", "command", "one of: run, help", "\"" + args[0] + "\"");
+}
+
+} // namespace fabricsim

@@ -1,0 +1,357 @@
+#include "fabric-run.h"
+
+#include "fabric-setup.h"
+#include "output-dir.h"
+
+#include "input-error.h"
+
+#include "ns3/fabric-stats-helper.h"
+#include "ns3/fabric-traffic-helper.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace fabricsim
+{
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace
+{
+
+double
+SampleCdf(const std::vector<std::pair<double, double>>& cdf, double pct)
+{
+    for (size_t i = 1; i < cdf.size(); ++i)
+    {
+        if (pct <= cdf[i].second)
+        {
+            double span = cdf[i].second - cdf[i - 1].second;
+            double f = span > 0 ? (pct - cdf[i - 1].second) / span : 1.0;
+            return cdf[i - 1].first + f * (cdf[i].first - cdf[i - 1].first);
+        }
+    }
+    return cdf.back().first;
+}
+
+uint64_t
+HostRateBps(const FabricTopologyHelper& fabric, uint32_t host)
+{
+    return fabric.GetNic(host, 0)->GetRateBps();
+}
+
+double
+Percentile(std::vector<double> v, double q)
+{
+    if (v.empty())
+    {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    size_t idx = size_t(std::ceil(q * double(v.size()))) ;
+    idx = std::min(v.size() - 1, idx == 0 ? 0 : idx - 1);
+    return v[idx];
+}
+
+struct ProgressState
+{
+    std::chrono::steady_clock::time_point start;
+    Time stop;
+};
+
+void
+ProgressTick(ProgressState* st)
+{
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - st->start).count();
+    double frac = Simulator::Now().GetSeconds() / st->stop.GetSeconds();
+    double evs = wall > 0 ? double(Simulator::GetEventCount()) / wall : 0;
+    double eta = frac > 0 ? wall * (1 - frac) / frac : 0;
+    std::fprintf(stderr, "\r[fabricsim] t=%.3f ms (%4.1f%%)  %.2f M events/s  ETA %.0f s   ",
+                 Simulator::Now().GetSeconds() * 1e3, 100 * frac, evs / 1e6, eta);
+    Simulator::Schedule(st->stop / 200, &ProgressTick, st);
+}
+
+} // namespace
+
+void
+StartProgress(Time stop)
+{
+    static ProgressState st; // one progress line per process
+    st.start = std::chrono::steady_clock::now();
+    st.stop = stop;
+    Simulator::Schedule(stop / 200, &ProgressTick, &st);
+}
+
+std::vector<FlowSpec>
+ExpandTraffic(const FabricScenario& sc, const FabricTopologyHelper& fabric)
+{
+    std::vector<FlowSpec> flows = sc.flows;
+    int64_t stream = 100;
+    for (size_t i = 0; i < sc.poisson.size(); ++i)
+    {
+        const PoissonSpec& ps = sc.poisson[i];
+        auto cdf = LoadFlowCdf(ps.cdfPath, "traffic.poisson.cdf");
+        double mean = CdfMean(cdf);
+        std::vector<uint32_t> hosts = ps.hosts;
+        if (hosts.empty())
+        {
+            for (uint32_t h = 0; h < sc.topology.NumHosts(); ++h)
+            {
+                hosts.push_back(h);
+            }
+        }
+        if (hosts.size() < 2)
+        {
+            throw InputError(sc.file, "traffic.poisson.hosts", "at least 2 hosts", std::to_string(hosts.size()));
+        }
+        auto gap = CreateObject<ExponentialRandomVariable>();
+        auto uni = CreateObject<UniformRandomVariable>();
+        gap->SetStream(stream++);
+        uni->SetStream(stream++);
+        for (uint32_t h : hosts)
+        {
+            // load = payload bytes / capacity: mean gap = mean size * 8 / (rate * load)
+            double meanGapNs = mean * 8.0 / (double(HostRateBps(fabric, h)) * ps.load) * 1e9;
+            double t = double(ps.startNs);
+            while (true)
+            {
+                t += gap->GetValue(meanGapNs, 0);
+                if (t >= double(ps.startNs + ps.durationNs))
+                {
+                    break;
+                }
+                FlowSpec f;
+                f.src = h;
+                do
+                {
+                    f.dst = hosts[uni->GetInteger(0, uint32_t(hosts.size() - 1))];
+                } while (f.dst == h);
+                f.sizeBytes = std::max<uint64_t>(1, uint64_t(SampleCdf(cdf, uni->GetValue(0, 100))));
+                f.startNs = uint64_t(t);
+                f.priority = sc.transport.priority;
+                f.tag = "poisson";
+                flows.push_back(f);
+            }
+        }
+    }
+    for (const IncastSpec& is : sc.incasts)
+    {
+        std::vector<uint64_t> starts;
+        if (is.load > 0)
+        {
+            auto gap = CreateObject<ExponentialRandomVariable>();
+            gap->SetStream(stream++);
+            double bytes = double(is.sizeBytes) * double(is.senders.size());
+            double meanGapNs = bytes * 8.0 / (double(HostRateBps(fabric, is.receiver)) * is.load) * 1e9;
+            double t = double(is.startNs);
+            while (true)
+            {
+                t += gap->GetValue(meanGapNs, 0);
+                if (t >= double(is.startNs + is.durationNs))
+                {
+                    break;
+                }
+                starts.push_back(uint64_t(t));
+            }
+        }
+        else
+        {
+            starts.push_back(is.startNs);
+        }
+        for (uint64_t st : starts)
+        {
+            for (uint32_t s : is.senders)
+            {
+                FlowSpec f;
+                f.src = s;
+                f.dst = is.receiver;
+                f.sizeBytes = is.sizeBytes;
+                f.startNs = st;
+                f.priority = sc.transport.priority;
+                f.tag = "incast";
+                flows.push_back(f);
+            }
+        }
+    }
+    std::stable_sort(flows.begin(), flows.end(), [](const FlowSpec& a, const FlowSpec& b) { return a.startNs < b.startNs; });
+    return flows;
+}
+
+int
+RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream& out)
+{
+    ConfigureSimulator(sc, opt.ns3Args);
+    // Resolve every congestion-control name before anything is built or written.
+    ObjectFactory defaultCc = CcFactory(sc.transport.cc, sc.file, "transport.cc");
+    for (size_t i = 0; i < sc.flows.size(); ++i)
+    {
+        if (!sc.flows[i].cc.empty())
+        {
+            CcFactory(sc.flows[i].cc, sc.file, "traffic.flows[" + std::to_string(i) + "].cc");
+        }
+    }
+    auto fabric = InstallFabric(sc);
+    std::vector<FlowSpec> flows = ExpandTraffic(sc, *fabric);
+
+    OutputDir dir(opt.outDir);
+    for (uint32_t h : sc.pcapHosts)
+    {
+        fabric->EnablePcapHost(h, dir.Path(""));
+    }
+    for (auto& name : sc.pcapSwitches)
+    {
+        fabric->EnablePcapSwitch(sc.topology.FindNode(name), dir.Path(""));
+    }
+
+    FabricTrafficHelper traffic(*fabric);
+    std::map<std::string, ObjectFactory> ccByName{{sc.transport.cc, defaultCc}};
+    for (auto& f : flows)
+    {
+        std::string cc = f.cc.empty() ? sc.transport.cc : f.cc;
+        if (!ccByName.count(cc))
+        {
+            ccByName[cc] = CcFactory(cc, sc.file, "traffic.flows.cc");
+        }
+        uint8_t prio = f.priority < 0 ? sc.transport.priority : uint8_t(f.priority);
+        traffic.AddFlow(f.src, f.dst, f.sizeBytes, NanoSeconds(f.startNs), prio, ccByName[cc]);
+    }
+    traffic.SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
+
+    FabricStatsHelper stats(*fabric);
+    std::ofstream pfcLog(dir.Path("pfc.csv"));
+    stats.EnablePfcLog(&pfcLog);
+    std::ofstream qlog;
+    std::ofstream llog;
+    if (sc.monitor.intervalNs > 0)
+    {
+        qlog.open(dir.Path("queue.csv"));
+        llog.open(dir.Path("link_util.csv"));
+        uint64_t end = std::min(sc.monitor.endNs, sc.stopNs);
+        stats.EnableMonitor(&qlog, &llog, NanoSeconds(sc.monitor.intervalNs), NanoSeconds(sc.monitor.startNs), NanoSeconds(end));
+    }
+    if (opt.progress)
+    {
+        StartProgress(NanoSeconds(sc.stopNs));
+    }
+
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Stop(NanoSeconds(sc.stopNs));
+    if (!flows.empty() || sc.stopNs > 0)
+    {
+        Simulator::Run();
+    }
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opt.progress)
+    {
+        std::fprintf(stderr, "\n");
+    }
+    uint64_t simNs = uint64_t(Simulator::Now().GetNanoSeconds());
+    uint64_t events = Simulator::GetEventCount();
+    FabricTotals totals = stats.Collect();
+
+    // ---- outputs ----
+    std::ostringstream fct;
+    fct << "flow_id,src,dst,sport,dport,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n";
+    json jflows = json::array();
+    std::vector<double> slow;
+    std::vector<json> incomplete;
+    for (auto& f : traffic.GetFlows())
+    {
+        json jf = {{"id", f.id},
+                   {"src", f.src},
+                   {"dst", f.dst},
+                   {"sport", f.sport},
+                   {"size_bytes", f.sizeBytes},
+                   {"start_ns", f.start.GetNanoSeconds()},
+                   {"ideal_fct_ns", f.ideal.GetNanoSeconds()}};
+        if (f.done)
+        {
+            int64_t fctNs = (f.finish - f.start).GetNanoSeconds();
+            double sd = double(fctNs) / double(f.ideal.GetNanoSeconds());
+            jf["fct_ns"] = fctNs;
+            jf["slowdown"] = sd;
+            slow.push_back(sd);
+            fct << f.id << ',' << f.src << ',' << f.dst << ',' << f.sport << ",4791," << f.sizeBytes << ','
+                << f.start.GetNanoSeconds() << ',' << fctNs << ',' << f.ideal.GetNanoSeconds() << ',' << std::setprecision(6)
+                << sd << '\n';
+        }
+        else
+        {
+            jf["fct_ns"] = nullptr;
+            jf["pending_bytes"] = f.qp->PendingBytes();
+            incomplete.push_back(jf);
+        }
+        jflows.push_back(jf);
+    }
+    json summary;
+    summary["scenario"] = sc.raw.value("name", sc.file);
+    summary["seed"] = sc.seed;
+    uint32_t nsw = 0;
+    for (auto& n : sc.topology.nodes)
+    {
+        nsw += n.kind == NodeKind::Switch;
+    }
+    summary["topology"] = {{"type", sc.topology.type},
+                           {"hosts", sc.topology.NumHosts()},
+                           {"switches", nsw},
+                           {"links", sc.topology.links.size()}};
+    summary["transport"] = {{"cc", sc.transport.cc}, {"pfc", sc.transport.pfc}, {"mtu_bytes", sc.transport.mtuBytes}};
+    summary["flows"] = jflows;
+    summary["flows_total"] = traffic.GetFlows().size();
+    summary["flows_completed"] = traffic.CompletedFlows();
+    summary["complete"] = traffic.CompletedFlows() == traffic.GetFlows().size();
+    summary["slowdown"] = {{"p50", Percentile(slow, 0.5)}, {"p95", Percentile(slow, 0.95)}, {"p99", Percentile(slow, 0.99)}};
+    json fab = totals.ToJson();
+    for (auto it = fab.begin(); it != fab.end(); ++it)
+    {
+        summary[it.key()] = it.value();
+    }
+    // Wall-clock figures live in timing.json so that summary.json is byte-identical per seed.
+    summary["sim"] = {{"simulated_ns", simNs}, {"events", events}, {"wall_s_in", "timing.json"}};
+    WriteFileAtomic(dir.Path("summary.json"), summary.dump(2) + "\n");
+    WriteFileAtomic(dir.Path("fct.csv"), fct.str());
+    json timing = {{"wall_s", wall}, {"events", events}, {"events_per_s", wall > 0 ? double(events) / wall : 0}};
+    WriteFileAtomic(dir.Path("timing.json"), timing.dump(2) + "\n");
+    pfcLog.close();
+    qlog.close();
+    llog.close();
+    Simulator::Destroy();
+    dir.Commit();
+
+    // ---- human summary ----
+    out << "fabricsim: " << summary["scenario"].get<std::string>() << " (" << sc.topology.type << ", "
+        << sc.topology.NumHosts() << " hosts, cc " << sc.transport.cc << ", pfc " << (sc.transport.pfc ? "on" : "off")
+        << ")\n";
+    out << std::fixed << std::setprecision(3);
+    out << "  flows completed      " << traffic.CompletedFlows() << " / " << traffic.GetFlows().size() << "\n";
+    out << "  slowdown p50/p95/p99 " << Percentile(slow, 0.5) << " / " << Percentile(slow, 0.95) << " / "
+        << Percentile(slow, 0.99) << "\n";
+    out << "  drops                " << totals.dropsTotal << "\n";
+    out << "  PFC pauses sent      " << totals.pfcPauseSent << "\n";
+    out << "  queue max / p99      " << totals.maxQueueBytes << " / " << totals.p99QueueBytes << " bytes\n";
+    out << "  conservation         " << (totals.Conserved() ? "ok" : "VIOLATED") << "\n";
+    out << "  simulated            " << double(simNs) / 1e6 << " ms, " << events << " events, " << wall << " s wall\n";
+    out << "  outputs              " << opt.outDir << "/summary.json\n";
+    for (auto& jf : incomplete)
+    {
+        std::cerr << "fabricsim: flow " << jf["id"] << " (" << jf["src"] << " -> " << jf["dst"] << ", "
+                  << jf["size_bytes"] << " B) did not complete by stop_ns: " << jf["pending_bytes"]
+                  << " bytes unacknowledged\n";
+    }
+    if (!totals.Conserved())
+    {
+        std::cerr << "fabricsim: frame conservation violated (see summary.json conservation)\n";
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace fabricsim

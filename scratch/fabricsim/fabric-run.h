@@ -1,0 +1,39 @@
+/*
+ * Runs a fabric scenario end to end: installs the fabric, expands the traffic (explicit flows,
+ * HPCC flow files, Poisson arrivals from a flow-size CDF, incasts), runs until every flow is
+ * done or the stop time, and writes summary.json, fct.csv, pfc.csv, queue.csv, link_util.csv
+ * (and pcaps) atomically into the output directory.
+ */
+#ifndef FABRICSIM_FABRIC_RUN_H
+#define FABRICSIM_FABRIC_RUN_H
+
+#include "fabric-scenario.h"
+
+#include "ns3/fabric-topology-helper.h"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+struct RunOptions
+{
+    std::string outDir = "out";
+    std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
+    bool progress = false;            ///< progress on stderr (when it is a terminal)
+};
+
+/// Expand the scenario's generated traffic into flows (deterministic for a seed).
+std::vector<FlowSpec> ExpandTraffic(const FabricScenario& sc, const ns3::FabricTopologyHelper& fabric);
+
+/// Run the scenario. Returns the process exit code (0 on success). Throws InputError on bad input.
+int RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream& out);
+
+/// Arm a stderr progress line (simulated time, events/s, ETA) until `stop`.
+void StartProgress(ns3::Time stop);
+
+} // namespace fabricsim
+
+#endif

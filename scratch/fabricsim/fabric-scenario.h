@@ -1,0 +1,136 @@
+/*
+ * A fabric scenario: the parsed, validated form of scenario.json (topology, transport, switch,
+ * traffic, link events, pcap, monitors). Parsing checks every key and value and throws
+ * ns3::InputError (file, field, expected, found) before anything is built or written.
+ */
+#ifndef FABRICSIM_FABRIC_SCENARIO_H
+#define FABRICSIM_FABRIC_SCENARIO_H
+
+#include "topology.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fabricsim
+{
+
+struct FlowSpec
+{
+    uint32_t src = 0;
+    uint32_t dst = 0;
+    uint64_t sizeBytes = 0;
+    uint64_t startNs = 0;
+    int priority = -1;  ///< -1 = transport default
+    std::string cc;     ///< empty = transport default
+    std::string tag;    ///< "explicit", "poisson", "incast", "file"
+};
+
+struct PoissonSpec
+{
+    std::string cdfPath;
+    double load = 0.3;          ///< fraction of host link capacity
+    uint64_t startNs = 0;
+    uint64_t durationNs = 0;
+    std::vector<uint32_t> hosts; ///< empty = all
+};
+
+struct IncastSpec
+{
+    uint32_t receiver = 0;
+    std::vector<uint32_t> senders;
+    uint64_t sizeBytes = 0;
+    uint64_t startNs = 0;
+    /// >0: repeat as a background load (fraction of the receiver's link) until the end.
+    double load = 0;
+    uint64_t durationNs = 0;
+};
+
+struct LinkEvent
+{
+    uint32_t link = 0;
+    uint64_t atNs = 0;
+    bool up = false;
+};
+
+struct TransportSpec
+{
+    std::string cc = "dcqcn";
+    uint32_t mtuBytes = 1000;
+    bool pfc = true;
+    uint8_t priority = 3;
+    uint32_t ackInterval = 1;
+    uint64_t rtoNs = 1000000;
+    uint64_t cnpIntervalNs = 50000;
+    bool window = false;
+};
+
+struct EcnSpec
+{
+    bool enabled = true;
+    uint64_t kminBytes = 100000;
+    uint64_t kmaxBytes = 400000;
+    double pmax = 0.2;
+    double perRateBps = 25e9; ///< thresholds scale with port rate relative to this (0 = absolute)
+};
+
+struct SwitchSpec
+{
+    uint64_t bufferBytes = 32ull << 20;
+    double alpha = 0.125;
+    uint64_t reserveBytes = 4096;
+    uint64_t resumeOffsetBytes = 3072;
+    uint64_t headroomBytes = 0; ///< 0 = computed per port
+    uint32_t pauseQuanta = 0xffff;
+    uint32_t ecmpSeed = 0;
+    EcnSpec ecn;
+};
+
+struct MonitorSpec
+{
+    uint64_t intervalNs = 10000; ///< 0 disables the CSV time series
+    uint64_t startNs = 0;
+    uint64_t endNs = UINT64_MAX;
+};
+
+struct FabricScenario
+{
+    std::string file; ///< path it was read from ("" for inline)
+    std::string dir;  ///< directory for relative paths
+    nlohmann::json raw;
+    uint64_t seed = 1;
+    uint64_t stopNs = 0;
+    Topology topology;
+    TransportSpec transport;
+    SwitchSpec sw;
+    std::vector<FlowSpec> flows; ///< explicit and file flows (generated ones are added by the runner)
+    std::vector<PoissonSpec> poisson;
+    std::vector<IncastSpec> incasts;
+    std::vector<LinkEvent> linkEvents;
+    std::vector<uint32_t> pcapHosts;
+    std::vector<std::string> pcapSwitches; ///< switch node names
+    MonitorSpec monitor;
+    std::vector<std::pair<std::string, std::string>> attributes; ///< ns-3 attribute defaults
+};
+
+/// Read a scenario file and apply "--set key.path=value" overrides (value parsed as JSON, else
+/// taken as a string). Throws ns3::InputError on any problem.
+nlohmann::json LoadScenarioJson(const std::string& path, const std::vector<std::string>& sets);
+
+/// Apply one "key.path=value" override to a JSON document.
+void ApplySet(nlohmann::json& doc, const std::string& assignment, const std::string& file);
+
+/// Parse and validate a fabric scenario (no "model" key).
+FabricScenario ParseFabricScenario(const nlohmann::json& doc, const std::string& file);
+
+/// Parse the flow-size CDF format of the corpus ("size_bytes cumulative_percent" lines).
+std::vector<std::pair<double, double>> LoadFlowCdf(const std::string& path, const std::string& field);
+/// Mean of a CDF under linear interpolation.
+double CdfMean(const std::vector<std::pair<double, double>>& cdf);
+
+} // namespace fabricsim
+
+#endif

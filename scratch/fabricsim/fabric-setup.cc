@@ -1,0 +1,102 @@
+#include "fabric-setup.h"
+
+#include "input-error.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+namespace fabricsim
+{
+
+using namespace ns3;
+
+namespace
+{
+
+void
+SetDefault(const std::string& name, const AttributeValue& v)
+{
+    Config::SetDefault(name, v);
+}
+
+} // namespace
+
+void
+ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3Args)
+{
+    RngSeedManager::SetSeed(uint32_t(sc.seed));
+    RngSeedManager::SetRun(1);
+    // The binary-heap-backed priority queue is the fastest ns-3 scheduler at fabric event
+    // densities (reference sheet "performance").
+    Simulator::SetScheduler(ObjectFactory("ns3::PriorityQueueScheduler"));
+
+    const TransportSpec& t = sc.transport;
+    SetDefault("ns3::RdmaNic::AckInterval", UintegerValue(t.ackInterval));
+    SetDefault("ns3::RdmaNic::CnpInterval", TimeValue(NanoSeconds(t.cnpIntervalNs)));
+    SetDefault("ns3::RdmaNic::RetransmitTimeout", TimeValue(NanoSeconds(t.rtoNs)));
+    SetDefault("ns3::RdmaNic::UseWindow", BooleanValue(t.window));
+    const SwitchSpec& s = sc.sw;
+    SetDefault("ns3::SharedBufferMmu::BufferSize", UintegerValue(s.bufferBytes));
+    SetDefault("ns3::SharedBufferMmu::AlphaBase", DoubleValue(s.alpha));
+    SetDefault("ns3::SharedBufferMmu::ReserveBytes", UintegerValue(s.reserveBytes));
+    SetDefault("ns3::SharedBufferMmu::ResumeOffset", UintegerValue(s.resumeOffsetBytes));
+    SetDefault("ns3::SharedBufferMmu::HeadroomBytes", UintegerValue(s.headroomBytes));
+    SetDefault("ns3::SharedBufferMmu::PfcEnabled", BooleanValue(t.pfc));
+    SetDefault("ns3::SharedBufferMmu::LosslessClasses", UintegerValue(1u << t.priority));
+    SetDefault("ns3::SwitchPort::PauseQuanta", UintegerValue(s.pauseQuanta));
+    SetDefault("ns3::FabricSwitch::EcmpSeed", UintegerValue(s.ecmpSeed));
+
+    for (auto& [name, value] : sc.attributes)
+    {
+        if (!Config::SetDefaultFailSafe(name, StringValue(value)))
+        {
+            throw InputError(sc.file, "attributes." + name, "an ns-3 attribute (ns3::Type::Name) with a valid value",
+                             "\"" + value + "\"");
+        }
+    }
+    for (auto& arg : ns3Args)
+    {
+        auto eq = arg.find('=');
+        std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+        std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+        if (eq == std::string::npos || !Config::SetDefaultFailSafe(name, StringValue(value)))
+        {
+            throw InputError("<command line>", arg, "--ns3::Type::Attribute=value naming an existing attribute and a valid value",
+                             "\"" + arg + "\"");
+        }
+    }
+}
+
+ObjectFactory
+CcFactory(const std::string& name, const std::string& file, const std::string& field)
+{
+    return CongestionControlFactory::Get(name, file, field);
+}
+
+std::unique_ptr<FabricTopologyHelper>
+InstallFabric(const FabricScenario& sc)
+{
+    auto fabric = std::make_unique<FabricTopologyHelper>(sc.topology);
+    fabric->SetMtu(sc.transport.mtuBytes);
+    EcnConfig ecn;
+    ecn.enabled = sc.sw.ecn.enabled;
+    ecn.kminBytes = sc.sw.ecn.kminBytes;
+    ecn.kmaxBytes = sc.sw.ecn.kmaxBytes;
+    ecn.pmax = sc.sw.ecn.pmax;
+    ecn.refRateBps = uint64_t(sc.sw.ecn.perRateBps);
+    fabric->SetEcn(ecn);
+    fabric->Install();
+    fabric->AssignStreams(1000);
+    for (auto& ev : sc.linkEvents)
+    {
+        fabric->ScheduleLinkState(ev.link, NanoSeconds(ev.atNs), ev.up);
+    }
+    return fabric;
+}
+
+} // namespace fabricsim

@@ -1,0 +1,127 @@
+/*
+ * Installs a fabricsim::Topology as ns-3 nodes: RoCE NIC ports on hosts, shared-buffer switches,
+ * full-duplex links, and route tables from BFS next-hop sets. Also answers path questions
+ * (base RTT, bottleneck rate) and opens queue pairs along the routed first hop.
+ */
+#ifndef FABRICSIM_FABRIC_TOPOLOGY_HELPER_H
+#define FABRICSIM_FABRIC_TOPOLOGY_HELPER_H
+
+#include "topology.h"
+
+#include "ns3/fabric-module.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// ECN RED thresholds; with refRateBps > 0 they scale linearly with each port's rate.
+struct EcnConfig
+{
+    bool enabled = true;
+    uint64_t kminBytes = 100000;
+    uint64_t kmaxBytes = 400000;
+    double pmax = 0.2;
+    uint64_t refRateBps = 25000000000ULL; ///< thresholds given per this rate (0 = absolute)
+};
+
+class FabricTopologyHelper
+{
+  public:
+    explicit FabricTopologyHelper(const fabricsim::Topology& topo);
+    ~FabricTopologyHelper();
+
+    /// Attributes applied to every NIC port / switch port / MMU / switch / link created.
+    void SetNicAttribute(const std::string& name, const AttributeValue& v);
+    void SetSwitchPortAttribute(const std::string& name, const AttributeValue& v);
+    void SetMmuAttribute(const std::string& name, const AttributeValue& v);
+    void SetSwitchAttribute(const std::string& name, const AttributeValue& v);
+    void SetEcn(const EcnConfig& ecn);
+    /// RDMA payload bytes per frame.
+    void SetMtu(uint32_t mtu);
+
+    /// Create nodes, devices, channels and routes. Call once.
+    void Install();
+
+    /// Assign random streams (links with loss, ECN marking) starting at `stream`.
+    int64_t AssignStreams(int64_t stream);
+
+    const fabricsim::Topology& GetTopology() const
+    {
+        return m_topo;
+    }
+
+    uint32_t NumHosts() const
+    {
+        return m_topo.NumHosts();
+    }
+
+    Ptr<Node> GetNode(uint32_t topoNodeId) const;
+    Ptr<Node> GetHostNode(uint32_t host) const;
+    /// NIC port `port` of host `host` (ports in link order).
+    Ptr<RdmaNic> GetNic(uint32_t host, uint32_t port = 0) const;
+    std::vector<Ptr<RdmaNic>> GetAllNics() const;
+    std::vector<Ptr<FabricSwitch>> GetAllSwitches() const;
+    Ptr<FabricSwitch> GetSwitch(uint32_t topoNodeId) const;
+    Ptr<FabricChannel> GetLink(uint32_t linkId) const;
+
+    /// The host's NIC port on a shortest path to `dst` (ECMP among several by `sport`).
+    Ptr<RdmaNic> NicToward(uint32_t src, uint32_t dst, uint16_t sport) const;
+
+    /**
+     * Base RTT of the path src -> dst: per hop, propagation both ways plus the serialisation
+     * of one full data frame and one ACK.
+     */
+    Time BaseRtt(uint32_t src, uint32_t dst) const;
+    /// Lowest link rate on the path src -> dst.
+    uint64_t BottleneckBps(uint32_t src, uint32_t dst) const;
+    /// Bytes a message of `payload` bytes occupies on the wire (headers, preamble, IFG).
+    uint64_t WireBytes(uint64_t payload) const;
+    /// base RTT + wire bytes / bottleneck rate.
+    Time IdealFct(uint32_t src, uint32_t dst, uint64_t payload) const;
+
+    /// Open a QP from src to dst on the routed first hop, with CC from `cc`.
+    Ptr<RdmaQueuePair> Connect(uint32_t src,
+                               uint32_t dst,
+                               uint8_t priority,
+                               uint16_t sport,
+                               const ObjectFactory& cc,
+                               Callback<void, uint64_t> onDelivered = Callback<void, uint64_t>());
+
+    /// Take a link down (or up) at time `at`; routes are recomputed then.
+    void ScheduleLinkState(uint32_t linkId, Time at, bool up);
+
+    /// Capture every frame of a host's NIC ports / a switch's ports to `dir`/<name>-<port>.pcap.
+    void EnablePcapHost(uint32_t host, const std::string& dir);
+    void EnablePcapSwitch(uint32_t topoNodeId, const std::string& dir);
+
+    const fabricsim::Routing& GetRouting() const;
+
+  private:
+    void SetLinkState(uint32_t linkId, bool up);
+    void InstallRoutes();
+
+    fabricsim::Topology m_topo;
+    std::vector<bool> m_linkDown;
+    std::shared_ptr<fabricsim::Routing> m_routing;
+    ObjectFactory m_nicFactory;
+    ObjectFactory m_portFactory;
+    ObjectFactory m_mmuFactory;
+    ObjectFactory m_switchFactory;
+    EcnConfig m_ecn;
+    uint32_t m_mtu;
+    uint64_t m_nicRateBps;
+    NodeContainer m_nodes;
+    std::vector<std::vector<Ptr<FabricNetDevice>>> m_ports; ///< per topology node
+    std::vector<Ptr<FabricChannel>> m_links;
+    std::vector<Ptr<FabricSwitch>> m_switches; ///< per topology node (null for hosts)
+    bool m_installed;
+};
+
+} // namespace ns3
+
+#endif
