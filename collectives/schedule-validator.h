@@ -57,7 +57,7 @@ struct ValidationReport
     bool m_valid = true;
     std::vector<Problem> m_problems;
     std::vector<std::string> m_notes; ///< informational (modes checked, skipped phases)
-    size_t m_stepsExecuted = 0;       ///< over all symbolic runs
+    size_t m_stepsExecuted = 0;       ///< steps run (first interleaving, summed over modes)
 
     /// Number of problems of \p kind.
     size_t Count(ProblemKind kind) const;

@@ -148,8 +148,19 @@ SymbolicExecution::Run(std::vector<Problem>& problems)
         }
     }
     const bool forward = m_order == Order::kForward;
-    while (!m_ready.empty())
+    while (!m_ready.empty() || !m_delayed.empty())
     {
+        if (m_ready.empty())
+        {
+            // Only local steps are left to run: let the delayed ones go, latest first.
+            for (const auto& [r, t] : m_delayed)
+            {
+                m_ranks[r].m_tbs[t].m_forced = true;
+                Enqueue(r, t);
+            }
+            m_delayed.clear();
+            continue;
+        }
         const auto [rank, tb] = forward ? m_ready.front() : m_ready.back();
         if (forward)
         {
@@ -215,6 +226,13 @@ SymbolicExecution::Advance(int rank, int tbIndex, std::vector<Problem>& problems
     while (ts.m_pc < tb.m_steps.size())
     {
         const Step& step = tb.m_steps[ts.m_pc];
+        const bool local = !OpSends(step.m_op) && !OpReceives(step.m_op);
+        if (m_order == Order::kLazyLocal && local && !ts.m_forced)
+        {
+            m_delayed.emplace_back(rank, tbIndex);
+            return;
+        }
+        ts.m_forced = false;
         for (const auto& [dep, depStep] : ts.m_deps[ts.m_pc])
         {
             if (rs.m_tbs[dep].m_pc <= static_cast<size_t>(depStep))

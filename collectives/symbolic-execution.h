@@ -39,8 +39,10 @@ class SymbolicExecution
     /// on it; running both exposes many races between unordered threadblocks.
     enum class Order
     {
-        kForward, ///< rank/tb ascending, first-woken first
-        kReverse  ///< rank/tb descending, last-woken first
+        kForward,  ///< rank/tb ascending, first-woken first
+        kReverse,  ///< rank/tb descending, last-woken first
+        kLazyLocal ///< as kReverse, and local-only steps (cpy, re, nop) wait until nothing
+                   ///< else can run
     };
 
     /// Sets input slots to {(rank, j)} and applies initial copies.
@@ -86,6 +88,7 @@ class SymbolicExecution
         const Threadblock* m_tb = nullptr;
         size_t m_pc = 0; ///< next step position
         bool m_queued = false;
+        bool m_forced = false; ///< kLazyLocal: may run its delayed local step now
         std::vector<std::vector<std::pair<int, int>>> m_deps; ///< per step: (tb index, step)
         std::vector<int> m_depWaiters; ///< tb indices on the same rank waiting on this one
     };
@@ -111,6 +114,7 @@ class SymbolicExecution
     std::vector<RankState> m_ranks;
     std::unordered_map<uint64_t, Channel> m_channels;
     std::deque<std::pair<int, int>> m_ready;
+    std::vector<std::pair<int, int>> m_delayed; ///< kLazyLocal: tbs whose next step is local
     const ContributionSet m_empty;
     size_t m_stepsExecuted = 0;
     Order m_order;
