@@ -1,0 +1,44 @@
+#include "dtype.h"
+#include "units.h"
+
+#include <gtest/gtest.h>
+
+using namespace fabricsim;
+
+TEST(Units, BytesDecimalAndBinary)
+{
+    EXPECT_DOUBLE_EQ(*ParseQuantity("80GB", UnitKind::Bytes), 80e9);
+    EXPECT_DOUBLE_EQ(*ParseQuantity("64 GiB", UnitKind::Bytes), 64.0 * (1ULL << 30));
+    EXPECT_DOUBLE_EQ(*ParseQuantity("1024", UnitKind::Bytes), 1024.0);
+    EXPECT_FALSE(ParseQuantity("80Gb", UnitKind::Bytes));
+    EXPECT_FALSE(ParseQuantity("GB", UnitKind::Bytes));
+}
+
+TEST(Units, BandwidthBytesAndBits)
+{
+    EXPECT_DOUBLE_EQ(*ParseQuantity("3.35TB/s", UnitKind::BytesPerSec), 3.35e12);
+    EXPECT_DOUBLE_EQ(*ParseQuantity("400Gb/s", UnitKind::BytesPerSec), 50e9);
+    EXPECT_DOUBLE_EQ(*ParseQuantity("800Gbps", UnitKind::BytesPerSec), 100e9);
+    EXPECT_FALSE(ParseQuantity("3TB", UnitKind::BytesPerSec));
+}
+
+TEST(Units, FlopsAndTime)
+{
+    EXPECT_DOUBLE_EQ(*ParseQuantity("989TFLOPS", UnitKind::FlopsPerSec), 989e12);
+    EXPECT_DOUBLE_EQ(*ParseQuantity("2.5 PFLOP/s", UnitKind::FlopsPerSec), 2.5e15);
+    EXPECT_DOUBLE_EQ(*ParseQuantity("3us", UnitKind::Seconds), 3e-6);
+    EXPECT_DOUBLE_EQ(*ParseQuantity("250ns", UnitKind::Seconds), 250e-9);
+    EXPECT_FALSE(ParseQuantity("3 weeks", UnitKind::Seconds));
+}
+
+TEST(DTypes, HfNames)
+{
+    EXPECT_EQ(*ParseDType("bfloat16"), DType::Bf16);
+    EXPECT_EQ(*ParseDType("torch.float16"), DType::Fp16);
+    EXPECT_EQ(*ParseDType("float8_e4m3fn"), DType::Fp8);
+    EXPECT_EQ(*ParseDType("float32"), DType::Fp32);
+    EXPECT_FALSE(ParseDType("int4"));
+    EXPECT_EQ(DTypeBytes(DType::Bf16), 2.0);
+    EXPECT_EQ(DTypeBytes(DType::Fp8), 1.0);
+    EXPECT_EQ(DTypeBytes(DType::Fp32), 4.0);
+}

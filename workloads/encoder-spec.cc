@@ -1,0 +1,157 @@
+#include "encoder-spec.h"
+
+#include "input-error.h"
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+/// First present key among \p keys as a required integer.
+uint64_t
+RequireAny(const json& j, std::initializer_list<const char*> keys, const JsonWhere& where)
+{
+    for (const char* k : keys)
+    {
+        if (FindField(j, k))
+        {
+            return RequireUint(j, k, where);
+        }
+    }
+    return RequireUint(j, *keys.begin(), where);
+}
+
+} // namespace
+
+EncoderSpec
+EncoderSpec::FromJson(const json& j, const JsonWhere& where)
+{
+    if (!j.is_object())
+    {
+        throw ns3::InputError(where.file, where.prefix, "an object", DescribeJson(j));
+    }
+    EncoderSpec e;
+    e.modality = OptionalString(j, "modality", "vision", where);
+    if (e.modality != "vision" && e.modality != "audio")
+    {
+        throw ns3::InputError(where.file,
+                              where.Field("modality"),
+                              "\"vision\" or \"audio\"",
+                              "\"" + e.modality + "\"");
+    }
+    e.numLayers = uint32_t(RequireAny(j, {"num_hidden_layers", "depth"}, where));
+    e.hiddenSize = uint32_t(RequireAny(j, {"hidden_size", "embed_dim"}, where));
+    e.numHeads = uint32_t(RequireAny(j, {"num_attention_heads", "num_heads"}, where));
+    if (e.hiddenSize % e.numHeads != 0)
+    {
+        throw ns3::InputError(where.file,
+                              where.Field("num_attention_heads"),
+                              "a divisor of hidden_size " + std::to_string(e.hiddenSize),
+                              std::to_string(e.numHeads));
+    }
+    e.intermediateSize =
+        uint32_t(OptionalUint(j, "intermediate_size", 4ULL * e.hiddenSize, where, 1));
+    e.gatedMlp = OptionalBool(j, "gated_mlp", false, where);
+    double merge = double(OptionalUint(j, "spatial_merge_size", 1, where, 1));
+    if (e.modality == "vision")
+    {
+        if (FindField(j, "tokens_per_image"))
+        {
+            e.tokensPerImage = double(RequireUint(j, "tokens_per_image", where));
+        }
+        else if (FindField(j, "image_size") || FindField(j, "patch_size"))
+        {
+            uint64_t image = RequireUint(j, "image_size", where);
+            uint64_t patch = RequireUint(j, "patch_size", where);
+            if (image % patch != 0)
+            {
+                throw ns3::InputError(where.file,
+                                      where.Field("patch_size"),
+                                      "a divisor of image_size " + std::to_string(image),
+                                      std::to_string(patch));
+            }
+            e.tokensPerImage = double((image / patch) * (image / patch));
+        }
+        else
+        {
+            throw ns3::InputError(where.file,
+                                  where.Field("tokens_per_image"),
+                                  "patch tokens per image (or image_size and patch_size)",
+                                  "nothing (field missing)");
+        }
+        e.outputTokensPerImage = OptionalNumber(
+            j, "output_tokens_per_image", e.tokensPerImage / (merge * merge), where, 1e-9, 1e12);
+    }
+    else
+    {
+        if (!FindField(j, "tokens_per_audio_second"))
+        {
+            throw ns3::InputError(where.file,
+                                  where.Field("tokens_per_audio_second"),
+                                  "encoder tokens per second of audio",
+                                  "nothing (field missing)");
+        }
+        e.tokensPerAudioSecond = OptionalNumber(j, "tokens_per_audio_second", 0, where, 1e-9, 1e9);
+        e.outputTokensPerAudioSecond = OptionalNumber(
+            j, "output_tokens_per_audio_second", e.tokensPerAudioSecond / merge, where, 1e-9, 1e9);
+    }
+    return e;
+}
+
+uint64_t
+EncoderSpec::LayerParams() const
+{
+    uint64_t h = hiddenSize;
+    return 4 * h * h + (gatedMlp ? 3 : 2) * h * intermediateSize + 2 * h;
+}
+
+double
+EncoderSpec::MergeFactor() const
+{
+    if (modality == "vision" && outputTokensPerImage > 0)
+    {
+        return tokensPerImage / outputTokensPerImage;
+    }
+    if (modality == "audio" && outputTokensPerAudioSecond > 0)
+    {
+        return tokensPerAudioSecond / outputTokensPerAudioSecond;
+    }
+    return 1.0;
+}
+
+uint64_t
+EncoderSpec::ProjectorParams() const
+{
+    return uint64_t(double(hiddenSize) * MergeFactor() * double(llmHiddenSize));
+}
+
+uint64_t
+EncoderSpec::TotalParams() const
+{
+    return uint64_t(numLayers) * LayerParams() + ProjectorParams();
+}
+
+double
+EncoderSpec::Flops(double tokens, double outputTokens) const
+{
+    double h = hiddenSize;
+    double perLayer = 2.0 * tokens * double(LayerParams()) + 4.0 * tokens * tokens * h;
+    return double(numLayers) * perLayer + 2.0 * outputTokens * double(ProjectorParams());
+}
+
+double
+EncoderSpec::FlopsPerImage() const
+{
+    return Flops(tokensPerImage, outputTokensPerImage);
+}
+
+double
+EncoderSpec::FlopsPerAudioSecond() const
+{
+    return Flops(tokensPerAudioSecond, outputTokensPerAudioSecond);
+}
+
+} // namespace fabricsim

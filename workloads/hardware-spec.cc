@@ -1,0 +1,297 @@
+#include "hardware-spec.h"
+
+#include "input-error.h"
+#include "json-read.h"
+
+#include <utility>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+/**
+ * (name, JSON) of every preset. Figures from vendor datasheets (dense, no sparsity) as collected
+ * in the reference table. price_per_hour is an ASSUMPTION: rounded 2025 on-demand prices per
+ * GPU-hour at GPU clouds; override it for real cost studies.
+ */
+std::vector<std::pair<std::string, json>>
+HardwarePresets()
+{
+    std::vector<std::pair<std::string, json>> p;
+    p.emplace_back("A100",
+                   json{{"peak_flops", {{"bf16", "312TFLOPS"}, {"fp16", "312TFLOPS"}}},
+                        {"hbm_capacity", "80GB"},
+                        {"hbm_bw", "2.039TB/s"},
+                        {"scale_up_bw", "300GB/s"},
+                        {"nic_bw", "200Gb/s"},
+                        {"price_per_hour", 1.8}});
+    p.emplace_back(
+        "H100",
+        json{{"peak_flops", {{"bf16", "989TFLOPS"}, {"fp16", "989TFLOPS"}, {"fp8", "1979TFLOPS"}}},
+             {"hbm_capacity", "80GB"},
+             {"hbm_bw", "3.35TB/s"},
+             {"scale_up_bw", "450GB/s"},
+             {"nic_bw", "400Gb/s"},
+             {"price_per_hour", 3.0}});
+    p.emplace_back(
+        "H200",
+        json{{"peak_flops", {{"bf16", "989TFLOPS"}, {"fp16", "989TFLOPS"}, {"fp8", "1979TFLOPS"}}},
+             {"hbm_capacity", "141GB"},
+             {"hbm_bw", "4.8TB/s"},
+             {"scale_up_bw", "450GB/s"},
+             {"nic_bw", "400Gb/s"},
+             {"price_per_hour", 3.8}});
+    // HBM bandwidth quoted 7.7-8 TB/s depending on SKU; NIC 400-800 Gb/s (HGX B200: 400G CX-7).
+    p.emplace_back("B200",
+                   json{{"peak_flops",
+                         {{"bf16", "2250TFLOPS"}, {"fp16", "2250TFLOPS"}, {"fp8", "4500TFLOPS"}}},
+                        {"hbm_capacity", "180GB"},
+                        {"hbm_bw", "8TB/s"},
+                        {"scale_up_bw", "900GB/s"},
+                        {"nic_bw", "400Gb/s"},
+                        {"price_per_hour", 5.5}});
+    // One GPU of a GB200 NVL72 rack: 72 GPUs share one NVLink domain at 900 GB/s each.
+    p.emplace_back("GB200",
+                   json{{"peak_flops",
+                         {{"bf16", "2500TFLOPS"}, {"fp16", "2500TFLOPS"}, {"fp8", "5000TFLOPS"}}},
+                        {"hbm_capacity", "186GB"},
+                        {"hbm_bw", "8TB/s"},
+                        {"scale_up_bw", "900GB/s"},
+                        {"nic_bw", "800Gb/s"},
+                        {"price_per_hour", 6.5}});
+    p.emplace_back("MI300X",
+                   json{{"peak_flops",
+                         {{"bf16", "1307TFLOPS"}, {"fp16", "1307TFLOPS"}, {"fp8", "2615TFLOPS"}}},
+                        {"hbm_capacity", "192GB"},
+                        {"hbm_bw", "5.3TB/s"},
+                        {"scale_up_bw", "448GB/s"},
+                        {"nic_bw", "400Gb/s"},
+                        {"price_per_hour", 2.5}});
+    return p;
+}
+
+/// Read the fields present in \p j into \p h (everything optional here; checked after).
+void
+ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
+{
+    const char* known[] = {"preset",
+                           "name",
+                           "peak_flops",
+                           "hbm_capacity",
+                           "hbm_bw",
+                           "eta_compute",
+                           "eta_memory",
+                           "launch_overhead",
+                           "scale_up_bw",
+                           "nic_bw",
+                           "price_per_hour"};
+    for (auto it = j.begin(); it != j.end(); ++it)
+    {
+        bool ok = false;
+        for (const char* k : known)
+        {
+            ok = ok || it.key() == k;
+        }
+        if (!ok)
+        {
+            throw ns3::InputError(w.file,
+                                  w.Field(it.key()),
+                                  "a hardware field (name, peak_flops, hbm_capacity, hbm_bw, "
+                                  "eta_compute, eta_memory, launch_overhead, scale_up_bw, "
+                                  "nic_bw, price_per_hour)",
+                                  "unknown field");
+        }
+    }
+    h.name = OptionalString(j, "name", h.name, w);
+    if (const json* pf = FindField(j, "peak_flops"))
+    {
+        if (!pf->is_object())
+        {
+            throw ns3::InputError(w.file,
+                                  w.Field("peak_flops"),
+                                  "an object of dtype -> rate, e.g. {\"bf16\": \"989TFLOPS\"}",
+                                  DescribeJson(*pf));
+        }
+        for (auto it = pf->begin(); it != pf->end(); ++it)
+        {
+            std::string field = w.Field("peak_flops") + "/" + it.key();
+            auto t = ParseDType(it.key());
+            if (!t)
+            {
+                throw ns3::InputError(
+                    w.file, field, "a dtype key (bf16, fp16, fp8, fp32)", "\"" + it.key() + "\"");
+            }
+            h.peakFlops[DTypeName(*t)] =
+                ReadQuantity(it.value(), UnitKind::FlopsPerSec, w.file, field);
+        }
+    }
+    if (const json* v = FindField(j, "hbm_capacity"))
+    {
+        h.hbmCapacityBytes = ReadQuantity(*v, UnitKind::Bytes, w.file, w.Field("hbm_capacity"));
+    }
+    if (const json* v = FindField(j, "hbm_bw"))
+    {
+        h.hbmBwBytesPerSec = ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("hbm_bw"));
+    }
+    h.etaCompute = OptionalNumber(j, "eta_compute", h.etaCompute, w, 0.01, 1.0);
+    h.etaMemory = OptionalNumber(j, "eta_memory", h.etaMemory, w, 0.01, 1.0);
+    if (const json* v = FindField(j, "launch_overhead"))
+    {
+        h.launchOverheadSec =
+            ReadQuantity(*v, UnitKind::Seconds, w.file, w.Field("launch_overhead"), true);
+    }
+    if (const json* v = FindField(j, "scale_up_bw"))
+    {
+        h.scaleUpBwBytesPerSec =
+            ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("scale_up_bw"), true);
+    }
+    if (const json* v = FindField(j, "nic_bw"))
+    {
+        h.nicBwBytesPerSec =
+            ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("nic_bw"), true);
+    }
+    h.pricePerHour = OptionalNumber(j, "price_per_hour", h.pricePerHour, w, 0.0, 1e6);
+}
+
+} // namespace
+
+HardwareSpec
+HardwareSpec::FromJson(const json& j, const std::string& file, const std::string& prefix)
+{
+    JsonWhere w{file, prefix};
+    if (!j.is_object())
+    {
+        throw ns3::InputError(file, prefix, "an accelerator object", DescribeJson(j));
+    }
+    HardwareSpec h;
+    if (FindField(j, "preset"))
+    {
+        std::string name = OptionalString(j, "preset", "", w);
+        try
+        {
+            h = Preset(name);
+        }
+        catch (const ns3::InputError& e)
+        {
+            throw ns3::InputError(file, w.Field("preset"), e.Expected(), e.Found());
+        }
+    }
+    ApplyFields(h, j, w);
+    if (h.peakFlops.count("bf16") == 0 && h.peakFlops.count("fp16") == 0)
+    {
+        throw ns3::InputError(file,
+                              w.Field("peak_flops") + "/bf16",
+                              "a 16-bit peak, e.g. \"989TFLOPS\"",
+                              "nothing (field missing)");
+    }
+    if (h.hbmCapacityBytes <= 0)
+    {
+        throw ns3::InputError(
+            file, w.Field("hbm_capacity"), "a size like \"80GB\"", "nothing (field missing)");
+    }
+    if (h.hbmBwBytesPerSec <= 0)
+    {
+        throw ns3::InputError(
+            file, w.Field("hbm_bw"), "a bandwidth like \"3.35TB/s\"", "nothing (field missing)");
+    }
+    if (h.name.empty())
+    {
+        h.name = "custom";
+    }
+    return h;
+}
+
+HardwareSpec
+HardwareSpec::Load(const json& v, const std::string& file, const std::string& field)
+{
+    if (v.is_string())
+    {
+        try
+        {
+            return Preset(v.get<std::string>());
+        }
+        catch (const ns3::InputError& e)
+        {
+            throw ns3::InputError(file, field, e.Expected(), e.Found());
+        }
+    }
+    return FromJson(v, file, field);
+}
+
+HardwareSpec
+HardwareSpec::Preset(const std::string& name)
+{
+    std::string list;
+    for (auto& [n, j] : HardwarePresets())
+    {
+        if (NormalizeName(n) == NormalizeName(name))
+        {
+            HardwareSpec h;
+            h.name = n;
+            ApplyFields(h, j, JsonWhere{"", "preset " + n});
+            return h;
+        }
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    throw ns3::InputError("", "preset", "one of " + list, "\"" + name + "\"");
+}
+
+std::vector<std::string>
+HardwareSpec::PresetNames()
+{
+    std::vector<std::string> names;
+    for (auto& [n, j] : HardwarePresets())
+    {
+        names.push_back(n);
+    }
+    return names;
+}
+
+double
+HardwareSpec::PeakFlops(DType t) const
+{
+    auto find = [this](const char* k)
+    {
+        auto it = peakFlops.find(k);
+        return it == peakFlops.end() ? 0.0 : it->second;
+    };
+    double bf16 = find("bf16");
+    double fp16 = find("fp16");
+    double half = bf16 > 0 ? bf16 : fp16;
+    switch (t)
+    {
+    case DType::Bf16:
+        return bf16 > 0 ? bf16 : fp16;
+    case DType::Fp16:
+        return fp16 > 0 ? fp16 : bf16;
+    case DType::Fp8:
+    {
+        double fp8 = find("fp8");
+        return fp8 > 0 ? fp8 : half;
+    }
+    case DType::Fp32:
+    {
+        double fp32 = find("fp32");
+        return fp32 > 0 ? fp32 : half / 2.0;
+    }
+    }
+    return half;
+}
+
+double
+HardwareSpec::EffectiveFlops(DType t) const
+{
+    return PeakFlops(t) * etaCompute;
+}
+
+double
+HardwareSpec::EffectiveHbmBw() const
+{
+    return hbmBwBytesPerSec * etaMemory;
+}
+
+} // namespace fabricsim

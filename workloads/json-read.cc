@@ -1,0 +1,220 @@
+#include "json-read.h"
+
+#include "input-error.h"
+
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+std::string
+JsonWhere::Field(const std::string& key) const
+{
+    return prefix.empty() ? key : prefix + "/" + key;
+}
+
+JsonWhere
+JsonWhere::Child(const std::string& key) const
+{
+    return JsonWhere{file, Field(key)};
+}
+
+std::string
+DescribeJson(const json& v)
+{
+    std::string text = v.dump();
+    if (text.size() > 60)
+    {
+        text = text.substr(0, 57) + "...";
+    }
+    return text + " (" + v.type_name() + ")";
+}
+
+const json*
+FindField(const json& obj, const std::string& key)
+{
+    if (!obj.is_object())
+    {
+        return nullptr;
+    }
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null())
+    {
+        return nullptr;
+    }
+    return &*it;
+}
+
+namespace
+{
+
+uint64_t
+ToUint(const json& v, const std::string& field, const JsonWhere& where, uint64_t min)
+{
+    std::string expected = "an integer >= " + std::to_string(min);
+    if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))
+    {
+        uint64_t x = v.get<uint64_t>();
+        if (x < min)
+        {
+            throw ns3::InputError(where.file, field, expected, DescribeJson(v));
+        }
+        return x;
+    }
+    if (v.is_number_float())
+    {
+        double d = v.get<double>();
+        if (std::isfinite(d) && d >= double(min) && d == std::floor(d) && d < 1.8e19)
+        {
+            return uint64_t(d);
+        }
+    }
+    throw ns3::InputError(where.file, field, expected, DescribeJson(v));
+}
+
+} // namespace
+
+uint64_t
+RequireUint(const json& obj, const std::string& key, const JsonWhere& where, uint64_t min)
+{
+    const json* v = FindField(obj, key);
+    if (!v)
+    {
+        throw ns3::InputError(where.file,
+                              where.Field(key),
+                              "an integer >= " + std::to_string(min),
+                              "nothing (field missing)");
+    }
+    return ToUint(*v, where.Field(key), where, min);
+}
+
+uint64_t
+OptionalUint(
+    const json& obj, const std::string& key, uint64_t def, const JsonWhere& where, uint64_t min)
+{
+    const json* v = FindField(obj, key);
+    return v ? ToUint(*v, where.Field(key), where, min) : def;
+}
+
+double
+OptionalNumber(const json& obj,
+               const std::string& key,
+               double def,
+               const JsonWhere& where,
+               double lo,
+               double hi)
+{
+    const json* v = FindField(obj, key);
+    if (!v)
+    {
+        return def;
+    }
+    std::ostringstream expected;
+    expected << "a number in [" << lo << ", " << hi << "]";
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo ||
+        v->get<double>() > hi)
+    {
+        throw ns3::InputError(where.file, where.Field(key), expected.str(), DescribeJson(*v));
+    }
+    return v->get<double>();
+}
+
+bool
+OptionalBool(const json& obj, const std::string& key, bool def, const JsonWhere& where)
+{
+    const json* v = FindField(obj, key);
+    if (!v)
+    {
+        return def;
+    }
+    if (!v->is_boolean())
+    {
+        throw ns3::InputError(where.file, where.Field(key), "true or false", DescribeJson(*v));
+    }
+    return v->get<bool>();
+}
+
+std::string
+OptionalString(const json& obj,
+               const std::string& key,
+               const std::string& def,
+               const JsonWhere& where)
+{
+    const json* v = FindField(obj, key);
+    if (!v)
+    {
+        return def;
+    }
+    if (!v->is_string())
+    {
+        throw ns3::InputError(where.file, where.Field(key), "a string", DescribeJson(*v));
+    }
+    return v->get<std::string>();
+}
+
+double
+ReadQuantity(
+    const json& v, UnitKind kind, const std::string& file, const std::string& field, bool allowZero)
+{
+    std::optional<double> x;
+    if (v.is_number())
+    {
+        x = v.get<double>();
+    }
+    else if (v.is_string())
+    {
+        x = ParseQuantity(v.get<std::string>(), kind);
+    }
+    if (!x || !std::isfinite(*x) || *x < 0 || (!allowZero && *x == 0))
+    {
+        std::string hint = UnitHint(kind);
+        hint += allowZero ? ", >= 0" : ", > 0";
+        throw ns3::InputError(file, field, hint, DescribeJson(v));
+    }
+    return *x;
+}
+
+json
+LoadJsonFile(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw ns3::InputError(path, "", "a readable JSON file", "no such file or not readable");
+    }
+    try
+    {
+        return json::parse(in);
+    }
+    catch (const json::parse_error& e)
+    {
+        throw ns3::InputError(path, "", "valid JSON", e.what());
+    }
+}
+
+std::string
+NormalizeName(const std::string& s)
+{
+    std::string base = s;
+    auto slash = base.rfind('/');
+    if (slash != std::string::npos)
+    {
+        base = base.substr(slash + 1);
+    }
+    std::string out;
+    for (unsigned char c : base)
+    {
+        if (std::isalnum(c))
+        {
+            out.push_back(char(std::tolower(c)));
+        }
+    }
+    return out;
+}
+
+} // namespace fabricsim

@@ -1,0 +1,99 @@
+/*
+ * Typed reads of JSON fields that fail with an ns3::InputError naming file, field, what was
+ * expected and what was found. Shared by the model / hardware / parallelism spec parsers.
+ */
+#ifndef FABRICSIM_WORKLOADS_JSON_READ_H
+#define FABRICSIM_WORKLOADS_JSON_READ_H
+
+#include "units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace fabricsim
+{
+
+/**
+ * \brief Where a JSON object came from: file name (may be empty for inline input) and the path
+ * of the object inside it (empty at the root, else like "model/encoder").
+ */
+struct JsonWhere
+{
+    std::string file;   //!< source file, "" for inline JSON
+    std::string prefix; //!< path of the object inside the file, "" at the root
+
+    /// Path of \p key inside this object, e.g. "model/encoder/hidden_size".
+    std::string Field(const std::string& key) const;
+    /// The location of the child object \p key.
+    JsonWhere Child(const std::string& key) const;
+};
+
+/**
+ * \brief Short description of a JSON value for the "found" part of an error.
+ */
+std::string DescribeJson(const nlohmann::json& v);
+
+/**
+ * \brief The field \p key of \p obj, or nullptr when absent or JSON null.
+ */
+const nlohmann::json* FindField(const nlohmann::json& obj, const std::string& key);
+
+/// Required integer >= \p min; InputError when missing, not an integer or too small.
+uint64_t RequireUint(const nlohmann::json& obj,
+                     const std::string& key,
+                     const JsonWhere& where,
+                     uint64_t min = 1);
+
+/// Optional integer >= \p min, \p def when absent or null.
+uint64_t OptionalUint(const nlohmann::json& obj,
+                      const std::string& key,
+                      uint64_t def,
+                      const JsonWhere& where,
+                      uint64_t min = 0);
+
+/// Optional number in [\p lo, \p hi], \p def when absent.
+double OptionalNumber(const nlohmann::json& obj,
+                      const std::string& key,
+                      double def,
+                      const JsonWhere& where,
+                      double lo,
+                      double hi);
+
+/// Optional boolean, \p def when absent.
+bool OptionalBool(const nlohmann::json& obj,
+                  const std::string& key,
+                  bool def,
+                  const JsonWhere& where);
+
+/// Optional string, \p def when absent.
+std::string OptionalString(const nlohmann::json& obj,
+                           const std::string& key,
+                           const std::string& def,
+                           const JsonWhere& where);
+
+/**
+ * \brief A quantity with units (see ParseQuantity) that must be finite and > 0 (>= 0 when
+ * \p allowZero); a JSON number is taken in base units.
+ */
+double ReadQuantity(const nlohmann::json& v,
+                    UnitKind kind,
+                    const std::string& file,
+                    const std::string& field,
+                    bool allowZero = false);
+
+/**
+ * \brief Parse a JSON file; InputError(path, "", ...) when unreadable or malformed.
+ */
+nlohmann::json LoadJsonFile(const std::string& path);
+
+/**
+ * \brief Lower-case \p s and drop everything but letters and digits, so that "Llama-3.1-405B",
+ * "llama_3.1_405b" and "LLAMA 3.1 405B" compare equal. A leading "org/" is dropped.
+ */
+std::string NormalizeName(const std::string& s);
+
+} // namespace fabricsim
+
+#endif

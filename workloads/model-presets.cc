@@ -1,0 +1,205 @@
+/*
+ * Built-in models, written as the config.json fields of the public HuggingFace checkpoints so
+ * that presets go through the same parser as user configs.
+ */
+#include "input-error.h"
+#include "json-read.h"
+#include "model-spec.h"
+
+#include <utility>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+/// (name, config.json) of every preset, in table order. Built on each call: no statics.
+std::vector<std::pair<std::string, json>>
+ModelPresets()
+{
+    std::vector<std::pair<std::string, json>> p;
+    p.emplace_back("Llama-3-8B",
+                   json{{"_name_or_path", "meta-llama/Meta-Llama-3-8B"},
+                        {"architectures", {"LlamaForCausalLM"}},
+                        {"model_type", "llama"},
+                        {"hidden_size", 4096},
+                        {"intermediate_size", 14336},
+                        {"num_hidden_layers", 32},
+                        {"num_attention_heads", 32},
+                        {"num_key_value_heads", 8},
+                        {"vocab_size", 128256},
+                        {"max_position_embeddings", 8192},
+                        {"rope_theta", 500000.0},
+                        {"rms_norm_eps", 1e-5},
+                        {"attention_bias", false},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
+    p.emplace_back("Llama-3-70B",
+                   json{{"_name_or_path", "meta-llama/Meta-Llama-3-70B"},
+                        {"architectures", {"LlamaForCausalLM"}},
+                        {"model_type", "llama"},
+                        {"hidden_size", 8192},
+                        {"intermediate_size", 28672},
+                        {"num_hidden_layers", 80},
+                        {"num_attention_heads", 64},
+                        {"num_key_value_heads", 8},
+                        {"vocab_size", 128256},
+                        {"max_position_embeddings", 8192},
+                        {"rope_theta", 500000.0},
+                        {"rms_norm_eps", 1e-5},
+                        {"attention_bias", false},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
+    p.emplace_back("Llama-3.1-405B",
+                   json{{"_name_or_path", "meta-llama/Llama-3.1-405B"},
+                        {"architectures", {"LlamaForCausalLM"}},
+                        {"model_type", "llama"},
+                        {"hidden_size", 16384},
+                        {"intermediate_size", 53248},
+                        {"num_hidden_layers", 126},
+                        {"num_attention_heads", 128},
+                        {"num_key_value_heads", 8},
+                        {"vocab_size", 128256},
+                        {"max_position_embeddings", 131072},
+                        {"rope_theta", 500000.0},
+                        {"rms_norm_eps", 1e-5},
+                        {"attention_bias", false},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
+    p.emplace_back("Mixtral-8x7B",
+                   json{{"_name_or_path", "mistralai/Mixtral-8x7B-v0.1"},
+                        {"architectures", {"MixtralForCausalLM"}},
+                        {"model_type", "mixtral"},
+                        {"hidden_size", 4096},
+                        {"intermediate_size", 14336},
+                        {"num_hidden_layers", 32},
+                        {"num_attention_heads", 32},
+                        {"num_key_value_heads", 8},
+                        {"num_local_experts", 8},
+                        {"num_experts_per_tok", 2},
+                        {"vocab_size", 32000},
+                        {"max_position_embeddings", 32768},
+                        {"rope_theta", 1e6},
+                        {"rms_norm_eps", 1e-5},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
+    p.emplace_back("Qwen3-30B-A3B",
+                   json{{"_name_or_path", "Qwen/Qwen3-30B-A3B"},
+                        {"architectures", {"Qwen3MoeForCausalLM"}},
+                        {"model_type", "qwen3_moe"},
+                        {"hidden_size", 2048},
+                        {"intermediate_size", 6144},
+                        {"moe_intermediate_size", 768},
+                        {"num_hidden_layers", 48},
+                        {"num_attention_heads", 32},
+                        {"num_key_value_heads", 4},
+                        {"head_dim", 128},
+                        {"num_experts", 128},
+                        {"num_experts_per_tok", 8},
+                        {"decoder_sparse_step", 1},
+                        {"mlp_only_layers", json::array()},
+                        {"norm_topk_prob", true},
+                        {"vocab_size", 151936},
+                        {"max_position_embeddings", 40960},
+                        {"rope_theta", 1e6},
+                        {"rms_norm_eps", 1e-6},
+                        {"attention_bias", false},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
+    p.emplace_back("Qwen3-235B-A22B",
+                   json{{"_name_or_path", "Qwen/Qwen3-235B-A22B"},
+                        {"architectures", {"Qwen3MoeForCausalLM"}},
+                        {"model_type", "qwen3_moe"},
+                        {"hidden_size", 4096},
+                        {"intermediate_size", 12288},
+                        {"moe_intermediate_size", 1536},
+                        {"num_hidden_layers", 94},
+                        {"num_attention_heads", 64},
+                        {"num_key_value_heads", 4},
+                        {"head_dim", 128},
+                        {"num_experts", 128},
+                        {"num_experts_per_tok", 8},
+                        {"decoder_sparse_step", 1},
+                        {"mlp_only_layers", json::array()},
+                        {"norm_topk_prob", true},
+                        {"vocab_size", 151936},
+                        {"max_position_embeddings", 40960},
+                        {"rope_theta", 1e6},
+                        {"rms_norm_eps", 1e-6},
+                        {"attention_bias", false},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
+    // The checkpoint ships fp8 (e4m3, 128x128 blocks) weights; activations and KV stay bf16.
+    // num_nextn_predict_layers (the MTP module, 14 B) is not part of the 671 B main model.
+    p.emplace_back("DeepSeek-V3",
+                   json{{"_name_or_path", "deepseek-ai/DeepSeek-V3"},
+                        {"architectures", {"DeepseekV3ForCausalLM"}},
+                        {"model_type", "deepseek_v3"},
+                        {"hidden_size", 7168},
+                        {"intermediate_size", 18432},
+                        {"moe_intermediate_size", 2048},
+                        {"num_hidden_layers", 61},
+                        {"num_attention_heads", 128},
+                        {"num_key_value_heads", 128},
+                        {"n_routed_experts", 256},
+                        {"n_shared_experts", 1},
+                        {"num_experts_per_tok", 8},
+                        {"first_k_dense_replace", 3},
+                        {"moe_layer_freq", 1},
+                        {"n_group", 8},
+                        {"topk_group", 4},
+                        {"topk_method", "noaux_tc"},
+                        {"routed_scaling_factor", 2.5},
+                        {"kv_lora_rank", 512},
+                        {"q_lora_rank", 1536},
+                        {"qk_rope_head_dim", 64},
+                        {"qk_nope_head_dim", 128},
+                        {"v_head_dim", 128},
+                        {"num_nextn_predict_layers", 1},
+                        {"vocab_size", 129280},
+                        {"max_position_embeddings", 163840},
+                        {"rms_norm_eps", 1e-6},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"},
+                        {"quantization_config",
+                         {{"quant_method", "fp8"},
+                          {"fmt", "e4m3"},
+                          {"activation_scheme", "dynamic"},
+                          {"weight_block_size", {128, 128}}}}});
+    return p;
+}
+
+} // namespace
+
+std::vector<std::string>
+ModelSpec::PresetNames()
+{
+    std::vector<std::string> names;
+    for (const auto& [n, c] : ModelPresets())
+    {
+        names.push_back(n);
+    }
+    return names;
+}
+
+json
+ModelSpec::PresetConfig(const std::string& name)
+{
+    std::string list;
+    for (auto& [n, c] : ModelPresets())
+    {
+        if (NormalizeName(n) == NormalizeName(name))
+        {
+            json out = c;
+            out["name"] = n;
+            return out;
+        }
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    throw ns3::InputError("", "preset", "one of " + list, "\"" + name + "\"");
+}
+
+} // namespace fabricsim

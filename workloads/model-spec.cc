@@ -1,0 +1,530 @@
+#include "model-spec.h"
+
+#include "input-error.h"
+#include "json-read.h"
+
+#include <algorithm>
+#include <fstream>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+/// A dtype field (string); \p def when absent.
+DType
+ReadDType(const json& c, const std::string& key, DType def, const JsonWhere& w)
+{
+    const json* v = FindField(c, key);
+    if (!v)
+    {
+        return def;
+    }
+    std::optional<DType> t = v->is_string() ? ParseDType(v->get<std::string>()) : std::nullopt;
+    if (!t)
+    {
+        throw ns3::InputError(w.file,
+                              w.Field(key),
+                              "a dtype (bfloat16, float16, float32, float8_e4m3fn, fp8)",
+                              DescribeJson(*v));
+    }
+    return *t;
+}
+
+/// The MoE block, or nothing for a dense model.
+std::optional<MoeSpec>
+ReadMoe(const json& c, uint32_t layers, uint32_t hidden, const JsonWhere& w)
+{
+    const char* expertKey = nullptr;
+    for (const char* k : {"n_routed_experts", "num_experts", "num_local_experts"})
+    {
+        if (FindField(c, k) && OptionalUint(c, k, 0, w) > 0)
+        {
+            expertKey = k;
+            break;
+        }
+    }
+    if (!expertKey)
+    {
+        return std::nullopt;
+    }
+    MoeSpec m;
+    m.numExperts = uint32_t(RequireUint(c, expertKey, w));
+    m.topK = uint32_t(RequireUint(c, "num_experts_per_tok", w));
+    if (m.topK > m.numExperts)
+    {
+        throw ns3::InputError(w.file,
+                              w.Field("num_experts_per_tok"),
+                              "at most " + std::string(expertKey) + " = " +
+                                  std::to_string(m.numExperts),
+                              std::to_string(m.topK));
+    }
+    if (FindField(c, "moe_intermediate_size"))
+    {
+        m.expertIntermediate = uint32_t(RequireUint(c, "moe_intermediate_size", w));
+    }
+    else
+    {
+        m.expertIntermediate = uint32_t(RequireUint(c, "intermediate_size", w));
+    }
+    m.numSharedExperts = uint32_t(OptionalUint(c, "n_shared_experts", 0, w));
+    m.sharedIntermediate = uint64_t(m.numSharedExperts) * m.expertIntermediate;
+    uint64_t qwenShared = OptionalUint(c, "shared_expert_intermediate_size", 0, w);
+    if (qwenShared > 0)
+    {
+        m.sharedIntermediate += qwenShared;
+        m.sharedExpertGate = true;
+    }
+    // DeepSeek: MoE from layer first_k_dense_replace on, every moe_layer_freq-th layer.
+    uint64_t firstDense = OptionalUint(c, "first_k_dense_replace", 0, w);
+    uint64_t freq = OptionalUint(c, "moe_layer_freq", 1, w, 1);
+    // Qwen: MoE every decoder_sparse_step-th layer (1-based), except mlp_only_layers.
+    uint64_t step = OptionalUint(c, "decoder_sparse_step", 1, w, 1);
+    std::vector<bool> mlpOnly(layers, false);
+    if (const json* v = FindField(c, "mlp_only_layers"))
+    {
+        if (!v->is_array())
+        {
+            throw ns3::InputError(
+                w.file, w.Field("mlp_only_layers"), "an array of layer indices", DescribeJson(*v));
+        }
+        for (size_t i = 0; i < v->size(); ++i)
+        {
+            const json& e = (*v)[i];
+            if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() >= layers)
+            {
+                throw ns3::InputError(w.file,
+                                      w.Field("mlp_only_layers") + "/" + std::to_string(i),
+                                      "a layer index in [0, " + std::to_string(layers) + ")",
+                                      DescribeJson(e));
+            }
+            mlpOnly[size_t(e.get<int64_t>())] = true;
+        }
+    }
+    m.moeLayer.resize(layers);
+    for (uint32_t l = 0; l < layers; ++l)
+    {
+        m.moeLayer[l] = l >= firstDense && l % freq == 0 && (l + 1) % step == 0 && !mlpOnly[l];
+    }
+    (void) hidden;
+    return m;
+}
+
+/// The directory part of \p file ("" when none).
+std::string
+DirOf(const std::string& file)
+{
+    auto slash = file.rfind('/');
+    return slash == std::string::npos ? "" : file.substr(0, slash + 1);
+}
+
+} // namespace
+
+ModelSpec
+ModelSpec::FromConfig(const json& c, const std::string& file, const std::string& prefix)
+{
+    JsonWhere w{file, prefix};
+    if (!c.is_object())
+    {
+        throw ns3::InputError(file, prefix, "a config.json object", DescribeJson(c));
+    }
+    ModelSpec m;
+    m.modelType = OptionalString(c, "model_type", "", w);
+    m.hiddenSize = uint32_t(RequireUint(c, "hidden_size", w));
+    m.numLayers = uint32_t(RequireUint(c, "num_hidden_layers", w));
+    m.numHeads = uint32_t(RequireUint(c, "num_attention_heads", w));
+    m.numKvHeads = uint32_t(OptionalUint(c, "num_key_value_heads", m.numHeads, w, 1));
+    m.vocabSize = uint32_t(RequireUint(c, "vocab_size", w));
+    m.tieWordEmbeddings = OptionalBool(c, "tie_word_embeddings", false, w);
+
+    if (FindField(c, "kv_lora_rank"))
+    {
+        m.attention = AttentionKind::Mla;
+        m.mla.kvLoraRank = uint32_t(RequireUint(c, "kv_lora_rank", w));
+        m.mla.qLoraRank = uint32_t(OptionalUint(c, "q_lora_rank", 0, w));
+        m.mla.qkRopeHeadDim = uint32_t(RequireUint(c, "qk_rope_head_dim", w));
+        m.mla.qkNopeHeadDim = uint32_t(RequireUint(c, "qk_nope_head_dim", w));
+        m.mla.vHeadDim = uint32_t(RequireUint(c, "v_head_dim", w));
+        m.headDim = m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim;
+    }
+    else
+    {
+        if (m.numHeads % m.numKvHeads != 0)
+        {
+            throw ns3::InputError(file,
+                                  w.Field("num_key_value_heads"),
+                                  "a divisor of num_attention_heads " + std::to_string(m.numHeads),
+                                  std::to_string(m.numKvHeads));
+        }
+        if (FindField(c, "head_dim"))
+        {
+            m.headDim = uint32_t(RequireUint(c, "head_dim", w));
+        }
+        else if (m.hiddenSize % m.numHeads != 0)
+        {
+            throw ns3::InputError(file,
+                                  w.Field("head_dim"),
+                                  "head_dim (hidden_size " + std::to_string(m.hiddenSize) +
+                                      " is not a multiple of num_attention_heads)",
+                                  "nothing (field missing)");
+        }
+        else
+        {
+            m.headDim = m.hiddenSize / m.numHeads;
+        }
+    }
+
+    bool qwen2 = m.modelType.rfind("qwen2", 0) == 0;
+    bool attentionBias = OptionalBool(c, "attention_bias", false, w);
+    m.qkvBias = attentionBias || qwen2;
+    m.outBias = attentionBias;
+    m.qkNorm = OptionalBool(c, "qk_norm", m.modelType.rfind("qwen3", 0) == 0, w);
+
+    m.moe = ReadMoe(c, m.numLayers, m.hiddenSize, w);
+    bool anyDense = !m.moe || m.NumMoeLayers() < m.numLayers;
+    if (anyDense)
+    {
+        m.intermediateSize = uint32_t(RequireUint(c, "intermediate_size", w));
+    }
+    else
+    {
+        m.intermediateSize = uint32_t(OptionalUint(c, "intermediate_size", 0, w));
+    }
+
+    std::string dtypeKey = FindField(c, "torch_dtype") ? "torch_dtype" : "dtype";
+    DType base = ReadDType(c, dtypeKey, DType::Bf16, w);
+    if (base == DType::Fp8)
+    {
+        // An fp8 checkpoint still computes activations and the KV cache in 16 bit by default.
+        m.weightDtype = DType::Fp8;
+        base = DType::Bf16;
+    }
+    else
+    {
+        m.weightDtype = base;
+    }
+    if (const json* q = FindField(c, "quantization_config"))
+    {
+        if (q->is_object() && q->value("quant_method", "") == "fp8")
+        {
+            m.weightDtype = DType::Fp8;
+        }
+    }
+    m.activationDtype = base;
+    m.kvCacheDtype = base;
+    m.weightDtype = ReadDType(c, "weight_dtype", m.weightDtype, w);
+    m.activationDtype = ReadDType(c, "activation_dtype", m.activationDtype, w);
+    m.kvCacheDtype = ReadDType(c, "kv_cache_dtype", m.kvCacheDtype, w);
+
+    if (const json* e = FindField(c, "encoder"))
+    {
+        m.encoder = EncoderSpec::FromJson(*e, w.Child("encoder"));
+        m.encoder->llmHiddenSize = m.hiddenSize;
+    }
+
+    m.name = OptionalString(c, "name", "", w);
+    if (m.name.empty())
+    {
+        m.name = OptionalString(c, "_name_or_path", "", w);
+    }
+    if (m.name.empty())
+    {
+        const json* a = FindField(c, "architectures");
+        if (a && a->is_array() && !a->empty() && (*a)[0].is_string())
+        {
+            m.name = (*a)[0].get<std::string>();
+        }
+    }
+    if (m.name.empty())
+    {
+        m.name = file.empty() ? "custom" : file;
+    }
+    return m;
+}
+
+ModelSpec
+ModelSpec::FromFile(const std::string& path)
+{
+    return FromConfig(LoadJsonFile(path), path);
+}
+
+ModelSpec
+ModelSpec::Preset(const std::string& name)
+{
+    return FromConfig(PresetConfig(name), "", "preset " + name);
+}
+
+ModelSpec
+ModelSpec::Load(const json& v, const std::string& file, const std::string& field)
+{
+    JsonWhere w{file, field};
+    if (v.is_string())
+    {
+        std::string s = v.get<std::string>();
+        auto names = PresetNames();
+        for (const auto& n : names)
+        {
+            if (NormalizeName(n) == NormalizeName(s))
+            {
+                return Preset(n);
+            }
+        }
+        std::string path = (!s.empty() && s[0] != '/') ? DirOf(file) + s : s;
+        if (std::ifstream(path).good())
+        {
+            return FromFile(path);
+        }
+        std::string list;
+        for (const auto& n : names)
+        {
+            list += (list.empty() ? "" : ", ") + n;
+        }
+        throw ns3::InputError(file,
+                              field,
+                              "a model preset (" + list + ") or a path to a config.json",
+                              "\"" + s + "\"");
+    }
+    if (!v.is_object())
+    {
+        throw ns3::InputError(file, field, "a preset name, a path or an object", DescribeJson(v));
+    }
+    if (FindField(v, "preset") || FindField(v, "config"))
+    {
+        bool isPreset = FindField(v, "preset") != nullptr;
+        const char* key = isPreset ? "preset" : "config";
+        std::string ref = OptionalString(v, key, "", w);
+        json base;
+        std::string baseFile = file;
+        if (isPreset)
+        {
+            try
+            {
+                base = PresetConfig(ref);
+            }
+            catch (const ns3::InputError& e)
+            {
+                throw ns3::InputError(file, w.Field(key), e.Expected(), e.Found());
+            }
+        }
+        else
+        {
+            baseFile = (!ref.empty() && ref[0] != '/') ? DirOf(file) + ref : ref;
+            base = LoadJsonFile(baseFile);
+        }
+        json overrides = v;
+        overrides.erase(key);
+        base.merge_patch(overrides);
+        return FromConfig(base, file, field);
+    }
+    return FromConfig(v, file, field);
+}
+
+bool
+ModelSpec::IsMoeLayer(uint32_t layer) const
+{
+    return moe && layer < moe->moeLayer.size() && moe->moeLayer[layer];
+}
+
+uint32_t
+ModelSpec::NumMoeLayers() const
+{
+    return moe ? uint32_t(std::count(moe->moeLayer.begin(), moe->moeLayer.end(), true)) : 0;
+}
+
+uint32_t
+ModelSpec::QkHeadDim() const
+{
+    return attention == AttentionKind::Mla ? mla.qkNopeHeadDim + mla.qkRopeHeadDim : headDim;
+}
+
+uint32_t
+ModelSpec::VHeadDim() const
+{
+    return attention == AttentionKind::Mla ? mla.vHeadDim : headDim;
+}
+
+uint64_t
+ModelSpec::AttentionParams() const
+{
+    uint64_t h = hiddenSize;
+    uint64_t nh = numHeads;
+    if (attention == AttentionKind::Mla)
+    {
+        uint64_t qk = QkHeadDim();
+        uint64_t q = mla.qLoraRank > 0
+                         ? h * mla.qLoraRank + mla.qLoraRank + uint64_t(mla.qLoraRank) * nh * qk
+                         : h * nh * qk;
+        uint64_t kvA = h * (mla.kvLoraRank + mla.qkRopeHeadDim) + mla.kvLoraRank;
+        uint64_t kvB = uint64_t(mla.kvLoraRank) * nh * (mla.qkNopeHeadDim + mla.vHeadDim);
+        uint64_t o = nh * mla.vHeadDim * h;
+        return q + kvA + kvB + o;
+    }
+    uint64_t d = headDim;
+    uint64_t qkvOut = (nh + 2 * uint64_t(numKvHeads)) * d;
+    uint64_t p = h * qkvOut + nh * d * h;
+    if (qkvBias)
+    {
+        p += qkvOut;
+    }
+    if (outBias)
+    {
+        p += h;
+    }
+    if (qkNorm)
+    {
+        p += 2 * d;
+    }
+    return p;
+}
+
+uint64_t
+ModelSpec::LayerNormParams() const
+{
+    return 2 * uint64_t(hiddenSize);
+}
+
+uint64_t
+ModelSpec::DenseMlpParams() const
+{
+    return 3 * uint64_t(hiddenSize) * intermediateSize;
+}
+
+uint64_t
+ModelSpec::ExpertParams() const
+{
+    return moe ? 3 * uint64_t(hiddenSize) * moe->expertIntermediate : 0;
+}
+
+uint64_t
+ModelSpec::ExpertsParams() const
+{
+    return moe ? uint64_t(moe->numExperts) * ExpertParams() : 0;
+}
+
+uint64_t
+ModelSpec::SharedExpertParams() const
+{
+    if (!moe)
+    {
+        return 0;
+    }
+    return 3 * uint64_t(hiddenSize) * moe->sharedIntermediate +
+           (moe->sharedExpertGate ? hiddenSize : 0);
+}
+
+uint64_t
+ModelSpec::RouterParams() const
+{
+    return moe ? uint64_t(hiddenSize) * moe->numExperts : 0;
+}
+
+uint64_t
+ModelSpec::LayerParams(uint32_t layer) const
+{
+    uint64_t p = AttentionParams() + LayerNormParams();
+    if (IsMoeLayer(layer))
+    {
+        return p + RouterParams() + ExpertsParams() + SharedExpertParams();
+    }
+    return p + DenseMlpParams();
+}
+
+uint64_t
+ModelSpec::LayerActiveParams(uint32_t layer) const
+{
+    uint64_t p = AttentionParams() + LayerNormParams();
+    if (IsMoeLayer(layer))
+    {
+        return p + RouterParams() + uint64_t(moe->topK) * ExpertParams() + SharedExpertParams();
+    }
+    return p + DenseMlpParams();
+}
+
+uint64_t
+ModelSpec::EmbeddingParams() const
+{
+    return uint64_t(vocabSize) * hiddenSize;
+}
+
+uint64_t
+ModelSpec::LmHeadParams() const
+{
+    return tieWordEmbeddings ? 0 : uint64_t(vocabSize) * hiddenSize;
+}
+
+uint64_t
+ModelSpec::FinalNormParams() const
+{
+    return hiddenSize;
+}
+
+uint64_t
+ModelSpec::TotalParams() const
+{
+    uint64_t p = EmbeddingParams() + LmHeadParams() + FinalNormParams();
+    for (uint32_t l = 0; l < numLayers; ++l)
+    {
+        p += LayerParams(l);
+    }
+    return p;
+}
+
+uint64_t
+ModelSpec::ActiveParams() const
+{
+    uint64_t p = EmbeddingParams() + LmHeadParams() + FinalNormParams();
+    for (uint32_t l = 0; l < numLayers; ++l)
+    {
+        p += LayerActiveParams(l);
+    }
+    return p;
+}
+
+double
+ModelSpec::WeightBytes() const
+{
+    return double(TotalParams()) * DTypeBytes(weightDtype);
+}
+
+double
+ModelSpec::KvBytesPerTokenPerLayer() const
+{
+    double b = DTypeBytes(kvCacheDtype);
+    if (attention == AttentionKind::Mla)
+    {
+        return double(mla.kvLoraRank + mla.qkRopeHeadDim) * b;
+    }
+    return 2.0 * numKvHeads * headDim * b;
+}
+
+double
+ModelSpec::KvBytesPerToken() const
+{
+    return double(numLayers) * KvBytesPerTokenPerLayer();
+}
+
+uint32_t
+ModelSpec::KvHeadsPerRank(uint32_t tp) const
+{
+    if (attention == AttentionKind::Mla)
+    {
+        return 1;
+    }
+    uint32_t shards = std::max<uint32_t>(1, std::min(tp, numKvHeads));
+    return (numKvHeads + shards - 1) / shards;
+}
+
+double
+ModelSpec::KvBytesPerTokenPerRank(uint32_t tp) const
+{
+    if (attention == AttentionKind::Mla)
+    {
+        return KvBytesPerToken();
+    }
+    return KvBytesPerToken() / double(std::max<uint32_t>(1, std::min(tp, numKvHeads)));
+}
+
+} // namespace fabricsim

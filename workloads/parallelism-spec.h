@@ -1,0 +1,94 @@
+/*
+ * How a model is split over ranks: tensor, pipeline, expert and data parallelism.
+ */
+#ifndef FABRICSIM_WORKLOADS_PARALLELISM_SPEC_H
+#define FABRICSIM_WORKLOADS_PARALLELISM_SPEC_H
+
+#include "model-spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/**
+ * \brief What a pipeline stage sends to the next one per step.
+ */
+enum class PpSendFlavor
+{
+    Megatron, //!< hidden states only: T H b
+    Vllm      //!< hidden states and residual: 2 T H b
+};
+
+/**
+ * \brief Parallel layout of one model replica set.
+ *
+ * Ranks: world = tp x pp x dp. Within a PP stage, tp ranks run attention on one batch (one
+ * "attention group"); dp groups run separate batches. MoE layers:
+ *  - ep = 1: every rank holds all experts, each sharded over tp (like a dense MLP);
+ *  - ep > 1: each expert lives whole on one rank (expert tensor parallelism 1) and the E
+ *    experts are spread over ep ranks; without dp_attention ep must equal tp (EP inside one
+ *    attention group); with dp_attention ep must be tp x m with m dividing dp (the EP group
+ *    spans m attention groups, which run the MoE layers in lock step, as vLLM / SGLang DP
+ *    attention). Replicas of the expert set: (tp x dp) / ep.
+ *
+ * JSON: {"tp": 8, "pp": 1, "ep": 1, "dp": 1, "dp_attention": false,
+ *        "sequence_parallel": false, "pp_send": "megatron" | "vllm", "pp_layers": [..]}
+ * (all optional, default 1 / false / "megatron" / even split).
+ */
+struct ParallelismSpec
+{
+    uint32_t tp = 1;               //!< tensor-parallel size
+    uint32_t pp = 1;               //!< pipeline stages
+    uint32_t ep = 1;               //!< expert-parallel size (MoE)
+    uint32_t dp = 1;               //!< data-parallel attention groups per stage
+    bool dpAttention = false;      //!< MoE layers shared across dp groups (EP over tp x dp)
+    bool sequenceParallel = false; //!< TP all-reduce as reduce-scatter + all-gather
+    PpSendFlavor ppSend = PpSendFlavor::Megatron; //!< bytes sent between stages
+    std::vector<uint32_t> ppLayers; //!< explicit layers per stage (empty: default split)
+
+    /// Parse (no model checks; call Validate). Errors name \p file and \p prefix.
+    static ParallelismSpec FromJson(const nlohmann::json& j,
+                                    const std::string& file = "",
+                                    const std::string& prefix = "parallelism");
+
+    /**
+     * \brief Check the layout against \p model: tp divides n_h; n_kv and tp divide one another
+     * (GQA); tp divides I (dense) and I_e (MoE with ep = 1); pp <= L and an explicit pp_layers
+     * sums to L; ep > 1 needs an MoE model, ep divides E and follows the rule in the class
+     * comment; dp_attention needs an MoE model. InputError naming the field otherwise.
+     */
+    void Validate(const ModelSpec& model,
+                  const std::string& file = "",
+                  const std::string& prefix = "parallelism") const;
+
+    /// tp x pp x dp.
+    uint32_t WorldSize() const;
+
+    /**
+     * \brief Layers of each stage. Explicit ppLayers if given; else L / pp each with the
+     * L mod pp extra layers going one each to the stages just before the last (the last stage
+     * also runs the LM head), as vLLM's get_pp_indices.
+     */
+    std::vector<uint32_t> LayersPerStage(const ModelSpec& model) const;
+
+    /// First layer index of \p stage.
+    uint32_t FirstLayer(const ModelSpec& model, uint32_t stage) const;
+
+    /// Experts per EP rank: E / ep (all E when ep = 1).
+    uint32_t ExpertsPerRank(const ModelSpec& model) const;
+
+    /// Tensor split of each expert: tp when ep = 1, else 1.
+    uint32_t ExpertTp() const;
+
+    /// Attention groups whose tokens meet in one EP group: ep / tp when ep > 1, else 1.
+    uint32_t AttentionGroupsPerEpGroup() const;
+};
+
+} // namespace fabricsim
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * Quantities with units as users write them in JSON: "80GB", "3.35TB/s", "400Gb/s", "989TFLOPS",
+ * "3us".
+ */
+#ifndef FABRICSIM_WORKLOADS_UNITS_H
+#define FABRICSIM_WORKLOADS_UNITS_H
+
+#include <optional>
+#include <string>
+
+namespace fabricsim
+{
+
+/**
+ * \brief What a quantity measures; decides the accepted units and the base unit returned.
+ */
+enum class UnitKind
+{
+    Bytes,       //!< base: bytes. B, KB, MB, GB, TB (1e3 steps), KiB, MiB, GiB, TiB (2^10 steps)
+    BytesPerSec, //!< base: bytes/s. GB/s, TB/s, ... and bit rates b/s, Gb/s, Gbps, Tbps (÷ 8)
+    FlopsPerSec, //!< base: FLOP/s. FLOPS, GFLOPS, TFLOPS, PFLOPS (also "TFLOP/s")
+    Seconds      //!< base: seconds. s, ms, us, ns, ps
+};
+
+/**
+ * \brief Parse "number[ ]unit" into the base unit of \p kind. A bare number is taken as already
+ * in the base unit. Prefixes k/K, M, G, T, P are decimal; Ki, Mi, Gi, Ti are binary (bytes only).
+ * In rates, an upper-case "B" means bytes and a lower-case "b" bits.
+ * \return the value in base units, or nothing when the text does not parse or the unit is wrong.
+ */
+std::optional<double> ParseQuantity(const std::string& text, UnitKind kind);
+
+/**
+ * \brief Name of the base unit of \p kind and an example, for error messages.
+ */
+std::string UnitHint(UnitKind kind);
+
+} // namespace fabricsim
+
+#endif
