@@ -1,0 +1,199 @@
+#include "roofline.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace fabricsim;
+
+namespace
+{
+
+ParallelismSpec
+Tp(uint32_t tp)
+{
+    ParallelismSpec p;
+    p.tp = tp;
+    return p;
+}
+
+} // namespace
+
+// Llama-3-70B decode, batch 64 (128 cached tokens each), TP 8 on H100: memory bound, and the
+// step takes weight bytes per GPU / (HBM bw x eta_m) plus the launch overheads.
+TEST(Roofline, Llama70bDecodeIsWeightBandwidthBound)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-70B");
+    HardwareSpec h = HardwareSpec::Preset("H100");
+    Roofline r(m, h, Tp(8));
+    auto ops = r.StepOps(StepBatch::Decode(64, 128));
+    double weights = 0;
+    uint32_t kernels = 0;
+    for (const auto& op : ops)
+    {
+        EXPECT_TRUE(op.MemoryBound()) << OpKindName(op.kind) << " layer " << op.layer;
+        weights += op.weightBytes;
+        kernels += op.kernels;
+    }
+    ASSERT_EQ(ops.size(), 1 + 80 * 4 + 1u);
+    // Weights one GPU reads: its 1/8 of each layer (1 of 8 KV heads) and of the LM head, the
+    // norms, and 64/8 embedding rows on average.
+    double layer = 8192.0 * (8 + 2) * 128 + 8.0 * 128 * 8192 + 3.0 * 8192 * 28672 / 8 + 2 * 8192;
+    double expectWeights = 2.0 * (80 * layer + 128256.0 * 8192 / 8 + 8192 + 64.0 * 8192 / 8);
+    EXPECT_NEAR(weights / expectWeights, 1.0, 1e-12);
+    double ideal = expectWeights / (3.35e12 * 0.85) * 1e9 + kernels * 3000.0;
+    double total = Roofline::TotalTimeNs(ops);
+    EXPECT_GE(total, ideal);
+    EXPECT_LT(total / ideal, 1.04); // KV reads (1.4%) and activations (2%) on top
+    double bytes = 0;
+    for (const auto& op : ops)
+    {
+        bytes += op.Bytes();
+    }
+    EXPECT_NEAR(total, bytes / (3.35e12 * 0.85) * 1e9 + kernels * 3000.0, 1e-6);
+    EXPECT_NEAR(total / 1e6, 8.56, 0.05); // 6.1 ms of weights + 2.2 ms of launches + KV
+}
+
+TEST(Roofline, AttentionFlopsAndKvBytes)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-70B");
+    Roofline r(m, HardwareSpec::Preset("H100"), Tp(8));
+    StepBatch b;
+    b.sequences = {SequenceWork{1, 1000, true}, SequenceWork{512, 0, false}};
+    auto ops = r.LayerOps(0, b);
+    ASSERT_EQ(ops[1].kind, OpKind::Attention);
+    double flops = 4.0 * 8 * 128 * (1 * (1000 + 1.0) + 512 * (0 + 513 / 2.0));
+    EXPECT_DOUBLE_EQ(ops[1].flops, flops);
+    // KV: read c and write q tokens, 2 x 1 head x 128 x 2 B per token on this rank.
+    EXPECT_DOUBLE_EQ(ops[1].kvBytes, (1001.0 + 512) * 512);
+    // MLA: the latent cache is read whole by every TP rank.
+    ModelSpec ds = ModelSpec::Preset("DeepSeek-V3");
+    ParallelismSpec p = Tp(8);
+    Roofline rd(ds, HardwareSpec::Preset("H200"), p);
+    auto dsOps = rd.LayerOps(0, StepBatch::Decode(1, 4095));
+    EXPECT_DOUBLE_EQ(dsOps[1].kvBytes, 4096.0 * 576 * 2);
+    EXPECT_DOUBLE_EQ(dsOps[1].flops, 2.0 * 16 * (192 + 128) * 1 * (4095 + 1));
+}
+
+TEST(Roofline, PrefillGemmsAreComputeBound)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-70B");
+    HardwareSpec h = HardwareSpec::Preset("H100");
+    Roofline r(m, h, Tp(8));
+    auto ops = r.LayerOps(10, StepBatch::Prefill(1, 4096));
+    ASSERT_EQ(ops[3].kind, OpKind::DenseMlp);
+    EXPECT_FALSE(ops[3].MemoryBound());
+    double flops = 2.0 * 4096 * 3 * 8192 * 28672 / 8;
+    EXPECT_DOUBLE_EQ(ops[3].flops, flops);
+    EXPECT_NEAR(ops[3].timeNs, flops / (989e12 * 0.7) * 1e9 + 4 * 3000, 1e-6);
+    EXPECT_FALSE(ops[1].MemoryBound()); // attention at 4096 tokens
+}
+
+TEST(Roofline, Fp8WeightsUseFp8PeakAndHalfTheBytes)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-70B");
+    m.weightDtype = DType::Fp8;
+    Roofline r(m, HardwareSpec::Preset("H100"), Tp(8));
+    auto ops = r.LayerOps(0, StepBatch::Prefill(1, 4096));
+    EXPECT_NEAR(ops[3].computeNs, ops[3].flops / (1979e12 * 0.7) * 1e9, 1e-6);
+    EXPECT_DOUBLE_EQ(ops[3].weightBytes, 3.0 * 8192 * 28672 / 8 + 8192);
+}
+
+TEST(Roofline, MoeExpertsHitWithoutEp)
+{
+    ModelSpec m = ModelSpec::Preset("Mixtral-8x7B");
+    Roofline r(m, HardwareSpec::Preset("H100"), Tp(2));
+    auto one = r.LayerOps(0, StepBatch::Decode(1, 100));
+    ASSERT_EQ(one.size(), 5u);
+    EXPECT_EQ(one[3].kind, OpKind::Router);
+    EXPECT_EQ(one[4].kind, OpKind::MoeExperts);
+    double expert = 3.0 * 4096 * 14336 / 2;                // one expert's half on this rank
+    EXPECT_NEAR(one[4].weightBytes, 2 * expert * 2, 1e-3); // exactly k = 2 experts hit
+    EXPECT_NEAR(one[4].flops, 2 * 2 * expert, 1e-3);
+    auto many = r.LayerOps(0, StepBatch::Decode(16, 100));
+    double hit = 8 * (1 - std::pow(0.75, 16));
+    EXPECT_NEAR(many[4].weightBytes, hit * expert * 2, 1e-3);
+}
+
+TEST(Roofline, MoeWithExpertParallelism)
+{
+    ModelSpec m = ModelSpec::Preset("DeepSeek-V3");
+    ParallelismSpec p;
+    p.tp = 1;
+    p.dp = 64;
+    p.ep = 64;
+    p.dpAttention = true;
+    Roofline r(m, HardwareSpec::Preset("H200"), p);
+    StepBatch b = StepBatch::Decode(32, 2000);
+    EXPECT_DOUBLE_EQ(r.TokensPerEpGroup(b), 32.0 * 64);
+    auto ops = r.LayerOps(3, b);
+    ASSERT_EQ(ops.size(), 6u);
+    const ComputeOp& experts = ops[4];
+    // 4 local experts, 2048 tokens x 8 / 256 = 64 assignments each in expectation.
+    double expert = 3.0 * 7168 * 2048;
+    EXPECT_NEAR(experts.flops, 2 * 256 * expert, 1e-3 * expert);
+    double hit = 4 * (1 - std::pow(1 - 8.0 / 256, 2048));
+    EXPECT_NEAR(experts.weightBytes, hit * expert * 1.0, 1.0); // fp8 weights
+    EXPECT_EQ(ops[5].kind, OpKind::SharedExperts);
+    EXPECT_DOUBLE_EQ(ops[5].flops, 2.0 * 32 * expert); // replicated, local tokens
+    // Dense layer 0 has no MoE ops.
+    EXPECT_EQ(r.LayerOps(0, b).back().kind, OpKind::DenseMlp);
+}
+
+TEST(Roofline, SkewedRoutingLoadsRanksUnevenly)
+{
+    ModelSpec m = ModelSpec::Preset("Qwen3-235B-A22B");
+    ParallelismSpec p;
+    p.tp = 1;
+    p.dp = 8;
+    p.ep = 8;
+    p.dpAttention = true;
+    Roofline r(m, HardwareSpec::Preset("H100"), p, RoutingModel::Zipf(1.0, 42));
+    StepBatch b = StepBatch::Decode(64, 1000);
+    double sum = 0;
+    double maxFlops = 0;
+    for (uint32_t rank = 0; rank < 8; ++rank)
+    {
+        double f = r.LayerOps(0, b, rank)[4].flops;
+        sum += f;
+        maxFlops = std::max(maxFlops, f);
+    }
+    double total = 2.0 * 64 * 8 * 8 * 3 * 4096 * 1536; // all assignments of the EP group
+    EXPECT_NEAR(sum / total, 1.0, 1e-9);
+    EXPECT_GT(maxFlops, 1.3 * total / 8);
+}
+
+TEST(Roofline, PipelineStagesSplitLayersEmbeddingAndHead)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-8B");
+    ParallelismSpec p;
+    p.pp = 3; // 32 layers: 11, 11, 10 (extra layers before the last stage)
+    Roofline r(m, HardwareSpec::Preset("A100"), p);
+    StepBatch b = StepBatch::Decode(8, 10);
+    auto s0 = r.StepOps(b, RankPosition{0, 0});
+    auto s2 = r.StepOps(b, RankPosition{2, 0});
+    EXPECT_EQ(s0.front().kind, OpKind::Embedding);
+    EXPECT_EQ(s0.size(), 1 + 11 * 4u);
+    EXPECT_EQ(s2.back().kind, OpKind::LmHead);
+    EXPECT_EQ(s2.size(), 10 * 4 + 1u);
+    EXPECT_EQ(s2.front().layer, 22);
+    EXPECT_DOUBLE_EQ(s2.back().flops, 2.0 * 8 * 4096 * 128256);
+}
+
+TEST(Roofline, EncoderStage)
+{
+    nlohmann::json c = ModelSpec::PresetConfig("Llama-3-8B");
+    c["encoder"] = {{"num_hidden_layers", 24},
+                    {"hidden_size", 1024},
+                    {"num_attention_heads", 16},
+                    {"tokens_per_image", 576}};
+    ModelSpec m = ModelSpec::FromConfig(c);
+    Roofline r(m, HardwareSpec::Preset("H100"), Tp(2));
+    StepBatch b = StepBatch::Prefill(2, 700);
+    b.images = 2;
+    auto ops = r.StepOps(b);
+    ASSERT_EQ(ops.front().kind, OpKind::Encoder);
+    EXPECT_DOUBLE_EQ(ops.front().flops, 2 * m.encoder->FlopsPerImage() / 2);
+    b.images = 0;
+    EXPECT_EQ(r.StepOps(b).front().kind, OpKind::Embedding);
+}

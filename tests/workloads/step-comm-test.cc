@@ -1,0 +1,180 @@
+#include "step-comm.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace fabricsim;
+
+namespace
+{
+
+size_t
+Count(const std::vector<CollectiveCall>& cs, CollectiveKind k, const std::string& label = "")
+{
+    return size_t(std::count_if(cs.begin(),
+                                cs.end(),
+                                [&](const CollectiveCall& c)
+                                { return c.kind == k && (label.empty() || c.label == label); }));
+}
+
+} // namespace
+
+// Llama-3-70B decode batch 64, TP 8: 2 x 80 + 1 = 161 all-reduces of 64 x 8192 x 2 B = 1 MiB.
+TEST(StepComm, Llama70bDecodeIssues161AllReducesOf1MiB)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-70B");
+    ParallelismSpec p;
+    p.tp = 8;
+    StepBatch b = StepBatch::Decode(64, 1000);
+    auto ops = Roofline(m, HardwareSpec::Preset("H100"), p).StepOps(b);
+    auto cs = StepComm(m, p).Collectives(b, ops);
+    ASSERT_EQ(Count(cs, CollectiveKind::AllReduce), 161u);
+    for (const auto& c : cs)
+    {
+        if (c.kind == CollectiveKind::AllReduce)
+        {
+            EXPECT_DOUBLE_EQ(c.bytes, 1048576.0);
+            EXPECT_EQ(c.group, RankGroup::Tp);
+            EXPECT_EQ(c.groupSize, 8u);
+            ASSERT_GE(c.afterOp, 0);
+            OpKind k = ops[size_t(c.afterOp)].kind;
+            EXPECT_TRUE(k == OpKind::Embedding || k == OpKind::OutProj || k == OpKind::DenseMlp);
+            EXPECT_EQ(ops[size_t(c.afterOp)].layer, c.layer);
+        }
+    }
+    ASSERT_EQ(Count(cs, CollectiveKind::Gather), 1u);
+    EXPECT_DOUBLE_EQ(cs.back().bytes, 64.0 * 16032 * 2);
+    EXPECT_EQ(ops[size_t(cs.back().afterOp)].kind, OpKind::LmHead);
+    EXPECT_EQ(cs.size(), 162u);
+    // Ordered by position.
+    EXPECT_TRUE(std::is_sorted(
+        cs.begin(), cs.end(), [](const auto& a, const auto& c) { return a.afterOp < c.afterOp; }));
+}
+
+TEST(StepComm, SequenceParallelSplitsEachAllReduce)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-70B");
+    ParallelismSpec p;
+    p.tp = 8;
+    p.sequenceParallel = true;
+    StepBatch b = StepBatch::Decode(64, 1000);
+    auto ops = Roofline(m, HardwareSpec::Preset("H100"), p).StepOps(b);
+    auto cs = StepComm(m, p).Collectives(b, ops);
+    EXPECT_EQ(Count(cs, CollectiveKind::AllReduce), 0u);
+    EXPECT_EQ(Count(cs, CollectiveKind::ReduceScatter), 161u);
+    EXPECT_EQ(Count(cs, CollectiveKind::AllGather), 161u);
+}
+
+TEST(StepComm, NoTensorParallelNoCollectives)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-8B");
+    ParallelismSpec p;
+    StepBatch b = StepBatch::Decode(16, 100);
+    auto ops = Roofline(m, HardwareSpec::Preset("H100"), p).StepOps(b);
+    EXPECT_TRUE(StepComm(m, p).Collectives(b, ops).empty());
+}
+
+TEST(StepComm, PipelineSendsAndRecvs)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-70B");
+    ParallelismSpec p;
+    p.tp = 8;
+    p.pp = 2;
+    StepBatch b = StepBatch::Decode(64, 1000);
+    Roofline r(m, HardwareSpec::Preset("H100"), p);
+    auto ops0 = r.StepOps(b, RankPosition{0, 0});
+    auto cs0 = StepComm(m, p).Collectives(b, ops0, RankPosition{0, 0});
+    EXPECT_EQ(Count(cs0, CollectiveKind::AllReduce), 81u); // 2 x 40 + embedding
+    ASSERT_EQ(cs0.back().kind, CollectiveKind::Send);
+    EXPECT_DOUBLE_EQ(cs0.back().bytes, 1048576.0);
+    EXPECT_EQ(cs0.back().afterOp, int32_t(ops0.size()) - 1);
+    EXPECT_EQ(cs0.back().peerStage, 1u);
+
+    p.ppSend = PpSendFlavor::Vllm;
+    auto ops1 = r.StepOps(b, RankPosition{1, 0});
+    auto cs1 = StepComm(m, p).Collectives(b, ops1, RankPosition{1, 0});
+    ASSERT_EQ(cs1.front().kind, CollectiveKind::Recv);
+    EXPECT_EQ(cs1.front().afterOp, -1);
+    EXPECT_DOUBLE_EQ(cs1.front().bytes, 2 * 1048576.0);
+    EXPECT_EQ(Count(cs1, CollectiveKind::AllReduce), 80u);
+    EXPECT_EQ(Count(cs1, CollectiveKind::Gather), 1u);
+}
+
+// DeepSeek-V3, 4096 local tokens, ep 64, bf16: T k H b (ep - 1) / ep ~ 441 MiB per rank per
+// MoE layer in dispatch.
+TEST(StepComm, DeepSeekV3ExpertParallelDispatch)
+{
+    ModelSpec m = ModelSpec::Preset("DeepSeek-V3");
+    ParallelismSpec p;
+    p.tp = 1;
+    p.dp = 64;
+    p.ep = 64;
+    p.dpAttention = true;
+    StepBatch b = StepBatch::Prefill(1, 4096);
+    auto ops = Roofline(m, HardwareSpec::Preset("H200"), p).StepOps(b);
+    auto cs = StepComm(m, p).Collectives(b, ops);
+    EXPECT_EQ(Count(cs, CollectiveKind::AllToAll, "moe_dispatch"), 58u);
+    EXPECT_EQ(Count(cs, CollectiveKind::AllToAll, "moe_combine"), 58u);
+    EXPECT_EQ(cs.size(), 116u);
+    double expect = 4096.0 * 8 * 7168 * 2 * 63 / 64;
+    for (const auto& c : cs)
+    {
+        EXPECT_NEAR(c.bytes, expect, 1e-6 * expect);
+        EXPECT_EQ(c.groupSize, 64u);
+        ASSERT_EQ(c.sendBytes.size(), 64u);
+        OpKind after = ops[size_t(c.afterOp)].kind;
+        EXPECT_EQ(after, c.label == "moe_dispatch" ? OpKind::Router : OpKind::MoeExperts);
+    }
+    EXPECT_NEAR(cs[0].bytes / (1 << 20), 441.0, 0.5);
+}
+
+TEST(StepComm, SkewedDispatchRowsAreUnevenButConserveBytes)
+{
+    ModelSpec m = ModelSpec::Preset("DeepSeek-V3");
+    ParallelismSpec p;
+    p.tp = 1;
+    p.dp = 64;
+    p.ep = 64;
+    p.dpAttention = true;
+    StepBatch b = StepBatch::Decode(256, 1000);
+    RoutingModel z = RoutingModel::Zipf(1.0, 9);
+    auto ops = Roofline(m, HardwareSpec::Preset("H200"), p, z).StepOps(b);
+    auto cs = StepComm(m, p, z).Collectives(b, ops);
+    const auto& row = cs[0].sendBytes;
+    double sum = 0;
+    for (double x : row)
+    {
+        sum += x;
+    }
+    EXPECT_NEAR(sum, 256.0 * 8 * 7168 * 2, 1.0);
+    EXPECT_GT(*std::max_element(row.begin(), row.end()),
+              3 * *std::min_element(row.begin(), row.end()));
+}
+
+TEST(StepComm, ExpertParallelInsideTensorParallelGroup)
+{
+    ModelSpec m = ModelSpec::Preset("Mixtral-8x7B");
+    ParallelismSpec p;
+    p.tp = 8;
+    p.ep = 8;
+    StepBatch b = StepBatch::Decode(64, 500);
+    auto ops = Roofline(m, HardwareSpec::Preset("H100"), p).StepOps(b);
+    auto cs = StepComm(m, p).Collectives(b, ops);
+    // Per layer: attention all-reduce, dispatch, combine, all-gather of the MoE output.
+    EXPECT_EQ(Count(cs, CollectiveKind::AllReduce), 32u + 1);
+    EXPECT_EQ(Count(cs, CollectiveKind::AllToAll), 64u);
+    EXPECT_EQ(Count(cs, CollectiveKind::AllGather, "moe_out"), 32u);
+    for (const auto& c : cs)
+    {
+        if (c.label == "moe_dispatch")
+        {
+            // T / tp = 8 local tokens x k 2 x H x b x 7 / 8.
+            EXPECT_NEAR(c.bytes, 8.0 * 2 * 4096 * 2 * 7 / 8, 1e-6);
+        }
+    }
+    p.sequenceParallel = true;
+    auto sp = StepComm(m, p).Collectives(b, ops);
+    EXPECT_EQ(Count(sp, CollectiveKind::ReduceScatter, "attn_out"), 32u);
+    EXPECT_EQ(Count(sp, CollectiveKind::AllGather, "attn_out"), 0u);
+}

@@ -1,0 +1,311 @@
+#include "roofline.h"
+
+#include <algorithm>
+
+namespace fabricsim
+{
+
+std::string
+OpKindName(OpKind k)
+{
+    switch (k)
+    {
+    case OpKind::Encoder:
+        return "encoder";
+    case OpKind::Embedding:
+        return "embedding";
+    case OpKind::QkvProj:
+        return "qkv_proj";
+    case OpKind::Attention:
+        return "attention";
+    case OpKind::OutProj:
+        return "out_proj";
+    case OpKind::DenseMlp:
+        return "dense_mlp";
+    case OpKind::Router:
+        return "router";
+    case OpKind::MoeExperts:
+        return "moe_experts";
+    case OpKind::SharedExperts:
+        return "shared_experts";
+    case OpKind::LmHead:
+        return "lm_head";
+    }
+    return "op";
+}
+
+Roofline::Roofline(const ModelSpec& model,
+                   const HardwareSpec& hw,
+                   const ParallelismSpec& par,
+                   const RoutingModel& routing)
+    : m_model(model)
+    , m_hw(hw)
+    , m_par(par)
+    , m_routing(routing)
+{
+    if (m_model.moe)
+    {
+        m_pi = m_routing.SelectionProbabilities(m_model.moe->numExperts, m_model.moe->topK);
+    }
+}
+
+const std::vector<double>&
+Roofline::SelectionProbabilities() const
+{
+    return m_pi;
+}
+
+void
+Roofline::Cost(ComputeOp& op, DType dtype) const
+{
+    op.computeNs = op.flops / m_hw.EffectiveFlops(dtype) * 1e9;
+    op.memoryNs = op.Bytes() / m_hw.EffectiveHbmBw() * 1e9;
+    op.timeNs = std::max(op.computeNs, op.memoryNs) + op.kernels * m_hw.launchOverheadSec * 1e9;
+}
+
+double
+Roofline::TokensPerEpGroup(const StepBatch& batch) const
+{
+    return batch.Tokens() * m_par.AttentionGroupsPerEpGroup();
+}
+
+double
+Roofline::TokensRoutedPerRank(const StepBatch& batch) const
+{
+    return m_par.ep > 1 ? batch.Tokens() / m_par.tp : batch.Tokens();
+}
+
+std::vector<ComputeOp>
+Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) const
+{
+    const ModelSpec& m = m_model;
+    const double tp = m_par.tp;
+    const double bw = DTypeBytes(m.weightDtype);
+    const double ba = DTypeBytes(m.activationDtype);
+    const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
+    const double t = batch.Tokens();
+    const double h = m.hiddenSize;
+    const double headsPerRank = m.numHeads / tp;
+    const double dqk = m.QkHeadDim();
+    const double dv = m.VHeadDim();
+    const int32_t l = int32_t(layer);
+    std::vector<ComputeOp> ops;
+
+    // Q/K/V projections. MLA: the down projections (q_a, kv_a) are replicated on every TP
+    // rank, the up projections (q_b, kv_b) and o are split by heads.
+    ComputeOp qkv;
+    qkv.kind = OpKind::QkvProj;
+    qkv.layer = l;
+    double qkvParams;
+    double qkvOut;
+    if (m.attention == AttentionKind::Mla)
+    {
+        const MlaSpec& a = m.mla;
+        double down = h * (a.qLoraRank + a.kvLoraRank + a.qkRopeHeadDim);
+        double up =
+            (a.qLoraRank > 0 ? double(a.qLoraRank) * m.numHeads * dqk : h * m.numHeads * dqk) +
+            double(a.kvLoraRank) * m.numHeads * (a.qkNopeHeadDim + a.vHeadDim);
+        if (a.qLoraRank == 0)
+        {
+            down = h * (a.kvLoraRank + a.qkRopeHeadDim);
+        }
+        qkvParams = down + up / tp;
+        qkvOut = headsPerRank * (2 * dqk + dv);
+        qkv.kernels = 4;
+    }
+    else
+    {
+        double kvHeads = m.KvHeadsPerRank(m_par.tp);
+        qkvOut = (headsPerRank + 2 * kvHeads) * m.headDim;
+        qkvParams = h * qkvOut;
+        qkv.kernels = 2;
+    }
+    qkv.flops = 2 * t * qkvParams;
+    qkv.weightBytes = (qkvParams + h) * bw;
+    qkv.activationBytes = t * (h + qkvOut) * ba;
+    Cost(qkv, gemm);
+    ops.push_back(qkv);
+
+    // Attention: 2 n_h (d_qk + d_v) q (c + (q + 1) / 2) per sequence (= 4 n_h d q (...) for GQA).
+    ComputeOp attn;
+    attn.kind = OpKind::Attention;
+    attn.layer = l;
+    attn.kernels = 2;
+    double kvPerToken = m.KvBytesPerTokenPerRank(m_par.tp) / m.numLayers;
+    for (const auto& s : batch.sequences)
+    {
+        double q = s.newTokens;
+        double c = double(s.cachedTokens);
+        attn.flops += 2 * headsPerRank * (dqk + dv) * q * (c + (q + 1) / 2);
+        attn.kvBytes += (c + q) * kvPerToken;
+    }
+    attn.activationBytes = t * headsPerRank * (dqk + dv) * ba;
+    Cost(attn, m.activationDtype);
+    ops.push_back(attn);
+
+    // Output projection (row-parallel).
+    ComputeOp out;
+    out.kind = OpKind::OutProj;
+    out.layer = l;
+    double outParams = headsPerRank * dv * h;
+    out.flops = 2 * t * outParams;
+    out.weightBytes = outParams * bw;
+    out.activationBytes = t * (headsPerRank * dv + h) * ba;
+    Cost(out, gemm);
+    ops.push_back(out);
+
+    if (m.IsMoeLayer(layer))
+    {
+        AppendMoeOps(ops, layer, batch, epRank);
+        return ops;
+    }
+    ComputeOp mlp;
+    mlp.kind = OpKind::DenseMlp;
+    mlp.layer = l;
+    mlp.kernels = 4;
+    double mlpParams = double(m.DenseMlpParams()) / tp;
+    mlp.flops = 2 * t * mlpParams;
+    mlp.weightBytes = (mlpParams + h) * bw;
+    mlp.activationBytes = t * (2 * h + 3 * m.intermediateSize / tp) * ba;
+    Cost(mlp, gemm);
+    ops.push_back(mlp);
+    return ops;
+}
+
+void
+Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
+                       uint32_t layer,
+                       const StepBatch& batch,
+                       uint32_t epRank) const
+{
+    const ModelSpec& m = m_model;
+    const MoeSpec& moe = *m.moe;
+    const double bw = DTypeBytes(m.weightDtype);
+    const double ba = DTypeBytes(m.activationDtype);
+    const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
+    const double h = m.hiddenSize;
+    const double etp = m_par.ExpertTp();
+    const double routed = TokensRoutedPerRank(batch);
+    const int32_t l = int32_t(layer);
+
+    ComputeOp router;
+    router.kind = OpKind::Router;
+    router.layer = l;
+    router.kernels = 3;
+    router.flops = 2 * routed * double(m.RouterParams());
+    router.weightBytes = (double(m.RouterParams()) + h) * bw;
+    router.activationBytes = routed * (h + moe.numExperts) * ba;
+    Cost(router, gemm);
+    ops.push_back(router);
+
+    // Routed experts held by this rank, hit by the tokens of the whole EP group.
+    uint32_t local = m_par.ExpertsPerRank(m);
+    uint32_t first = (epRank % m_par.ep) * local;
+    double groupTokens = TokensPerEpGroup(batch);
+    double assignments = ExpectedAssignments(m_pi, first, local, groupTokens);
+    double hit = ExpectedDistinctExperts(m_pi, first, local, groupTokens);
+    double expertParams = double(m.ExpertParams()) / etp;
+    ComputeOp experts;
+    experts.kind = OpKind::MoeExperts;
+    experts.layer = l;
+    experts.kernels = 3;
+    experts.flops = 2 * assignments * expertParams;
+    experts.weightBytes = hit * expertParams * bw;
+    experts.activationBytes = assignments * (2 * h + 3 * moe.expertIntermediate / etp) * ba;
+    Cost(experts, gemm);
+    ops.push_back(experts);
+
+    if (moe.sharedIntermediate > 0)
+    {
+        // Split by tp like a dense MLP when ep = 1; replicated on each EP rank otherwise.
+        double shardTp = m_par.ep > 1 ? 1.0 : double(m_par.tp);
+        double sharedParams = double(m.SharedExpertParams()) / shardTp;
+        ComputeOp shared;
+        shared.kind = OpKind::SharedExperts;
+        shared.layer = l;
+        shared.kernels = 3;
+        shared.flops = 2 * routed * sharedParams;
+        shared.weightBytes = sharedParams * bw;
+        shared.activationBytes =
+            routed * (2 * h + 3 * double(moe.sharedIntermediate) / shardTp) * ba;
+        Cost(shared, gemm);
+        ops.push_back(shared);
+    }
+}
+
+std::vector<ComputeOp>
+Roofline::StepOps(const StepBatch& batch, const RankPosition& pos) const
+{
+    const ModelSpec& m = m_model;
+    const double tp = m_par.tp;
+    const double bw = DTypeBytes(m.weightDtype);
+    const double ba = DTypeBytes(m.activationDtype);
+    const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
+    const double t = batch.Tokens();
+    const double h = m.hiddenSize;
+    std::vector<ComputeOp> ops;
+    bool first = pos.ppStage == 0;
+    bool last = pos.ppStage + 1 == m_par.pp;
+
+    if (first && m.encoder && (batch.images > 0 || batch.audioSeconds > 0))
+    {
+        // Encoder split by tp like the LLM (its own collectives are not modelled yet).
+        const EncoderSpec& e = *m.encoder;
+        ComputeOp enc;
+        enc.kind = OpKind::Encoder;
+        enc.kernels = 8 * e.numLayers;
+        enc.flops =
+            (batch.images * e.FlopsPerImage() + batch.audioSeconds * e.FlopsPerAudioSecond()) / tp;
+        enc.weightBytes = double(e.TotalParams()) / tp * bw;
+        double tokens =
+            batch.images * e.tokensPerImage + batch.audioSeconds * e.tokensPerAudioSecond;
+        enc.activationBytes = e.numLayers * tokens * 4.0 * e.hiddenSize * ba;
+        Cost(enc, gemm);
+        ops.push_back(enc);
+    }
+    if (first)
+    {
+        // Vocab-parallel lookup: each rank gathers the rows in its vocab shard (T / tp on
+        // average) and writes a T x H partial sum (TP all-reduce follows).
+        ComputeOp emb;
+        emb.kind = OpKind::Embedding;
+        emb.weightBytes = t * h / tp * bw;
+        emb.activationBytes = t * h * ba;
+        Cost(emb, m.activationDtype);
+        ops.push_back(emb);
+    }
+    uint32_t firstLayer = m_par.FirstLayer(m, pos.ppStage);
+    uint32_t count = m_par.LayersPerStage(m)[pos.ppStage];
+    for (uint32_t l = firstLayer; l < firstLayer + count; ++l)
+    {
+        auto layerOps = LayerOps(l, batch, pos.epRank);
+        ops.insert(ops.end(), layerOps.begin(), layerOps.end());
+    }
+    double s = batch.SamplingSequences();
+    if (last && s > 0)
+    {
+        double vShard = double(m.vocabSize) / tp;
+        ComputeOp head;
+        head.kind = OpKind::LmHead;
+        head.kernels = 2;
+        head.flops = 2 * s * h * vShard;
+        head.weightBytes = (h * vShard + h) * bw;
+        head.activationBytes = s * (h + vShard) * ba;
+        Cost(head, gemm);
+        ops.push_back(head);
+    }
+    return ops;
+}
+
+double
+Roofline::TotalTimeNs(const std::vector<ComputeOp>& ops)
+{
+    double t = 0;
+    for (const auto& op : ops)
+    {
+        t += op.timeNs;
+    }
+    return t;
+}
+
+} // namespace fabricsim

@@ -1,0 +1,232 @@
+#include "step-comm.h"
+
+#include <cmath>
+
+namespace fabricsim
+{
+
+std::string
+CollectiveKindName(CollectiveKind k)
+{
+    switch (k)
+    {
+    case CollectiveKind::AllReduce:
+        return "all_reduce";
+    case CollectiveKind::ReduceScatter:
+        return "reduce_scatter";
+    case CollectiveKind::AllGather:
+        return "all_gather";
+    case CollectiveKind::AllToAll:
+        return "all_to_all";
+    case CollectiveKind::Gather:
+        return "gather";
+    case CollectiveKind::Send:
+        return "send";
+    case CollectiveKind::Recv:
+        return "recv";
+    }
+    return "collective";
+}
+
+std::string
+RankGroupName(RankGroup g)
+{
+    switch (g)
+    {
+    case RankGroup::Tp:
+        return "tp";
+    case RankGroup::Ep:
+        return "ep";
+    case RankGroup::Pp:
+        return "pp";
+    }
+    return "group";
+}
+
+StepComm::StepComm(const ModelSpec& model, const ParallelismSpec& par, const RoutingModel& routing)
+    : m_model(model)
+    , m_par(par)
+{
+    if (m_model.moe)
+    {
+        m_pi = routing.SelectionProbabilities(m_model.moe->numExperts, m_model.moe->topK);
+    }
+}
+
+void
+StepComm::AppendTpReduce(std::vector<CollectiveCall>& out,
+                         int32_t layer,
+                         int32_t after,
+                         double bytes,
+                         const std::string& label) const
+{
+    if (m_par.tp <= 1)
+    {
+        return;
+    }
+    CollectiveCall c;
+    c.group = RankGroup::Tp;
+    c.groupSize = m_par.tp;
+    c.layer = layer;
+    c.afterOp = after;
+    c.bytes = bytes;
+    c.label = label;
+    if (!m_par.sequenceParallel)
+    {
+        c.kind = CollectiveKind::AllReduce;
+        out.push_back(c);
+        return;
+    }
+    c.kind = CollectiveKind::ReduceScatter;
+    out.push_back(c);
+    c.kind = CollectiveKind::AllGather;
+    out.push_back(c);
+}
+
+std::vector<CollectiveCall>
+StepComm::Collectives(const StepBatch& batch,
+                      const std::vector<ComputeOp>& ops,
+                      const RankPosition& pos) const
+{
+    const double ba = DTypeBytes(m_model.activationDtype);
+    const double t = batch.Tokens();
+    const double h = m_model.hiddenSize;
+    const double hidden = t * h * ba; // T H b
+    const bool ep = m_par.ep > 1;
+    std::vector<CollectiveCall> out;
+
+    double ppBytes = hidden * (m_par.ppSend == PpSendFlavor::Vllm ? 2.0 : 1.0);
+    if (pos.ppStage > 0)
+    {
+        CollectiveCall c;
+        c.kind = CollectiveKind::Recv;
+        c.group = RankGroup::Pp;
+        c.groupSize = 2;
+        c.afterOp = -1;
+        c.bytes = ppBytes;
+        c.peerStage = pos.ppStage - 1;
+        c.label = "pp_recv";
+        out.push_back(c);
+    }
+
+    for (size_t i = 0; i < ops.size(); ++i)
+    {
+        const ComputeOp& op = ops[i];
+        int32_t idx = int32_t(i);
+        bool lastOfLayer = i + 1 == ops.size() || ops[i + 1].layer != op.layer;
+        switch (op.kind)
+        {
+        case OpKind::Embedding:
+            AppendTpReduce(out, -1, idx, hidden, "embedding");
+            break;
+        case OpKind::OutProj:
+            if (ep && m_par.tp > 1 && m_par.sequenceParallel)
+            {
+                // Each rank keeps its T / tp slice for the dispatch: reduce-scatter alone.
+                CollectiveCall c;
+                c.kind = CollectiveKind::ReduceScatter;
+                c.groupSize = m_par.tp;
+                c.layer = op.layer;
+                c.afterOp = idx;
+                c.bytes = hidden;
+                c.label = "attn_out";
+                if (m_model.IsMoeLayer(uint32_t(op.layer)))
+                {
+                    out.push_back(c);
+                    break;
+                }
+            }
+            AppendTpReduce(out, op.layer, idx, hidden, "attn_out");
+            break;
+        case OpKind::DenseMlp:
+            AppendTpReduce(out, op.layer, idx, hidden, "mlp_out");
+            break;
+        case OpKind::Router:
+            if (ep)
+            {
+                double tokensLocal = t / m_par.tp;
+                CollectiveCall c;
+                c.kind = CollectiveKind::AllToAll;
+                c.group = RankGroup::Ep;
+                c.groupSize = m_par.ep;
+                c.layer = op.layer;
+                c.afterOp = idx;
+                c.sendBytes = DispatchBytesPerDestination(m_pi, m_par.ep, tokensLocal, h * ba);
+                for (uint32_t r = 0; r < m_par.ep; ++r)
+                {
+                    c.bytes += r == pos.epRank % m_par.ep ? 0.0 : c.sendBytes[r];
+                }
+                c.label = "moe_dispatch";
+                out.push_back(c);
+            }
+            break;
+        case OpKind::MoeExperts:
+            if (ep)
+            {
+                // Send each source rank back the outputs of its tokens on our experts.
+                double tokensLocal = t / m_par.tp;
+                uint32_t per = m_par.ExpertsPerRank(m_model);
+                uint32_t me = pos.epRank % m_par.ep;
+                double back = ExpectedAssignments(m_pi, me * per, per, tokensLocal) * h * ba;
+                CollectiveCall c;
+                c.kind = CollectiveKind::AllToAll;
+                c.group = RankGroup::Ep;
+                c.groupSize = m_par.ep;
+                c.layer = op.layer;
+                c.afterOp = idx;
+                c.sendBytes.assign(m_par.ep, back);
+                c.bytes = back * (m_par.ep - 1);
+                c.label = "moe_combine";
+                out.push_back(c);
+            }
+            break;
+        default:
+            break;
+        }
+        if (op.layer >= 0 && lastOfLayer && m_model.IsMoeLayer(uint32_t(op.layer)))
+        {
+            if (!ep)
+            {
+                AppendTpReduce(out, op.layer, idx, hidden, "moe_out");
+            }
+            else if (m_par.tp > 1)
+            {
+                CollectiveCall c;
+                c.kind = CollectiveKind::AllGather;
+                c.groupSize = m_par.tp;
+                c.layer = op.layer;
+                c.afterOp = idx;
+                c.bytes = hidden;
+                c.label = "moe_out";
+                out.push_back(c);
+            }
+        }
+        if (op.kind == OpKind::LmHead && m_par.tp > 1)
+        {
+            CollectiveCall c;
+            c.kind = CollectiveKind::Gather;
+            c.groupSize = m_par.tp;
+            c.afterOp = idx;
+            c.bytes =
+                batch.SamplingSequences() * std::ceil(double(m_model.vocabSize) / m_par.tp) * ba;
+            c.label = "logits";
+            out.push_back(c);
+        }
+    }
+
+    if (pos.ppStage + 1 < m_par.pp)
+    {
+        CollectiveCall c;
+        c.kind = CollectiveKind::Send;
+        c.group = RankGroup::Pp;
+        c.groupSize = 2;
+        c.afterOp = int32_t(ops.size()) - 1;
+        c.bytes = ppBytes;
+        c.peerStage = pos.ppStage + 1;
+        c.label = "pp_send";
+        out.push_back(c);
+    }
+    return out;
+}
+
+} // namespace fabricsim
