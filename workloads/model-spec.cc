@@ -36,7 +36,7 @@ ReadDType(const json& c, const std::string& key, DType def, const JsonWhere& w)
 
 /// The MoE block, or nothing for a dense model.
 std::optional<MoeSpec>
-ReadMoe(const json& c, uint32_t layers, uint32_t hidden, const JsonWhere& w)
+ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
 {
     const char* expertKey = nullptr;
     for (const char* k : {"n_routed_experts", "num_experts", "num_local_experts"})
@@ -109,7 +109,6 @@ ReadMoe(const json& c, uint32_t layers, uint32_t hidden, const JsonWhere& w)
     {
         m.moeLayer[l] = l >= firstDense && l % freq == 0 && (l + 1) % step == 0 && !mlpOnly[l];
     }
-    (void) hidden;
     return m;
 }
 
@@ -183,7 +182,7 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     m.outBias = attentionBias;
     m.qkNorm = OptionalBool(c, "qk_norm", m.modelType.rfind("qwen3", 0) == 0, w);
 
-    m.moe = ReadMoe(c, m.numLayers, m.hiddenSize, w);
+    m.moe = ReadMoe(c, m.numLayers, w);
     bool anyDense = !m.moe || m.NumMoeLayers() < m.numLayers;
     if (anyDense)
     {
