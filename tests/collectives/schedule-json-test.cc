@@ -1,5 +1,6 @@
 #include "input-error.h"
 #include "schedule-json.h"
+#include "schedule-validator.h"
 #include "test-util.h"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,7 @@ TEST(ScheduleJson, DocumentedExampleParses)
     EXPECT_EQ(s.m_collective, CollectiveKind::kAllReduce);
     EXPECT_EQ(s.Rank(1).m_threadblocks[0].m_steps[1].m_op, StepOp::kRecvReduceCopy);
     EXPECT_EQ(s.Rank(1).m_threadblocks[0].m_steps[3].m_index, 3);
+    EXPECT_TRUE(ValidateSchedule(s).m_valid);
 }
 
 TEST(ScheduleJson, ErrorsNameThePath)

@@ -7,6 +7,7 @@
 
 #include "schedule-ir.h"
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ struct CorpusEntry
     std::string m_mode;     ///< inplace / outofplace
     std::string m_expected; ///< valid / invalid
 };
+
+/// gtest printer: the file name (keeps test names and logs readable).
+inline void
+PrintTo(const CorpusEntry& e, std::ostream* os)
+{
+    *os << e.m_file;
+}
 
 /// <repo>/../shared/corpus/msccl, or "" when the folder is absent.
 std::string CorpusDir();
