@@ -325,7 +325,7 @@ ApplySet(json& doc, const std::string& assignment, const std::string& file)
         }
         else
         {
-            if (!cur->is_object())
+            if (!cur->is_object() && !cur->is_null())
             {
                 throw InputError(file, "--set " + path, "an object at '" + k + "'", DescribeJson(*cur));
             }

@@ -29,6 +29,7 @@ SetDefault(const std::string& name, const AttributeValue& v)
 void
 ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3Args)
 {
+    Config::Reset(); // attribute defaults of an earlier run in this process do not leak
     RngSeedManager::SetSeed(uint32_t(sc.seed));
     RngSeedManager::SetRun(1);
     // The binary-heap-backed priority queue is the fastest ns-3 scheduler at fabric event

@@ -59,6 +59,11 @@ class RdmaNic : public FabricNetDevice
         return m_qps;
     }
 
+    const std::vector<RdmaRxQueuePair>& GetRxQueuePairs() const
+    {
+        return m_rxQps;
+    }
+
     uint64_t GetCnpsSent() const
     {
         return m_cnpsSent;
