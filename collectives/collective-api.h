@@ -1,0 +1,53 @@
+/*
+ * The Collective API seam (workloads -> collectives): "run this collective of this size over
+ * this rank group with this algorithm, call me when rank r is done". The workload layer never
+ * knows how an algorithm is scheduled or which transport carries it.
+ */
+#ifndef FABRICSIM_COLLECTIVE_API_H
+#define FABRICSIM_COLLECTIVE_API_H
+
+#include "schedule-ir.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+struct CollectiveRequest
+{
+    CollectiveKind kind = CollectiveKind::kAllReduce;
+    /// nccl-tests size convention: AllReduce the buffer, AllGather the total output,
+    /// ReduceScatter the total input, AlltoAll the total each rank sends.
+    uint64_t bytes = 0;
+    std::vector<uint32_t> ranks;       ///< global ranks of the group, in group order
+    std::string algorithm = "auto";    ///< "auto", "ring", "tree", "rhd", "rd", "direct", "bruck", "hierarchical", ...
+    uint32_t root = 0;                 ///< group index of the root (broadcast, reduce)
+    /// AlltoAll(v): bytes[i][j] group rank i sends to group rank j (empty = uniform bytes/size).
+    std::vector<std::vector<uint64_t>> alltoallBytes;
+    std::string tag;                   ///< free text for traces ("tp_allreduce layer 3")
+};
+
+class CollectiveApi
+{
+  public:
+    using RankDone = std::function<void(uint32_t groupIndex)>;
+    using Done = std::function<void()>;
+
+    virtual ~CollectiveApi() = default;
+
+    /// Start a collective; `onRankDone(i)` when group rank i has its result, `onDone` after all.
+    virtual void Start(const CollectiveRequest& req, RankDone onRankDone, Done onDone) = 0;
+
+    /// Point-to-point transfer between global ranks (pipeline sends, KV-cache transfer).
+    virtual void SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, Done onDone) = 0;
+
+    virtual int64_t NowPs() const = 0;
+    virtual void Schedule(int64_t delayPs, Done fn) = 0;
+};
+
+} // namespace fabricsim
+
+#endif

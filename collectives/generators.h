@@ -1,0 +1,41 @@
+/*
+ * Schedule generators: the classic and NCCL algorithms as schedule IR programs that the
+ * validator proves correct and the executor runs.
+ */
+#ifndef FABRICSIM_GENERATORS_H
+#define FABRICSIM_GENERATORS_H
+
+#include "schedule-ir.h"
+
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+struct GeneratorOptions
+{
+    int channels = 1;       ///< parallel channels (each its own threadblocks / QPs)
+    int chunksPerRank = 1;  ///< pipelining: split each rank's share into this many chunks
+    uint32_t root = 0;      ///< broadcast / reduce
+    /// hierarchical algorithms: ranks per scale-up domain (e.g. 8 GPUs per host); ranks are
+    /// numbered host-major (rank = host * localSize + local).
+    int localSize = 0;
+    Protocol protocol = Protocol::kSimple;
+};
+
+/**
+ * Generate `algorithm` for collective `kind` on `ranks` ranks.
+ * Algorithms: "ring", "tree" (double binary tree), "rhd" (recursive halving-doubling),
+ * "rd" (recursive doubling), "direct", "pairwise", "bruck", "hierarchical".
+ * \throws ns3::InputError when the algorithm does not exist, does not support the collective, or
+ *         cannot handle this rank count (message names the constraint)
+ */
+Schedule GenerateSchedule(CollectiveKind kind, const std::string& algorithm, int ranks, const GeneratorOptions& opt = {});
+
+/// Algorithms that support `kind` (for help texts and error messages).
+std::vector<std::string> AlgorithmsFor(CollectiveKind kind);
+
+} // namespace fabricsim
+
+#endif

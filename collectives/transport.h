@@ -1,0 +1,47 @@
+/*
+ * The Transport seam (collectives -> network): "move N bytes from rank a to rank b on channel
+ * c, call me when they are delivered", plus time and scheduling. The packet-level RDMA fabric
+ * and the analytical flow model both implement it, so every algorithm runs unchanged on both.
+ */
+#ifndef FABRICSIM_TRANSPORT_H
+#define FABRICSIM_TRANSPORT_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace fabricsim
+{
+
+class Transport
+{
+  public:
+    using Callback = std::function<void()>;
+
+    virtual ~Transport() = default;
+
+    /**
+     * Move `bytes` (> 0) from rank `src` to rank `dst` on `channel`. `onDelivered` runs when the
+     * last byte has arrived at `dst`. Messages of one (src, dst, channel) arrive in order.
+     */
+    virtual void Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered) = 0;
+
+    /// Current simulated time in picoseconds.
+    virtual int64_t NowPs() const = 0;
+
+    /// Run `fn` after `delayPs` picoseconds of simulated time.
+    virtual void Schedule(int64_t delayPs, Callback fn) = 0;
+
+    /// Number of ranks this transport connects.
+    virtual uint32_t NumRanks() const = 0;
+
+    /// Run the simulation until no work is left (or the transport's stop time).
+    virtual void Run() = 0;
+
+    /// "packet" or "analytical".
+    virtual std::string Name() const = 0;
+};
+
+} // namespace fabricsim
+
+#endif
