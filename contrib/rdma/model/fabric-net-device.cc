@@ -85,8 +85,8 @@ FabricNetDevice::FabricNetDevice()
       m_ifIndex(0),
       m_rate(DataRate("100Gbps")),
       m_rateBps(100000000000ULL),
-      m_busy(false),
-      m_busyBytes(0),
+      m_busyUntil(0),
+      m_completionPending(false),
       m_wakeAt(Time::Max())
 {
     m_pausedUntil.fill(Time(0));
@@ -172,6 +172,7 @@ FabricNetDevice::Receive(FabricPacket* p)
         Wake();
         return;
     }
+    m_stats.rxDataFrames += (p->type == FrameType::Data);
     m_rxTrace(*p);
     HandleReceive(p);
 }
@@ -194,8 +195,16 @@ FabricNetDevice::SendPfc(uint8_t prio, uint16_t quanta)
 void
 FabricNetDevice::Wake()
 {
-    if (m_busy || !m_channel)
+    if (!m_channel)
     {
+        return;
+    }
+    if (Simulator::Now() < m_busyUntil)
+    {
+        if (!m_completionPending)
+        {
+            ScheduleWake(m_busyUntil);
+        }
         return;
     }
     FabricPacket* p = nullptr;
@@ -245,8 +254,6 @@ void
 FabricNetDevice::StartTransmit(FabricPacket* p)
 {
     OnTransmitStart(p);
-    m_busy = true;
-    m_busyBytes = p->frameBytes;
     m_stats.txFrames++;
     m_stats.txBytes += p->frameBytes;
     if (p->type == FrameType::Data)
@@ -271,14 +278,30 @@ FabricNetDevice::StartTransmit(FabricPacket* p)
     {
         DropPacket(p, DropReason::LinkDown);
     }
-    Simulator::Schedule(t, &FabricNetDevice::TransmitComplete, this);
+    m_busyUntil = Simulator::Now() + t;
+    m_completionPending = HasPendingWork();
+    if (m_completionPending)
+    {
+        Simulator::Schedule(t, &FabricNetDevice::TransmitComplete, this);
+    }
+}
+
+bool
+FabricNetDevice::HasPendingWork() const
+{
+    return !m_pfcQueue.empty();
+}
+
+bool
+FabricNetDevice::IsBusy() const
+{
+    return Simulator::Now() < m_busyUntil;
 }
 
 void
 FabricNetDevice::TransmitComplete()
 {
-    m_busy = false;
-    m_busyBytes = 0;
+    m_completionPending = false;
     Wake();
 }
 

@@ -34,6 +34,7 @@ struct FabricDeviceStats
     uint64_t txBytes = 0; ///< frame bytes sent
     uint64_t rxFrames = 0;
     uint64_t rxBytes = 0;
+    uint64_t rxDataFrames = 0; ///< RDMA data frames among rxFrames
     uint64_t txDataPayload = 0;
     std::array<uint64_t, 8> pfcSent{};     ///< XOFF frames (quanta > 0) sent
     std::array<uint64_t, 8> pfcResumeSent{}; ///< XON frames (quanta 0) sent
@@ -98,10 +99,8 @@ class FabricNetDevice : public NetDevice
     virtual uint64_t QueuedFrames() const;
     virtual uint64_t QueuedBytes() const;
 
-    bool IsBusy() const
-    {
-        return m_busy;
-    }
+    /// True while a frame is being serialised.
+    bool IsBusy() const;
 
     // NetDevice API
     void SetIfIndex(const uint32_t index) override;
@@ -152,6 +151,13 @@ class FabricNetDevice : public NetDevice
     {
     }
 
+    /**
+     * True if frames may be waiting to be sent. When false at the start of a transmission, no
+     * completion event is scheduled: the next Wake() finds the port free or defers to the end
+     * of the frame. This halves the events per hop on uncongested ports.
+     */
+    virtual bool HasPendingWork() const;
+
     /// Pause expiry of class `prio` (past if not paused).
     Time PauseExpiry(uint8_t prio) const
     {
@@ -174,8 +180,8 @@ class FabricNetDevice : public NetDevice
     Mac48Address m_address;
     DataRate m_rate;
     uint64_t m_rateBps;
-    bool m_busy;
-    uint32_t m_busyBytes;
+    Time m_busyUntil;        ///< end of the current frame's serialisation
+    bool m_completionPending; ///< a TransmitComplete event is scheduled for m_busyUntil
     std::array<Time, 8> m_pausedUntil;
     std::deque<FabricPacket*> m_pfcQueue;
     EventId m_wakeEvent;
