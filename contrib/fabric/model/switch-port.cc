@@ -189,6 +189,12 @@ SwitchPort::DequeueNext(Time& wakeAt)
     return nullptr;
 }
 
+bool
+SwitchPort::HasPendingWork() const
+{
+    return FabricNetDevice::HasPendingWork() || m_totalBytes > 0;
+}
+
 void
 SwitchPort::HandleReceive(FabricPacket* p)
 {

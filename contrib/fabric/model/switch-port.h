@@ -80,6 +80,7 @@ class SwitchPort : public FabricNetDevice
   protected:
     void DoDispose() override;
     FabricPacket* DequeueNext(Time& wakeAt) override;
+    bool HasPendingWork() const override;
     void HandleReceive(FabricPacket* p) override;
 
   private:

@@ -8,6 +8,7 @@
 #ifndef FABRICSIM_FABRIC_PACKET_H
 #define FABRICSIM_FABRIC_PACKET_H
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -109,6 +110,11 @@ struct FabricPacket
     uint32_t ingressPort = 0; ///< scratch: switch ingress port while queued
 
     std::vector<IntHop> intHops; ///< INT stack (empty unless a CC needs it)
+
+    // Frames are created and destroyed once per packet: recycle their memory through a
+    // per-thread free list instead of the general-purpose allocator.
+    static void* operator new(std::size_t size);
+    static void operator delete(void* p) noexcept;
 
     /// Frame bytes plus preamble/SFD/IFG: what occupies the link.
     uint32_t WireBytes() const

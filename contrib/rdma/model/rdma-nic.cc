@@ -236,6 +236,12 @@ RdmaNic::DequeueNext(Time& wakeAt)
     return nullptr;
 }
 
+bool
+RdmaNic::HasPendingWork() const
+{
+    return FabricNetDevice::HasPendingWork() || !m_ctrl.empty() || !m_active.empty();
+}
+
 FabricPacket*
 RdmaNic::MakeDataPacket(RdmaQueuePair* qp)
 {

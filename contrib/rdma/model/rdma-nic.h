@@ -95,6 +95,7 @@ class RdmaNic : public FabricNetDevice
   protected:
     void DoDispose() override;
     FabricPacket* DequeueNext(Time& wakeAt) override;
+    bool HasPendingWork() const override;
     void HandleReceive(FabricPacket* p) override;
 
   private:
