@@ -1,0 +1,57 @@
+// HPCC simulator inputs: topology.txt and flow.txt run as they are; a bad line is named.
+#include "scenario-runner.h"
+
+#include "input-error.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+using nlohmann::json;
+
+namespace
+{
+
+json
+Scenario(const std::string& dir)
+{
+    // 4 hosts (0-3) on switch 4, 100G, 1 us; 3 flows, one of them at priority 3 starting later.
+    std::ofstream(dir + "/topology.txt") << "5 1 4\n4\n0 4 100Gbps 0.001ms 0\n1 4 100Gbps 0.001ms 0\n"
+                                            "2 4 100Gbps 0.001ms 0\n3 4 100Gbps 0.001ms 0\n";
+    std::ofstream(dir + "/flow.txt") << "3\n0 1 3 100 200000 0.000001\n2 1 3 100 300000 0.000002\n3 0 3 100 100000 0.00001\n";
+    return json{{"seed", 1},
+                {"stop_ns", 10000000},
+                {"topology", {{"type", "hpcc-file"}, {"path", "topology.txt"}}},
+                {"monitor", {{"interval_ns", 0}}},
+                {"traffic", {{"flow_file", "flow.txt"}}}};
+}
+
+} // namespace
+
+TEST(HpccFiles, TopologyAndFlowFilesRun)
+{
+    auto dir = fabricsim::test::TempDir("hpccfiles");
+    json s = fabricsim::test::RunScenario(Scenario(dir), dir);
+    ASSERT_EQ(s["flows_total"].get<int>(), 3);
+    EXPECT_EQ(s["flows_completed"].get<int>(), 3);
+    EXPECT_EQ(s["flows"][1]["start_ns"].get<int>(), 2000);
+    EXPECT_EQ(s["flows"][2]["size_bytes"].get<int>(), 100000);
+    EXPECT_EQ(s["topology"]["hosts"].get<int>(), 4);
+}
+
+TEST(HpccFiles, BadFlowLineIsNamed)
+{
+    auto dir = fabricsim::test::TempDir("hpccbad");
+    json sc = Scenario(dir);
+    std::ofstream(dir + "/flow.txt") << "2\n0 1 3 100 200000 0.000001\n0 1 3 abc\n";
+    try
+    {
+        fabricsim::test::RunScenario(sc, dir);
+        FAIL() << "expected an InputError";
+    }
+    catch (const ns3::InputError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("flow.txt"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
+    }
+}
