@@ -1,7 +1,11 @@
 #include "congestion-control.h"
 
 #include "dcqcn.h"
+#include "dctcp.h"
+#include "hpcc.h"
 #include "input-error.h"
+#include "swift.h"
+#include "timely.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
@@ -101,6 +105,10 @@ Registry()
         r["none"] = ObjectFactory("ns3::NoCongestionControl");
         r["dcqcn"] = Dcqcn::FirmwarePreset();
         r["dcqcn-paper"] = Dcqcn::PaperPreset();
+        r["hpcc"] = ObjectFactory("ns3::Hpcc");
+        r["timely"] = ObjectFactory("ns3::Timely");
+        r["dctcp"] = ObjectFactory("ns3::Dctcp");
+        r["swift"] = ObjectFactory("ns3::Swift");
         return r;
     }();
     return reg;

@@ -60,6 +60,8 @@ DataFrame(uint32_t payload, bool first)
 constexpr uint32_t kAckFrame = kEth + kIpv4 + kUdp + kBth + kAeth + kIcrc + kFcs;    // 66
 constexpr uint32_t kCnpFrame = kEth + kIpv4 + kUdp + kBth + kCnpReserved + kIcrc + kFcs; // 78
 constexpr uint32_t kPfcFrame = kMinFrame;                                             // 64
+/// INT shim carried by flagged data frames and echoed in their ACKs (hop count, flags), as in HPCC
+constexpr uint32_t kIntHeader = 2;
 } // namespace RoceSize
 
 /// One hop of in-band telemetry (HPCC): stamped by each switch egress.
@@ -110,6 +112,9 @@ struct FabricPacket
     uint32_t ingressPort = 0; ///< scratch: switch ingress port while queued
 
     std::vector<IntHop> intHops; ///< INT stack (empty unless a CC needs it)
+    /// INT bytes carried (shim + stamped hops, included in frameBytes); a data frame with
+    /// intBytes > 0 asks every switch egress to push one hop record
+    uint32_t intBytes = 0;
 
     // Frames are created and destroyed once per packet: recycle their memory through a
     // per-thread free list instead of the general-purpose allocator.

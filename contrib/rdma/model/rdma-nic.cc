@@ -278,6 +278,12 @@ RdmaNic::MakeDataPacket(RdmaQueuePair* qp)
         p->remoteVa = 0x10000000ULL + m.id * 0x100000ULL;
         p->dmaLength = uint32_t(std::min<uint64_t>(m.bytes, 0xffffffffULL));
     }
+    if (qp->m_cc->NeedsInt())
+    {
+        // INT shim: switches push one hop record each on frames that carry it.
+        p->intBytes = RoceSize::kIntHeader;
+        p->frameBytes += RoceSize::kIntHeader;
+    }
     p->sendTimePs = Simulator::Now().GetPicoSeconds();
     p->uid = (uint64_t(m_host) << 40) | ++m_uid;
 
@@ -347,6 +353,8 @@ RdmaNic::SendControl(FrameType type, const RdmaRxQueuePair& rx, uint32_t psn, co
         c->sendTimePs = cause->sendTimePs;
         c->ecnEcho = cause->ce;
         c->intHops = cause->intHops;
+        c->intBytes = cause->intBytes; // the echoed INT stack travels in the ACK
+        c->frameBytes += cause->intBytes;
     }
     m_ctrl.push_back(c);
     Wake();
@@ -457,6 +465,8 @@ RdmaNic::ReceiveAck(FabricPacket* p)
     s.ecnEcho = p->ecnEcho;
     s.rtt = Simulator::Now() - PicoSeconds(p->sendTimePs);
     s.intHops = &p->intHops;
+    static const uint8_t initialTtl = FabricPacket().ttl;
+    s.hops = uint32_t(initialTtl - p->ttl);
     AdvanceUna(qp, p->psn);
     s.newlyAckedBytes = uint64_t(qp->m_sndUna - before) * m_mtu;
     s.sndNxt = qp->m_sndNxt;
