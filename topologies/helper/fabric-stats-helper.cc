@@ -199,6 +199,7 @@ FabricStatsHelper::Collect() const
                 t.ecnMarked += sp->EcnMarked();
                 t.inFlightFrames += sp->EgressFrames();
                 t.inFlightBytes += sp->TotalQueueBytes();
+                t.sentBytes += sp->IntBytesAdded(); // INT hop records enter the fabric at switches
             }
         }
     }

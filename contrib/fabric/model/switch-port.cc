@@ -7,6 +7,9 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace ns3
 {
 
@@ -44,7 +47,13 @@ SwitchPort::GetTypeId()
                           "Quanta in XOFF frames (512 bit times each); refreshed at half life.",
                           UintegerValue(0xffff),
                           MakeUintegerAccessor(&SwitchPort::m_pauseQuanta),
-                          MakeUintegerChecker<uint16_t>(1));
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("IntHopBytes",
+                          "Bytes one INT hop record adds to a frame (8 as in HPCC; the values "
+                          "themselves are kept exact, for any link speed and hop count).",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&SwitchPort::m_intHopBytes),
+                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -57,7 +66,8 @@ SwitchPort::SwitchPort()
       m_kmax(1600000),
       m_pmax(0.2),
       m_ecnEnabled(true),
-      m_pauseQuanta(0xffff)
+      m_pauseQuanta(0xffff),
+      m_intHopBytes(8)
 {
 }
 
@@ -187,6 +197,26 @@ SwitchPort::DequeueNext(Time& wakeAt)
         m_dwrrFresh = false;
     }
     return nullptr;
+}
+
+void
+SwitchPort::OnTransmitStart(FabricPacket* p)
+{
+    if (p->type == FrameType::Data && p->intBytes > 0)
+    {
+        // The record describes the link as this frame leaves: its rate, the time, the bytes
+        // sent so far including this frame, and the queue it leaves behind (HPCC's INT).
+        p->frameBytes += m_intHopBytes;
+        p->intBytes += m_intHopBytes;
+        m_intBytesAdded += m_intHopBytes;
+        IntHop h;
+        h.rateBps = GetRateBps();
+        h.tsPs = uint64_t(Simulator::Now().GetPicoSeconds());
+        h.txBytes = m_txWireBytes + p->WireBytes();
+        h.qlenBytes = uint32_t(std::min<uint64_t>(m_totalBytes, UINT32_MAX));
+        p->intHops.push_back(h);
+    }
+    m_txWireBytes += p->WireBytes();
 }
 
 bool

@@ -77,11 +77,19 @@ class SwitchPort : public FabricNetDevice
     /// ECN RED parameters (bytes, probability) of this port.
     void SetEcn(uint64_t kmin, uint64_t kmax, double pmax);
 
+    /// INT bytes this port pushed onto frames (they enter the fabric here, not at a NIC).
+    uint64_t IntBytesAdded() const
+    {
+        return m_intBytesAdded;
+    }
+
   protected:
     void DoDispose() override;
     FabricPacket* DequeueNext(Time& wakeAt) override;
     bool HasPendingWork() const override;
     void HandleReceive(FabricPacket* p) override;
+    /// Counts the link's bytes and stamps INT on data frames that carry the INT shim.
+    void OnTransmitStart(FabricPacket* p) override;
 
   private:
     FabricPacket* Pop(uint8_t prio);
@@ -107,6 +115,9 @@ class SwitchPort : public FabricNetDevice
     bool m_ecnEnabled;
 
     uint16_t m_pauseQuanta;
+    uint32_t m_intHopBytes;
+    uint64_t m_txWireBytes = 0;   ///< bytes put on the link, preamble and IFG included (INT tx counter)
+    uint64_t m_intBytesAdded = 0;
     std::array<bool, 8> m_xoff{};
     std::array<EventId, 8> m_xoffRefresh;
 };
