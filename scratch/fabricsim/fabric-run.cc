@@ -191,6 +191,10 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     ConfigureSimulator(sc, opt.ns3Args);
     // Resolve every congestion-control name before anything is built or written.
     ObjectFactory defaultCc = CcFactory(sc.transport.cc, sc.file, "transport.cc");
+    for (auto& [prio, name] : sc.transport.ccPerPriority)
+    {
+        CcFactory(name, sc.file, "transport.cc_per_priority." + std::to_string(prio));
+    }
     for (size_t i = 0; i < sc.flows.size(); ++i)
     {
         if (!sc.flows[i].cc.empty())
@@ -215,12 +219,18 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     std::map<std::string, ObjectFactory> ccByName{{sc.transport.cc, defaultCc}};
     for (auto& f : flows)
     {
-        std::string cc = f.cc.empty() ? sc.transport.cc : f.cc;
+        uint8_t prio = f.priority < 0 ? sc.transport.priority : uint8_t(f.priority);
+        // A flow's own cc, else its priority class's, else the transport default.
+        std::string cc = f.cc;
+        if (cc.empty())
+        {
+            auto pc = sc.transport.ccPerPriority.find(prio);
+            cc = pc != sc.transport.ccPerPriority.end() ? pc->second : sc.transport.cc;
+        }
         if (!ccByName.count(cc))
         {
             ccByName[cc] = CcFactory(cc, sc.file, "traffic.flows.cc");
         }
-        uint8_t prio = f.priority < 0 ? sc.transport.priority : uint8_t(f.priority);
         traffic.AddFlow(f.src, f.dst, f.sizeBytes, NanoSeconds(f.startNs), prio, ccByName[cc]);
     }
     traffic.SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
@@ -304,6 +314,10 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
                            {"switches", nsw},
                            {"links", sc.topology.links.size()}};
     summary["transport"] = {{"cc", sc.transport.cc}, {"pfc", sc.transport.pfc}, {"mtu_bytes", sc.transport.mtuBytes}};
+    for (auto& [prio, name] : sc.transport.ccPerPriority)
+    {
+        summary["transport"]["cc_per_priority"][std::to_string(prio)] = name;
+    }
     summary["flows"] = jflows;
     summary["flows_total"] = traffic.GetFlows().size();
     summary["flows_completed"] = traffic.CompletedFlows();

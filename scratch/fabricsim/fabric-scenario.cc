@@ -447,8 +447,26 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& t = doc["transport"];
         RequireObj(t, file, "transport");
-        CheckKeys(t, file, "transport", {"cc", "mtu_bytes", "pfc", "priority", "ack_interval", "rto_ns", "cnp_interval_ns", "window"});
+        CheckKeys(t, file, "transport", {"cc", "cc_per_priority", "mtu_bytes", "pfc", "priority", "ack_interval", "rto_ns", "cnp_interval_ns", "window"});
         sc.transport.cc = GetStr(t, file, "transport", "cc", sc.transport.cc);
+        if (t.contains("cc_per_priority"))
+        {
+            const json& m = t["cc_per_priority"];
+            RequireObj(m, file, "transport.cc_per_priority");
+            for (auto it = m.begin(); it != m.end(); ++it)
+            {
+                std::string field = "transport.cc_per_priority." + it.key();
+                if (it.key().size() != 1 || it.key()[0] < '0' || it.key()[0] > '6')
+                {
+                    throw InputError(file, field, "a data class \"0\" to \"6\" as the key", "\"" + it.key() + "\"");
+                }
+                if (!it.value().is_string())
+                {
+                    throw InputError(file, field, "a congestion-control name", DescribeJson(it.value()));
+                }
+                sc.transport.ccPerPriority[uint8_t(it.key()[0] - '0')] = it.value().get<std::string>();
+            }
+        }
         sc.transport.mtuBytes = uint32_t(GetU64(t, file, "transport", "mtu_bytes", 1000, 64));
         if (sc.transport.mtuBytes > 9000)
         {

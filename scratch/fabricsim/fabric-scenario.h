@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,8 @@ struct LinkEvent
 struct TransportSpec
 {
     std::string cc = "dcqcn";
+    /// CC per priority class ("cc_per_priority": {"5": "hpcc"}); a flow's own "cc" wins over it
+    std::map<uint8_t, std::string> ccPerPriority;
     uint32_t mtuBytes = 1000;
     bool pfc = true;
     uint8_t priority = 3;
