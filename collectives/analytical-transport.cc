@@ -85,7 +85,10 @@ AnalyticalTransport::Run()
         Event e = m_events.top();
         m_events.pop();
         m_nowPs = e.m_timePs;
-        e.m_fn();
+        if (e.m_fn)
+        {
+            e.m_fn();
+        }
     }
 }
 
@@ -199,7 +202,10 @@ AnalyticalTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t
         c.m_lastDeliveryPs = t;
         Push(t, [this, cb = std::move(onDelivered)]() {
             m_delivered++;
-            cb();
+            if (cb)
+            {
+                cb();
+            }
         });
         return;
     }
@@ -268,7 +274,10 @@ AnalyticalTransport::Update()
         c.m_lastDeliveryPs = t;
         Push(t, [this, cb = std::move(m.m_onDelivered)]() {
             m_delivered++;
-            cb();
+            if (cb)
+            {
+                cb();
+            }
         });
         c.m_active = false;
         if (!c.m_queue.empty())

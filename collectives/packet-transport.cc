@@ -94,7 +94,10 @@ PacketTransport::Delivered(size_t ci, uint64_t /* bytes */)
     Callback cb = std::move(c.m_pending.front());
     c.m_pending.pop_front();
     m_inFlight--;
-    cb();
+    if (cb)
+    {
+        cb();
+    }
     MaybeStop();
 }
 
@@ -109,7 +112,10 @@ PacketTransport::Schedule(int64_t delayPs, Callback fn)
             return;
         }
         m_timers--;
-        fn();
+        if (fn)
+        {
+            fn();
+        }
         MaybeStop();
     });
 }
