@@ -36,6 +36,23 @@ Schedule GenerateSchedule(CollectiveKind kind, const std::string& algorithm, int
 /// Algorithms that support `kind` (for help texts and error messages).
 std::vector<std::string> AlgorithmsFor(CollectiveKind kind);
 
+/// A rooted tree over ranks 0..n-1.
+struct RankTree
+{
+    int m_root = 0;
+    std::vector<int> m_parent;                ///< -1 at the root
+    std::vector<std::vector<int>> m_children; ///< at most two per rank, in order
+};
+
+/**
+ * Tree \p which (0 or 1) of NCCL's double binary tree on \p ranks ranks. Tree 0 is the
+ * balanced binary tree in which a rank's level is its lowest set bit (rank 0 is the root with
+ * one child, odd ranks are leaves); tree 1 is its mirror (rank -> n-1-rank) when n is even and
+ * tree 0 shifted by one rank when n is odd, so each rank is interior in at most one of the two
+ * (when n is odd, one rank is interior in both).
+ */
+RankTree DoubleBinaryTree(int ranks, int which);
+
 } // namespace fabricsim
 
 #endif
