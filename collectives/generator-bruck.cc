@@ -8,7 +8,8 @@
  *
  * Allgather: positions 0..2^k-1 of rank r (blocks r, r+1, ...) live contiguously in scratch;
  * round k receives rank r + 2^k's first positions right behind them. A final rotation copies
- * them into the output.
+ * them into the output. The rotation has a threadblock of its own so the next pipeline piece
+ * can start while it waits for the last round.
  */
 #include "generator-algorithms.h"
 
@@ -105,7 +106,6 @@ BruckAllGather(ScheduleBuilder& b, int n, int units, int u, int chan)
     for (int r = 0; r < n; ++r)
     {
         area[r] = b.AllocScratch(r, n);
-        b.Copy(r, b.Tb(r, -1, -1, chan), In(u), Scr(area[r]));
     }
     for (int dist = 1; dist < n; dist *= 2)
     {
@@ -114,7 +114,19 @@ BruckAllGather(ScheduleBuilder& b, int n, int units, int u, int chan)
         for (int r = 0; r < n; ++r)
         {
             tbs[r] = b.Tb(r, Mod(r - dist, n), Mod(r + dist, n), chan);
-            b.Send(r, tbs[r], Scr(area[r]), count);
+            if (dist == 1)
+            {
+                // Position 0 is the input; later rounds send it from scratch with the rest.
+                b.Send(r, tbs[r], In(u), count);
+                if (n > 2)
+                {
+                    b.Copy(r, tbs[r], In(u), Scr(area[r]));
+                }
+            }
+            else
+            {
+                b.Send(r, tbs[r], Scr(area[r]), count);
+            }
         }
         for (int r = 0; r < n; ++r)
         {
