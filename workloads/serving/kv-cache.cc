@@ -1,0 +1,206 @@
+#include "kv-cache.h"
+
+#include "input-error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+/// MLA down projections (q_a, kv_a and their norms) are replicated across TP ranks.
+double
+ReplicatedAttentionParams(const ModelSpec& m)
+{
+    if (m.attention != AttentionKind::Mla)
+    {
+        return 0;
+    }
+    double h = m.hiddenSize;
+    double q = m.mla.qLoraRank > 0 ? h * m.mla.qLoraRank + m.mla.qLoraRank : 0;
+    return q + h * (m.mla.kvLoraRank + m.mla.qkRopeHeadDim) + m.mla.kvLoraRank;
+}
+
+std::string
+Gb(double bytes)
+{
+    std::ostringstream os;
+    os.precision(3);
+    os << bytes / 1e9 << " GB";
+    return os.str();
+}
+
+} // namespace
+
+double
+WeightBytesPerRank(const ModelSpec& m, const ParallelismSpec& par, uint32_t stage)
+{
+    auto layers = par.LayersPerStage(m);
+    uint32_t first = par.FirstLayer(m, stage);
+    double tp = par.tp;
+    double params = 0;
+    for (uint32_t l = first; l < first + layers[stage]; ++l)
+    {
+        double repl = ReplicatedAttentionParams(m);
+        params += repl + (double(m.AttentionParams()) - repl) / tp + double(m.LayerNormParams());
+        if (!m.IsMoeLayer(l))
+        {
+            params += double(m.DenseMlpParams()) / tp;
+        }
+        else if (par.ep > 1)
+        {
+            // Whole experts spread over ep ranks; shared expert and router replicated.
+            params += double(m.ExpertsParams()) / par.ep + double(m.SharedExpertParams()) +
+                      double(m.RouterParams());
+        }
+        else
+        {
+            params += (double(m.ExpertsParams()) + double(m.SharedExpertParams())) / tp +
+                      double(m.RouterParams());
+        }
+    }
+    if (stage == 0)
+    {
+        params += double(m.EmbeddingParams()) / tp;
+        if (m.encoder)
+        {
+            params += double(m.encoder->TotalParams()) / tp;
+        }
+    }
+    if (stage + 1 == par.pp)
+    {
+        // A tied LM head on a later stage than the embedding needs its own copy.
+        double head = m.tieWordEmbeddings ? (par.pp > 1 ? double(m.EmbeddingParams()) : 0.0)
+                                          : double(m.LmHeadParams());
+        params += head / tp + double(m.FinalNormParams());
+    }
+    return params * DTypeBytes(m.weightDtype);
+}
+
+double
+ActivationBytesPerRank(const ModelSpec& m,
+                       const ParallelismSpec& par,
+                       uint32_t maxTokens,
+                       uint32_t maxSeqs)
+{
+    double b = DTypeBytes(m.activationDtype);
+    double tp = par.tp;
+    double qkv = (double(m.numHeads) * m.QkHeadDim() + 2.0 * m.numKvHeads * m.VHeadDim()) / tp;
+    double mlp = m.intermediateSize > 0 && m.NumMoeLayers() < m.numLayers
+                     ? 2.0 * m.intermediateSize / tp
+                     : 0.0;
+    if (m.moe)
+    {
+        mlp = std::max(mlp, 2.0 * m.moe->topK * m.moe->expertIntermediate / tp);
+    }
+    double perToken = b * (2.0 * m.hiddenSize + qkv + mlp);
+    double logits = double(maxSeqs) * std::ceil(double(m.vocabSize) / tp) * 4.0;
+    return double(maxTokens) * perToken + logits;
+}
+
+KvCacheBudget
+KvCacheBudget::Compute(const ModelSpec& model,
+                       const HardwareSpec& hw,
+                       const ParallelismSpec& par,
+                       const BatchingSpec& batching,
+                       const KvCacheSpec& kv,
+                       const std::string& file,
+                       const std::string& field)
+{
+    KvCacheBudget b;
+    b.blockSize = kv.blockSize;
+    b.usableBytes = hw.hbmCapacityBytes * kv.gpuMemoryUtilization;
+    b.activationBytes =
+        ActivationBytesPerRank(model, par, batching.maxNumBatchedTokens, batching.maxNumSeqs);
+    auto layers = par.LayersPerStage(model);
+    double perTokenAll = model.KvBytesPerTokenPerRank(par.tp);
+    uint64_t blocks = UINT64_MAX;
+    for (uint32_t s = 0; s < par.pp; ++s)
+    {
+        double w = WeightBytesPerRank(model, par, s);
+        b.weightBytes = std::max(b.weightBytes, w);
+        double left = b.usableBytes - w - b.activationBytes;
+        if (left <= 0)
+        {
+            throw ns3::InputError(file,
+                                  field,
+                                  "a layout whose weights and activations fit in " +
+                                      Gb(b.usableBytes) + " per rank (hbm_capacity x "
+                                      "gpu_memory_utilization)",
+                                  Gb(w) + " of weights and " + Gb(b.activationBytes) +
+                                      " of activations on a stage-" + std::to_string(s) + " rank");
+        }
+        double perToken = perTokenAll * layers[s] / model.numLayers;
+        double capacity = kv.placement == KvPlacement::Hbm ? left : kv.tierCapacityBytes;
+        uint64_t n = uint64_t(std::floor(capacity / (perToken * kv.blockSize)));
+        if (n < blocks)
+        {
+            blocks = n;
+            b.kvBytesPerRank = capacity;
+            b.kvBytesPerToken = perToken;
+        }
+    }
+    b.numBlocks = kv.numBlocksOverride > 0 ? kv.numBlocksOverride : blocks;
+    return b;
+}
+
+BlockAllocator::BlockAllocator(uint64_t numBlocks, uint32_t blockSize)
+    : m_total(numBlocks),
+      m_blockSize(blockSize)
+{
+}
+
+uint64_t
+BlockAllocator::BlocksFor(uint64_t tokens) const
+{
+    return (tokens + m_blockSize - 1) / m_blockSize;
+}
+
+uint64_t
+BlockAllocator::Held(uint64_t seq) const
+{
+    auto it = m_held.find(seq);
+    return it == m_held.end() ? 0 : it->second;
+}
+
+bool
+BlockAllocator::CanGrow(uint64_t seq, uint64_t tokens) const
+{
+    uint64_t need = BlocksFor(tokens);
+    uint64_t have = Held(seq);
+    return need <= have || need - have <= FreeBlocks();
+}
+
+bool
+BlockAllocator::Grow(uint64_t seq, uint64_t tokens)
+{
+    if (!CanGrow(seq, tokens))
+    {
+        return false;
+    }
+    uint64_t need = BlocksFor(tokens);
+    uint64_t& have = m_held[seq];
+    if (need > have)
+    {
+        m_used += need - have;
+        have = need;
+    }
+    return true;
+}
+
+void
+BlockAllocator::Free(uint64_t seq)
+{
+    auto it = m_held.find(seq);
+    if (it != m_held.end())
+    {
+        m_used -= it->second;
+        m_held.erase(it);
+    }
+}
+
+} // namespace fabricsim

@@ -1,0 +1,188 @@
+#include "length-distribution.h"
+
+#include "input-error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+SeededStream::SeededStream(uint64_t seed, uint64_t stream)
+{
+    // Mix seed and stream so that neighbouring seeds do not give correlated streams.
+    std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(stream), uint32_t(stream >> 32)};
+    m_gen.seed(seq);
+}
+
+double
+SeededStream::Uniform()
+{
+    return double(m_gen() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+double
+SeededStream::Exponential(double rate)
+{
+    return -std::log1p(-Uniform()) / rate;
+}
+
+double
+SeededStream::Normal()
+{
+    double u1 = 1.0 - Uniform(); // (0, 1]: log is finite
+    double u2 = Uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+LengthDistribution
+LengthDistribution::Constant(uint64_t n)
+{
+    LengthDistribution d;
+    d.kind = Kind::Constant;
+    d.value = double(n);
+    d.min = 1;
+    d.max = 1e12;
+    return d;
+}
+
+LengthDistribution
+LengthDistribution::FromJson(const json& j, const std::string& file, const std::string& field)
+{
+    JsonWhere w{file, field};
+    if (j.is_number())
+    {
+        json holder = {{"n", j}};
+        return Constant(RequireUint(holder, "n", JsonWhere{file, ""}, 1));
+    }
+    if (!j.is_object())
+    {
+        throw ns3::InputError(file,
+                              field,
+                              "a token count or a distribution object {\"dist\": ...}",
+                              DescribeJson(j));
+    }
+    std::string kind = OptionalString(j, "dist", "", w);
+    const char* known[] = {"dist", "value", "min", "max", "mean", "std"};
+    for (auto it = j.begin(); it != j.end(); ++it)
+    {
+        if (std::find_if(std::begin(known), std::end(known), [&](const char* k) {
+                return it.key() == k;
+            }) == std::end(known))
+        {
+            throw ns3::InputError(file,
+                                  w.Field(it.key()),
+                                  "one of dist, value, min, max, mean, std",
+                                  "unknown field");
+        }
+    }
+    LengthDistribution d;
+    d.min = double(OptionalUint(j, "min", 1, w, 1));
+    d.max = double(OptionalUint(j, "max", uint64_t(1e12), w, 1));
+    if (d.max < d.min)
+    {
+        throw ns3::InputError(file,
+                              w.Field("max"),
+                              "a value >= min (" + std::to_string(uint64_t(d.min)) + ")",
+                              DescribeJson(j["max"]));
+    }
+    auto requireMean = [&]() {
+        if (!FindField(j, "mean"))
+        {
+            throw ns3::InputError(file, w.Field("mean"), "a mean length > 0", "nothing");
+        }
+        return OptionalNumber(j, "mean", 1, w, 1e-9, 1e12);
+    };
+    if (kind == "constant")
+    {
+        d.kind = Kind::Constant;
+        d.value = double(RequireUint(j, "value", w, 1));
+        d.min = 1;
+        d.max = 1e12;
+    }
+    else if (kind == "uniform")
+    {
+        d.kind = Kind::Uniform;
+        if (!FindField(j, "min") || !FindField(j, "max"))
+        {
+            throw ns3::InputError(file,
+                                  w.Field(FindField(j, "min") ? "max" : "min"),
+                                  "an integer bound (uniform needs min and max)",
+                                  "nothing");
+        }
+    }
+    else if (kind == "normal" || kind == "lognormal")
+    {
+        d.kind = kind == "normal" ? Kind::Normal : Kind::LogNormal;
+        d.mean = requireMean();
+        d.stddev = OptionalNumber(j, "std", 0, w, 0, 1e12);
+    }
+    else if (kind == "exponential")
+    {
+        d.kind = Kind::Exponential;
+        d.mean = requireMean();
+    }
+    else
+    {
+        throw ns3::InputError(file,
+                              w.Field("dist"),
+                              "\"constant\", \"uniform\", \"normal\", \"lognormal\" or "
+                              "\"exponential\"",
+                              "\"" + kind + "\"");
+    }
+    return d;
+}
+
+uint64_t
+LengthDistribution::Sample(SeededStream& rng) const
+{
+    double x = value;
+    switch (kind)
+    {
+    case Kind::Constant:
+        return uint64_t(value);
+    case Kind::Uniform:
+        // Integers min..max inclusive, each equally likely.
+        x = min + std::floor(rng.Uniform() * (max - min + 1));
+        break;
+    case Kind::Normal:
+        x = mean + stddev * rng.Normal();
+        break;
+    case Kind::LogNormal: {
+        // Parameters of the underlying normal from the mean and std of the lengths.
+        double s2 = std::log1p((stddev * stddev) / (mean * mean));
+        double mu = std::log(mean) - s2 / 2;
+        x = std::exp(mu + std::sqrt(s2) * rng.Normal());
+        break;
+    }
+    case Kind::Exponential:
+        x = rng.Exponential(1.0 / mean);
+        break;
+    }
+    x = std::round(x);
+    return uint64_t(std::clamp(x, min, max));
+}
+
+uint64_t
+LengthDistribution::Max() const
+{
+    return kind == Kind::Constant ? uint64_t(value) : uint64_t(max);
+}
+
+double
+LengthDistribution::Mean() const
+{
+    switch (kind)
+    {
+    case Kind::Constant:
+        return value;
+    case Kind::Uniform:
+        return (min + max) / 2;
+    default:
+        return mean;
+    }
+}
+
+} // namespace fabricsim

@@ -1,0 +1,89 @@
+/*
+ * Token-count distributions for synthetic requests, and the platform-independent random stream
+ * that samples them (std:: distributions differ between standard libraries; mt19937_64 does not).
+ */
+#ifndef FABRICSIM_SERVING_LENGTH_DISTRIBUTION_H
+#define FABRICSIM_SERVING_LENGTH_DISTRIBUTION_H
+
+#include "json-read.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+namespace fabricsim
+{
+
+/**
+ * \brief A seeded random stream whose samples are identical on every platform: mt19937_64 bits
+ * turned into doubles, exponentials and normals by explicit formulas.
+ */
+class SeededStream
+{
+  public:
+    /// Stream \p stream of seed \p seed (streams of one seed are independent).
+    SeededStream(uint64_t seed, uint64_t stream);
+
+    /// Uniform in [0, 1) with 53 random bits.
+    double Uniform();
+    /// Exponential with rate \p rate (> 0): -ln(1 - U) / rate.
+    double Exponential(double rate);
+    /// Standard normal (Box-Muller, one value per call).
+    double Normal();
+
+  private:
+    std::mt19937_64 m_gen; //!< the bit source
+};
+
+/**
+ * \brief Distribution of a token count (prompt or output length).
+ *
+ * JSON: a number (constant), or {"dist": "constant", "value": n},
+ * {"dist": "uniform", "min": a, "max": b} (integers, both inclusive),
+ * {"dist": "normal", "mean": m, "std": s}, {"dist": "lognormal", "mean": m, "std": s} (mean and
+ * standard deviation of the lengths themselves), {"dist": "exponential", "mean": m}. Every kind
+ * accepts "min" (default 1) and "max" (default unlimited) as clamps; samples are rounded to the
+ * nearest integer.
+ */
+struct LengthDistribution
+{
+    /// The distribution family.
+    enum class Kind
+    {
+        Constant,
+        Uniform,
+        Normal,
+        LogNormal,
+        Exponential
+    };
+
+    Kind kind = Kind::Constant; //!< family
+    double value = 1;           //!< constant value
+    double mean = 0;            //!< mean (normal, lognormal, exponential)
+    double stddev = 0;          //!< standard deviation (normal, lognormal)
+    double min = 1;             //!< lower clamp (uniform: lower bound)
+    double max = 1e12;          //!< upper clamp (uniform: upper bound)
+
+    /// A constant \p n.
+    static LengthDistribution Constant(uint64_t n);
+
+    /// Parse (see the class comment); errors name \p file and \p field.
+    static LengthDistribution FromJson(const nlohmann::json& j,
+                                       const std::string& file,
+                                       const std::string& field);
+
+    /// One sample (>= 1).
+    uint64_t Sample(SeededStream& rng) const;
+
+    /// Largest value a sample can take.
+    uint64_t Max() const;
+
+    /// Mean of the unclamped distribution (constant: the value; uniform: (min + max) / 2).
+    double Mean() const;
+};
+
+} // namespace fabricsim
+
+#endif

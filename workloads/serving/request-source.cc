@@ -1,0 +1,380 @@
+#include "request-source.h"
+
+#include "input-error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+const char* const kArrivalS[] = {"arrival_s", "arrival", "arrival_time", "timestamp"};
+const char* const kPrompt[] = {"prompt_tokens", "input_tokens", "prompt_len", "num_prompt_tokens"};
+const char* const kOutput[] = {
+    "output_tokens", "generated_tokens", "output_len", "num_output_tokens"};
+
+std::string
+Trim(const std::string& s)
+{
+    size_t a = s.find_first_not_of(" \t\r\n");
+    size_t b = s.find_last_not_of(" \t\r\n");
+    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+std::string
+Directory(const std::string& file)
+{
+    size_t slash = file.find_last_of('/');
+    return slash == std::string::npos ? "" : file.substr(0, slash + 1);
+}
+
+/// A trace row: named cells as JSON values (CSV cells parsed as numbers).
+struct TraceRow
+{
+    json cells;
+    size_t line;
+};
+
+double
+NumberCell(const TraceRow& row,
+           const std::string& key,
+           const std::string& file,
+           bool integer,
+           double min)
+{
+    const json& v = row.cells[key];
+    std::string field = "line " + std::to_string(row.line) + "/" + key;
+    std::string expected = integer ? "an integer >= " + std::to_string(int64_t(min))
+                                   : "a number >= " + std::to_string(int64_t(min));
+    if (!v.is_number())
+    {
+        throw ns3::InputError(file, field, expected, DescribeJson(v));
+    }
+    double x = v.get<double>();
+    if (!std::isfinite(x) || x < min || (integer && x != std::floor(x)))
+    {
+        throw ns3::InputError(file, field, expected, DescribeJson(v));
+    }
+    return x;
+}
+
+const char*
+FindKey(const json& cells, const char* const* keys, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+    {
+        if (cells.contains(keys[i]))
+        {
+            return keys[i];
+        }
+    }
+    return nullptr;
+}
+
+Request
+RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
+{
+    Request r;
+    std::string where = "line " + std::to_string(row.line);
+    double arrivalS = 0;
+    if (const char* k = FindKey(row.cells, kArrivalS, 4))
+    {
+        arrivalS = NumberCell(row, k, file, false, 0);
+    }
+    else if (row.cells.contains("arrival_ms"))
+    {
+        arrivalS = NumberCell(row, "arrival_ms", file, false, 0) / 1e3;
+    }
+    else
+    {
+        throw ns3::InputError(file, where, "an arrival time column (arrival_s or arrival_ms)", "none");
+    }
+    const char* p = FindKey(row.cells, kPrompt, 4);
+    const char* o = FindKey(row.cells, kOutput, 4);
+    if (!p || !o)
+    {
+        throw ns3::InputError(file,
+                              where,
+                              std::string("a ") + (p ? "output_tokens" : "prompt_tokens") +
+                                  " column",
+                              "none");
+    }
+    r.arrivalPs = int64_t(std::llround(arrivalS * timeScale * 1e12));
+    r.promptTokens = uint64_t(NumberCell(row, p, file, true, 1));
+    r.outputTokens = uint64_t(NumberCell(row, o, file, true, 1));
+    if (row.cells.contains("images"))
+    {
+        r.images = NumberCell(row, "images", file, false, 0);
+    }
+    if (row.cells.contains("audio_seconds"))
+    {
+        r.audioSeconds = NumberCell(row, "audio_seconds", file, false, 0);
+    }
+    return r;
+}
+
+std::vector<std::string>
+SplitCsv(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ','))
+    {
+        out.push_back(Trim(cell));
+    }
+    if (!line.empty() && line.back() == ',')
+    {
+        out.emplace_back();
+    }
+    return out;
+}
+
+json
+CsvCell(const std::string& text)
+{
+    if (text.empty())
+    {
+        return json();
+    }
+    char* end = nullptr;
+    double x = std::strtod(text.c_str(), &end);
+    if (end && *end == '\0')
+    {
+        return x;
+    }
+    return text;
+}
+
+} // namespace
+
+RequestSpec
+RequestSpec::FromJson(const json& j,
+                      const std::string& file,
+                      const std::string& field,
+                      uint64_t defaultSeed)
+{
+    JsonWhere w{file, field};
+    if (!j.is_object())
+    {
+        throw ns3::InputError(file, field, "an object", DescribeJson(j));
+    }
+    RequestSpec s;
+    s.seed = OptionalUint(j, "seed", defaultSeed, w, 0);
+    if (const json* t = FindField(j, "trace"))
+    {
+        for (auto it = j.begin(); it != j.end(); ++it)
+        {
+            if (it.key() != "trace" && it.key() != "time_scale" && it.key() != "limit" &&
+                it.key() != "seed")
+            {
+                throw ns3::InputError(file,
+                                      w.Field(it.key()),
+                                      "one of trace, time_scale, limit (a trace replaces the "
+                                      "synthetic fields)",
+                                      "\"" + it.key() + "\"");
+            }
+        }
+        if (!t->is_string() || t->get<std::string>().empty())
+        {
+            throw ns3::InputError(file, w.Field("trace"), "a file path", DescribeJson(*t));
+        }
+        s.fromTrace = true;
+        s.tracePath = t->get<std::string>();
+        if (s.tracePath[0] != '/')
+        {
+            s.tracePath = Directory(file) + s.tracePath;
+        }
+        s.timeScale = OptionalNumber(j, "time_scale", 1, w, 1e-12, 1e12);
+        s.limit = OptionalUint(j, "limit", 0, w, 0);
+        return s;
+    }
+    const char* known[] = {"rate_per_s",
+                           "count",
+                           "prompt_tokens",
+                           "output_tokens",
+                           "arrival",
+                           "images",
+                           "audio_seconds",
+                           "seed"};
+    for (auto it = j.begin(); it != j.end(); ++it)
+    {
+        if (std::find_if(std::begin(known), std::end(known), [&](const char* k) {
+                return it.key() == k;
+            }) == std::end(known))
+        {
+            throw ns3::InputError(file,
+                                  w.Field(it.key()),
+                                  "one of trace, rate_per_s, count, prompt_tokens, "
+                                  "output_tokens, arrival, images, audio_seconds, seed",
+                                  "unknown field");
+        }
+    }
+    if (!FindField(j, "rate_per_s"))
+    {
+        throw ns3::InputError(file,
+                              w.Field("rate_per_s"),
+                              "an arrival rate in requests/s (or a \"trace\")",
+                              "nothing");
+    }
+    s.ratePerSec = OptionalNumber(j, "rate_per_s", 1, w, 0, 1e12);
+    s.count = RequireUint(j, "count", w, 1);
+    for (const char* k : {"prompt_tokens", "output_tokens"})
+    {
+        const json* v = FindField(j, k);
+        if (!v)
+        {
+            throw ns3::InputError(file, w.Field(k), "a token count or distribution", "nothing");
+        }
+        (std::string(k) == "prompt_tokens" ? s.prompt : s.output) =
+            LengthDistribution::FromJson(*v, file, w.Field(k));
+    }
+    std::string arrival = OptionalString(j, "arrival", "poisson", w);
+    if (arrival != "poisson" && arrival != "uniform")
+    {
+        throw ns3::InputError(file,
+                              w.Field("arrival"),
+                              "\"poisson\" or \"uniform\"",
+                              "\"" + arrival + "\"");
+    }
+    s.poisson = arrival == "poisson";
+    s.images = OptionalNumber(j, "images", 0, w, 0, 1e6);
+    s.audioSeconds = OptionalNumber(j, "audio_seconds", 0, w, 0, 1e7);
+    return s;
+}
+
+std::vector<Request>
+GenerateRequests(const RequestSpec& spec)
+{
+    if (spec.fromTrace)
+    {
+        auto reqs = LoadRequestTrace(spec.tracePath, spec.timeScale);
+        if (spec.limit > 0 && reqs.size() > spec.limit)
+        {
+            reqs.resize(spec.limit);
+        }
+        return reqs;
+    }
+    // Separate streams for gaps and lengths: changing the rate keeps the same lengths.
+    SeededStream gaps(spec.seed, 1);
+    SeededStream prompts(spec.seed, 2);
+    SeededStream outputs(spec.seed, 3);
+    std::vector<Request> out;
+    out.reserve(spec.count);
+    double t = 0;
+    for (uint64_t i = 0; i < spec.count; ++i)
+    {
+        if (spec.ratePerSec > 0 && i > 0)
+        {
+            t += spec.poisson ? gaps.Exponential(spec.ratePerSec) : 1.0 / spec.ratePerSec;
+        }
+        Request r;
+        r.id = i;
+        r.arrivalPs = int64_t(std::llround(t * 1e12));
+        r.promptTokens = spec.prompt.Sample(prompts);
+        r.outputTokens = spec.output.Sample(outputs);
+        r.images = spec.images;
+        r.audioSeconds = spec.audioSeconds;
+        out.push_back(r);
+    }
+    return out;
+}
+
+std::vector<Request>
+LoadRequestTrace(const std::string& path, double timeScale)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw ns3::InputError(path, "", "a readable request trace (CSV or JSON lines)", "cannot open");
+    }
+    std::vector<TraceRow> rows;
+    std::vector<std::string> header;
+    std::string line;
+    size_t lineNo = 0;
+    bool jsonLines = false;
+    bool decided = false;
+    while (std::getline(in, line))
+    {
+        ++lineNo;
+        std::string t = Trim(line);
+        if (t.empty() || t[0] == '#')
+        {
+            continue;
+        }
+        if (!decided)
+        {
+            jsonLines = t[0] == '{';
+            decided = true;
+            if (!jsonLines)
+            {
+                header = SplitCsv(t);
+                continue;
+            }
+        }
+        TraceRow row{json::object(), lineNo};
+        if (jsonLines)
+        {
+            try
+            {
+                row.cells = json::parse(t);
+            }
+            catch (const json::parse_error& e)
+            {
+                throw ns3::InputError(path,
+                                      "line " + std::to_string(lineNo),
+                                      "a JSON object",
+                                      std::string("malformed JSON (") + e.what() + ")");
+            }
+            if (!row.cells.is_object())
+            {
+                throw ns3::InputError(
+                    path, "line " + std::to_string(lineNo), "a JSON object", DescribeJson(row.cells));
+            }
+        }
+        else
+        {
+            auto cells = SplitCsv(t);
+            if (cells.size() != header.size())
+            {
+                throw ns3::InputError(path,
+                                      "line " + std::to_string(lineNo),
+                                      std::to_string(header.size()) + " comma-separated cells",
+                                      std::to_string(cells.size()));
+            }
+            for (size_t i = 0; i < cells.size(); ++i)
+            {
+                row.cells[header[i]] = CsvCell(cells[i]);
+            }
+        }
+        rows.push_back(std::move(row));
+    }
+    if (rows.empty())
+    {
+        throw ns3::InputError(path, "", "at least one request", "an empty trace");
+    }
+    std::vector<Request> out;
+    for (const auto& row : rows)
+    {
+        Request r = RowToRequest(row, path, timeScale);
+        if (!out.empty() && r.arrivalPs < out.back().arrivalPs)
+        {
+            throw ns3::InputError(path,
+                                  "line " + std::to_string(row.line),
+                                  "arrival times that do not decrease",
+                                  "an arrival before the previous line's");
+        }
+        r.id = out.size();
+        out.push_back(r);
+    }
+    return out;
+}
+
+} // namespace fabricsim

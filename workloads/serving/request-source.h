@@ -1,0 +1,84 @@
+/*
+ * Where requests come from: a synthetic Poisson (or evenly spaced) source with token-count
+ * distributions, or a request trace file (CSV or JSON lines).
+ */
+#ifndef FABRICSIM_SERVING_REQUEST_SOURCE_H
+#define FABRICSIM_SERVING_REQUEST_SOURCE_H
+
+#include "length-distribution.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/**
+ * \brief One inference request as the serving loop sees it.
+ */
+struct Request
+{
+    uint64_t id = 0;           //!< index in arrival order
+    int64_t arrivalPs = 0;     //!< arrival time
+    uint64_t promptTokens = 1; //!< prompt length (text tokens, before the encoder's tokens)
+    uint64_t outputTokens = 1; //!< tokens to generate (>= 1)
+    double images = 0;         //!< images to encode (multimodal)
+    double audioSeconds = 0;   //!< seconds of audio to encode (multimodal)
+};
+
+/**
+ * \brief The "requests" object of a serving scenario.
+ *
+ * Synthetic: {"rate_per_s": r, "count": n, "prompt_tokens": dist, "output_tokens": dist,
+ * "arrival": "poisson" | "uniform", "images": x, "audio_seconds": y, "seed": s}. rate 0 makes
+ * every request arrive at time 0 (offline batch). Trace: {"trace": path} with optional
+ * "time_scale" (multiplies arrival times) and "limit" (first n requests).
+ */
+struct RequestSpec
+{
+    bool fromTrace = false;          //!< read a trace file instead of sampling
+    std::string tracePath;           //!< trace path (resolved against the scenario file)
+    double timeScale = 1;            //!< trace arrival time multiplier
+    uint64_t limit = 0;              //!< trace: keep the first n (0 = all)
+    double ratePerSec = 1;           //!< mean arrival rate (0: all at time 0)
+    bool poisson = true;             //!< Poisson (exponential gaps) or evenly spaced arrivals
+    uint64_t count = 1;              //!< requests to generate
+    LengthDistribution prompt;       //!< prompt length distribution
+    LengthDistribution output;       //!< output length distribution
+    double images = 0;               //!< images per request
+    double audioSeconds = 0;         //!< seconds of audio per request
+    uint64_t seed = 1;               //!< random seed (default: the scenario's seed)
+
+    /**
+     * \brief Parse; \p file is the scenario file (also the base of a relative trace path),
+     * \p field the object's path; \p defaultSeed the scenario's seed.
+     */
+    static RequestSpec FromJson(const nlohmann::json& j,
+                                const std::string& file,
+                                const std::string& field,
+                                uint64_t defaultSeed);
+};
+
+/**
+ * \brief Generate (or load) the requests of \p spec, sorted by arrival, ids 0..n-1.
+ */
+std::vector<Request> GenerateRequests(const RequestSpec& spec);
+
+/**
+ * \brief Read a request trace.
+ *
+ * CSV: a header line naming the columns, then one request per line. JSON lines: one object per
+ * line. Columns / keys (aliases in brackets): arrival time in seconds "arrival_s" [arrival,
+ * arrival_time, timestamp] or "arrival_ms"; "prompt_tokens" [input_tokens, prompt_len,
+ * num_prompt_tokens]; "output_tokens" [generated_tokens, output_len, num_output_tokens];
+ * optional "images" and "audio_seconds". Blank lines and lines starting with '#' are skipped.
+ * Arrivals must not decrease. Errors name the file and "line N/column".
+ */
+std::vector<Request> LoadRequestTrace(const std::string& path, double timeScale = 1);
+
+} // namespace fabricsim
+
+#endif

@@ -1,0 +1,849 @@
+#include "serving-simulation.h"
+
+#include "collective-api.h"
+#include "input-error.h"
+#include "kv-cache.h"
+#include "rank-placement.h"
+#include "serving-scheduler.h"
+#include "step-executor.h"
+#include "step-program-builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <set>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+/// What a pool does.
+enum class Role
+{
+    Unified,
+    Prefill,
+    Decode
+};
+
+const char*
+RoleName(Role r)
+{
+    switch (r)
+    {
+    case Role::Unified:
+        return "unified";
+    case Role::Prefill:
+        return "prefill";
+    case Role::Decode:
+        return "decode";
+    }
+    return "unified";
+}
+
+/// A scheduler's address: pool, engine, virtual engine, attention group.
+struct SlotRef
+{
+    uint32_t pool = 0;
+    uint32_t engine = 0;
+    uint32_t ve = 0;
+    uint32_t group = 0;
+};
+
+} // namespace
+
+class ServingSimulation::Impl
+{
+  public:
+    Impl(const InferenceScenario& sc, CollectiveApi& api);
+    void Start();
+    ServingResult Finish();
+
+  private:
+    struct VirtualEngine
+    {
+        std::vector<std::unique_ptr<ServingScheduler>> scheds; //!< per attention group
+        bool inFlight = false;                                 //!< a step is running
+        bool pending = false;                                  //!< a launch is scheduled
+        int64_t lastStep = -1;                                 //!< previous step id
+        StepDependencies deps;                                 //!< triggers since the last launch
+        std::vector<ScheduledBatch> batches;                   //!< the running step's batches
+    };
+
+    struct Engine
+    {
+        EngineLayout layout;
+        std::unique_ptr<StepProgramBuilder> builder;
+        std::vector<VirtualEngine> ves;
+    };
+
+    struct Pool
+    {
+        Role role = Role::Unified;
+        PoolSpec spec;
+        std::string field; //!< scenario path of the pool, for errors
+        KvCacheBudget budget;
+        std::vector<uint32_t> hosts;
+        std::vector<Engine> engines;
+    };
+
+    struct Transfer
+    {
+        uint64_t request = 0;
+        SlotRef prefill;
+        SlotRef decode;
+        bool layerwise = false;
+        std::vector<KvRoute> routes; //!< layer-wise routes
+        uint32_t partsIssued = 0;
+        uint32_t partsDone = 0;
+        uint32_t sendsLeft = 0; //!< bulk sends not delivered
+        bool sealed = false;    //!< prefill finished (layer-wise)
+        bool done = false;
+        TransferRecord record;
+    };
+
+    struct Handoff
+    {
+        uint64_t request;
+        SlotRef prefill;
+        uint64_t prefillStep;
+    };
+
+    void Validate();
+    VirtualEngine& Ve(const SlotRef& s)
+    {
+        return m_pools[s.pool].engines[s.engine].ves[s.ve];
+    }
+    ServingScheduler& Sched(const SlotRef& s)
+    {
+        return *Ve(s).scheds[s.group];
+    }
+    /// The scheduler of pool \p pool with the fewest outstanding sequences (first on ties),
+    /// among those that \p ok accepts; false when none.
+    bool PickSlot(uint32_t pool, const std::function<bool(ServingScheduler&)>& ok, SlotRef& out);
+    void OnArrival(uint64_t id);
+    void TryLaunch(const SlotRef& s);
+    void Launch(SlotRef s);
+    void OnStepDone(SlotRef s, StepRecord rec, const StepStats& stats);
+    void TryHandoffs(const StepDependencies& trigger);
+    void WakePrefill(const StepDependencies& trigger);
+    bool AdmitLayerwise(const SlotRef& prefill, const SequenceState& s);
+    void CheckTransfer(int64_t tid);
+    void OnTransferDone(int64_t tid);
+    SequenceState NewSequence(uint64_t id, Role role) const;
+    uint64_t LlmPromptTokens(const Request& r) const;
+
+    InferenceScenario m_sc;
+    CollectiveApi& m_api;
+    StepExecutor m_exec;
+    std::vector<Request> m_requests;
+    std::vector<RequestRecord> m_records;
+    std::vector<Pool> m_pools;
+    std::vector<StepRecord> m_steps;
+    std::map<int64_t, Transfer> m_transfers;
+    std::map<uint64_t, int64_t> m_requestTransfer; //!< layer-wise transfer of a request
+    std::deque<Handoff> m_handoffs;                //!< bulk transfers waiting for decode room
+    uint64_t m_nextStep = 0;
+    int64_t m_nextTransfer = 0;
+    std::vector<json> m_trace;
+    std::shared_ptr<ChromeTrace> m_timeline;
+};
+
+ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
+    : m_sc(sc),
+      m_api(api),
+      m_exec(api)
+{
+    if (m_sc.record.timeline)
+    {
+        m_timeline = std::make_shared<ChromeTrace>();
+        m_exec.SetTimeline(m_timeline.get(), m_sc.record.maxSteps);
+    }
+    m_exec.SetTransferPartDone([this](int64_t tid) {
+        Transfer& t = m_transfers.at(tid);
+        t.partsDone++;
+        CheckTransfer(tid);
+    });
+
+    std::vector<std::pair<Role, const PoolSpec*>> specs;
+    if (m_sc.disagg.enabled)
+    {
+        specs = {{Role::Prefill, &m_sc.disagg.prefill}, {Role::Decode, &m_sc.disagg.decode}};
+    }
+    else
+    {
+        specs = {{Role::Unified, &m_sc.pool}};
+    }
+    for (uint32_t p = 0; p < specs.size(); ++p)
+    {
+        Pool pool;
+        pool.role = specs[p].first;
+        pool.spec = *specs[p].second;
+        pool.field = m_sc.disagg.enabled
+                         ? std::string("serving/disaggregation/") + RoleName(pool.role)
+                         : std::string("parallelism");
+        pool.hosts = PoolHosts(pool.spec,
+                               m_sc.placement,
+                               m_sc.file,
+                               m_sc.disagg.enabled ? pool.field + "/hosts"
+                                                   : std::string("serving/placement"));
+        pool.budget = KvCacheBudget::Compute(m_sc.model,
+                                             m_sc.hw,
+                                             pool.spec.par,
+                                             pool.spec.batching,
+                                             m_sc.kv,
+                                             m_sc.file,
+                                             pool.field);
+        uint64_t blocksPerVe = pool.budget.numBlocks / pool.spec.par.pp;
+        for (auto& layout : SplitEngines(pool.spec, pool.hosts))
+        {
+            Engine e;
+            e.layout = layout;
+            e.builder = std::make_unique<StepProgramBuilder>(m_sc, layout);
+            e.ves.resize(pool.spec.par.pp);
+            for (auto& ve : e.ves)
+            {
+                for (uint32_t g = 0; g < layout.groups; ++g)
+                {
+                    ve.scheds.push_back(std::make_unique<ServingScheduler>(
+                        pool.spec.batching, blocksPerVe, pool.budget.blockSize));
+                }
+            }
+            pool.engines.push_back(std::move(e));
+        }
+        m_pools.push_back(std::move(pool));
+    }
+    // Hooks and block holding need the final addresses of the schedulers.
+    for (uint32_t p = 0; p < m_pools.size(); ++p)
+    {
+        if (m_pools[p].role != Role::Prefill)
+        {
+            continue;
+        }
+        for (uint32_t e = 0; e < m_pools[p].engines.size(); ++e)
+        {
+            for (uint32_t v = 0; v < m_pools[p].engines[e].ves.size(); ++v)
+            {
+                auto& ve = m_pools[p].engines[e].ves[v];
+                for (uint32_t g = 0; g < ve.scheds.size(); ++g)
+                {
+                    ve.scheds[g]->SetHoldFinished(true);
+                    if (m_sc.disagg.transfer == KvTransferMode::Layerwise)
+                    {
+                        SlotRef slot{p, e, v, g};
+                        ve.scheds[g]->SetAdmitHook([this, slot](const SequenceState& s) {
+                            return AdmitLayerwise(slot, s);
+                        });
+                    }
+                }
+            }
+        }
+    }
+    m_requests = GenerateRequests(m_sc.requests);
+    Validate();
+    for (const auto& r : m_requests)
+    {
+        RequestRecord rec;
+        rec.id = r.id;
+        rec.arrivalPs = r.arrivalPs;
+        rec.promptTokens = LlmPromptTokens(r);
+        rec.outputTokens = r.outputTokens;
+        m_records.push_back(rec);
+    }
+}
+
+uint64_t
+ServingSimulation::Impl::LlmPromptTokens(const Request& r) const
+{
+    double extra = 0;
+    if (m_sc.model.encoder)
+    {
+        extra = r.images * m_sc.model.encoder->outputTokensPerImage +
+                r.audioSeconds * m_sc.model.encoder->outputTokensPerAudioSecond;
+    }
+    return r.promptTokens + uint64_t(std::llround(extra));
+}
+
+void
+ServingSimulation::Impl::Validate()
+{
+    const std::string& file = m_sc.file;
+    // Pools and a remote KV pool must not share hosts.
+    std::map<uint32_t, std::string> owner;
+    for (const auto& pool : m_pools)
+    {
+        for (uint32_t h : pool.hosts)
+        {
+            if (!owner.emplace(h, pool.field).second)
+            {
+                throw ns3::InputError(file,
+                                      pool.field + "/hosts",
+                                      "hosts not used by another pool",
+                                      "host " + std::to_string(h) + " also in " + owner[h]);
+            }
+        }
+    }
+    for (uint32_t h : m_sc.kv.poolHosts)
+    {
+        if (owner.count(h))
+        {
+            throw ns3::InputError(file,
+                                  "serving/kv_cache/pool_hosts",
+                                  "memory-pool hosts that run no engine",
+                                  "host " + std::to_string(h) + " in " + owner[h]);
+        }
+    }
+    if (m_sc.disagg.enabled)
+    {
+        uint32_t a = m_sc.disagg.prefill.par.tp;
+        uint32_t b = m_sc.disagg.decode.par.tp;
+        if (std::max(a, b) % std::min(a, b) != 0)
+        {
+            throw ns3::InputError(file,
+                                  "serving/disaggregation/decode/parallelism/tp",
+                                  "a tp that divides or is a multiple of the prefill tp (" +
+                                      std::to_string(a) + ")",
+                                  std::to_string(b));
+        }
+    }
+    const std::string reqField = "serving/requests";
+    for (const auto& r : m_requests)
+    {
+        if ((r.images > 0 || r.audioSeconds > 0) && !m_sc.model.encoder)
+        {
+            throw ns3::InputError(file,
+                                  reqField + (r.images > 0 ? "/images" : "/audio_seconds"),
+                                  "a model with an encoder for multimodal requests",
+                                  "request " + std::to_string(r.id) + " with media");
+        }
+        uint64_t prompt = LlmPromptTokens(r);
+        for (const auto& pool : m_pools)
+        {
+            uint64_t need = pool.role == Role::Prefill ? prompt + 1 : prompt + r.outputTokens;
+            uint64_t cap = pool.budget.numBlocks / pool.spec.par.pp * pool.budget.blockSize;
+            if (need > cap)
+            {
+                throw ns3::InputError(file,
+                                      reqField,
+                                      "requests whose tokens fit in one scheduler's KV cache "
+                                      "of the " + std::string(RoleName(pool.role)) +
+                                          " pool (" + std::to_string(cap) + " tokens)",
+                                      "request " + std::to_string(r.id) + " with " +
+                                          std::to_string(need) + " tokens");
+            }
+            if (!pool.spec.batching.chunkedPrefill && need > pool.spec.batching.maxNumBatchedTokens)
+            {
+                throw ns3::InputError(file,
+                                      "serving/batching/max_num_batched_tokens",
+                                      "a budget that holds a whole prompt + output without "
+                                      "chunked prefill (request " + std::to_string(r.id) +
+                                          ": " + std::to_string(need) + " tokens)",
+                                      std::to_string(pool.spec.batching.maxNumBatchedTokens));
+            }
+        }
+    }
+}
+
+void
+ServingSimulation::Impl::Start()
+{
+    for (const auto& r : m_requests)
+    {
+        uint64_t id = r.id;
+        m_api.Schedule(std::max<int64_t>(0, r.arrivalPs - m_api.NowPs()),
+                       [this, id]() { OnArrival(id); });
+    }
+}
+
+bool
+ServingSimulation::Impl::PickSlot(uint32_t pool,
+                                  const std::function<bool(ServingScheduler&)>& ok,
+                                  SlotRef& out)
+{
+    size_t best = SIZE_MAX;
+    Pool& p = m_pools[pool];
+    for (uint32_t e = 0; e < p.engines.size(); ++e)
+    {
+        for (uint32_t v = 0; v < p.engines[e].ves.size(); ++v)
+        {
+            auto& ve = p.engines[e].ves[v];
+            for (uint32_t g = 0; g < ve.scheds.size(); ++g)
+            {
+                size_t n = ve.scheds[g]->Outstanding();
+                if (n < best && (!ok || ok(*ve.scheds[g])))
+                {
+                    best = n;
+                    out = SlotRef{pool, e, v, g};
+                }
+            }
+        }
+    }
+    return best != SIZE_MAX;
+}
+
+SequenceState
+ServingSimulation::Impl::NewSequence(uint64_t id, Role role) const
+{
+    const Request& r = m_requests[id];
+    SequenceState s;
+    s.id = id;
+    s.promptTokens = LlmPromptTokens(r);
+    s.targetTokens = role == Role::Prefill ? 1 : r.outputTokens;
+    s.images = r.images;
+    s.audioSeconds = r.audioSeconds;
+    return s;
+}
+
+void
+ServingSimulation::Impl::OnArrival(uint64_t id)
+{
+    Role role = m_pools[0].role;
+    SlotRef slot;
+    PickSlot(0, nullptr, slot);
+    Sched(slot).Enqueue(NewSequence(id, role));
+    VirtualEngine& ve = Ve(slot);
+    ve.deps.notBeforePs = std::max(ve.deps.notBeforePs, m_api.NowPs());
+    TryLaunch(slot);
+}
+
+void
+ServingSimulation::Impl::TryLaunch(const SlotRef& s)
+{
+    VirtualEngine& ve = Ve(s);
+    if (ve.inFlight || ve.pending)
+    {
+        return;
+    }
+    ve.pending = true;
+    SlotRef slot{s.pool, s.engine, s.ve, 0};
+    // Launch after the events of this instant, so that simultaneous arrivals share the step.
+    m_api.Schedule(0, [this, slot]() { Launch(slot); });
+}
+
+void
+ServingSimulation::Impl::Launch(SlotRef s)
+{
+    VirtualEngine& ve = Ve(s);
+    ve.pending = false;
+    if (ve.inFlight)
+    {
+        return;
+    }
+    Pool& pool = m_pools[s.pool];
+    Engine& engine = pool.engines[s.engine];
+    std::vector<ScheduledBatch> batches;
+    bool any = false;
+    for (auto& sched : ve.scheds)
+    {
+        batches.push_back(sched->Schedule());
+        for (uint64_t id : batches.back().preemptedIds)
+        {
+            m_records[id].preemptions++;
+        }
+        any = any || !batches.back().Empty();
+    }
+    if (!any)
+    {
+        return;
+    }
+    uint64_t step = m_nextStep++;
+    StepRecord rec;
+    rec.step = step;
+    rec.pool = s.pool;
+    rec.engine = s.engine;
+    rec.virtualEngine = s.ve;
+    std::vector<StepBatch> stepBatches;
+    std::vector<LayerwiseKvSend> sends;
+    for (uint32_t g = 0; g < batches.size(); ++g)
+    {
+        const ScheduledBatch& b = batches[g];
+        if (b.Empty())
+        {
+            // Lock step: an idle attention group runs a one-token dummy batch.
+            StepBatch dummy;
+            dummy.sequences.push_back(SequenceWork{1, 1, false});
+            stepBatches.push_back(dummy);
+            continue;
+        }
+        stepBatches.push_back(b.ToStepBatch());
+        rec.sequences += uint32_t(b.sequences.size());
+        rec.prefillTokens += b.PrefillTokens();
+        rec.decodeTokens += b.Tokens() - b.PrefillTokens();
+        for (size_t k = 0; k < b.sequences.size(); ++k)
+        {
+            auto it = m_requestTransfer.find(b.sequences[k].id);
+            if (pool.role == Role::Prefill && it != m_requestTransfer.end())
+            {
+                sends.push_back({g, k, it->second, m_transfers.at(it->second).routes});
+            }
+        }
+    }
+    auto prog = std::make_shared<StepProgram>(engine.builder->Build(step, stepBatches, sends));
+    prog->pool = s.pool;
+    prog->engine = s.engine;
+    prog->virtualEngine = s.ve;
+    prog->deps = ve.deps;
+    if (ve.lastStep >= 0)
+    {
+        prog->deps.afterSteps.push_back(uint64_t(ve.lastStep));
+    }
+    std::sort(prog->deps.afterSteps.begin(), prog->deps.afterSteps.end());
+    prog->deps.afterSteps.erase(
+        std::unique(prog->deps.afterSteps.begin(), prog->deps.afterSteps.end()),
+        prog->deps.afterSteps.end());
+    ve.deps = {};
+    for (const auto& rp : prog->ranks)
+    {
+        for (const auto& it : rp.items)
+        {
+            if (it.op == CommOp::KvSend && it.type == ProgramItem::Type::Comm)
+            {
+                Transfer& t = m_transfers.at(it.transferId);
+                t.partsIssued++;
+                t.record.parts++;
+                m_records[t.request].kvTransferBytes += it.bytes;
+            }
+        }
+    }
+    if (m_sc.record.programs)
+    {
+        m_trace.push_back(prog->ToJson());
+    }
+    ve.inFlight = true;
+    ve.batches = std::move(batches);
+    m_exec.Submit(prog, [this, s, rec](const StepStats& stats) { OnStepDone(s, rec, stats); });
+}
+
+void
+ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& stats)
+{
+    rec.SetTiming(stats);
+    m_steps.push_back(rec);
+    if (m_timeline && (m_sc.record.maxSteps == 0 || rec.step < m_sc.record.maxSteps))
+    {
+        uint32_t pid = 1000000 + s.pool * 1000 + s.engine;
+        m_timeline->NameProcess(pid,
+                                std::string(RoleName(m_pools[s.pool].role)) + " engine " +
+                                    std::to_string(s.engine));
+        m_timeline->Slice(pid,
+                          s.ve,
+                          "step " + std::to_string(rec.step),
+                          "step",
+                          rec.launchPs,
+                          rec.DurationPs(),
+                          {{"sequences", rec.sequences},
+                           {"prefill_tokens", rec.prefillTokens},
+                           {"decode_tokens", rec.decodeTokens}});
+    }
+    int64_t now = m_api.NowPs();
+    VirtualEngine& ve = Ve(s);
+    Pool& pool = m_pools[s.pool];
+    ve.inFlight = false;
+    ve.lastStep = int64_t(rec.step);
+    std::vector<ScheduledBatch> batches = std::move(ve.batches);
+    ve.batches.clear();
+    bool freed = false;
+    for (uint32_t g = 0; g < batches.size(); ++g)
+    {
+        StepOutcome out = ve.scheds[g]->Complete(batches[g]);
+        for (uint64_t id : out.sampled)
+        {
+            m_records[id].tokenPs.push_back(now);
+        }
+        freed = freed || !out.finished.empty();
+        for (uint64_t id : out.finished)
+        {
+            if (pool.role != Role::Prefill)
+            {
+                continue;
+            }
+            SlotRef slot{s.pool, s.engine, s.ve, g};
+            auto lw = m_requestTransfer.find(id);
+            if (lw != m_requestTransfer.end())
+            {
+                Transfer& t = m_transfers.at(lw->second);
+                t.sealed = true;
+                t.record.deps.afterSteps = {rec.step}; // ends no earlier than the prefill
+                CheckTransfer(lw->second);
+            }
+            else if (m_requests[id].outputTokens <= 1)
+            {
+                ve.scheds[g]->Release(id); // done at its first token: nothing to move
+            }
+            else
+            {
+                m_handoffs.push_back({id, slot, rec.step});
+            }
+        }
+    }
+    StepDependencies trigger;
+    trigger.afterSteps = {rec.step};
+    if (!m_handoffs.empty())
+    {
+        TryHandoffs(trigger);
+    }
+    if (pool.role == Role::Decode && freed)
+    {
+        WakePrefill(trigger);
+    }
+    TryLaunch(s);
+}
+
+void
+ServingSimulation::Impl::WakePrefill(const StepDependencies& trigger)
+{
+    if (!m_sc.disagg.enabled || m_sc.disagg.transfer != KvTransferMode::Layerwise)
+    {
+        return;
+    }
+    Pool& p = m_pools[0];
+    for (uint32_t e = 0; e < p.engines.size(); ++e)
+    {
+        for (uint32_t v = 0; v < p.engines[e].ves.size(); ++v)
+        {
+            auto& ve = p.engines[e].ves[v];
+            bool waiting = std::any_of(ve.scheds.begin(), ve.scheds.end(), [](const auto& sc) {
+                return !sc->Waiting().empty();
+            });
+            if (waiting && !ve.inFlight)
+            {
+                for (uint64_t st : trigger.afterSteps)
+                {
+                    ve.deps.afterSteps.push_back(st);
+                }
+                TryLaunch(SlotRef{0, e, v, 0});
+            }
+        }
+    }
+}
+
+bool
+ServingSimulation::Impl::AdmitLayerwise(const SlotRef& prefill, const SequenceState& s)
+{
+    if (m_requestTransfer.count(s.id) || m_requests[s.id].outputTokens <= 1)
+    {
+        return true; // re-admitted after preemption, or nothing to move
+    }
+    SlotRef dec;
+    uint64_t tokens = s.promptTokens;
+    uint64_t id = s.id;
+    if (!PickSlot(1, [&](ServingScheduler& sc) { return sc.Blocks().CanGrow(id, tokens); }, dec))
+    {
+        return false; // the decode pool is full: keep the queue waiting
+    }
+    Sched(dec).Reserve(id, tokens);
+    int64_t tid = m_nextTransfer++;
+    Transfer& t = m_transfers[tid];
+    t.request = id;
+    t.prefill = prefill;
+    t.decode = dec;
+    t.layerwise = true;
+    t.routes = PlanKvRoutes(m_sc.model,
+                            m_pools[0].spec.par,
+                            m_pools[1].engines[dec.engine].layout,
+                            dec.group);
+    t.record.id = tid;
+    t.record.request = id;
+    t.record.layerwise = true;
+    m_requestTransfer[id] = tid;
+    m_records[id].kvTransferStartPs = m_api.NowPs();
+    return true;
+}
+
+void
+ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
+{
+    while (!m_handoffs.empty())
+    {
+        Handoff h = m_handoffs.front();
+        uint64_t tokens = LlmPromptTokens(m_requests[h.request]);
+        SlotRef dec;
+        if (!PickSlot(
+                1,
+                [&](ServingScheduler& sc) { return sc.Blocks().CanGrow(h.request, tokens); },
+                dec))
+        {
+            return; // FIFO: the head waits for decode room
+        }
+        m_handoffs.pop_front();
+        Sched(dec).Reserve(h.request, tokens);
+        int64_t tid = m_nextTransfer++;
+        Transfer& t = m_transfers[tid];
+        t.request = h.request;
+        t.prefill = h.prefill;
+        t.decode = dec;
+        t.record.id = tid;
+        t.record.request = h.request;
+        t.record.deps.afterSteps = {h.prefillStep};
+        for (uint64_t st : trigger.afterSteps)
+        {
+            if (st != h.prefillStep)
+            {
+                t.record.deps.afterSteps.push_back(st);
+            }
+        }
+        // Sum each (prefill rank, decode rank) pair over the layers.
+        const EngineLayout& src = m_pools[0].engines[h.prefill.engine].layout;
+        std::map<std::pair<uint32_t, uint32_t>, double> pairs;
+        for (const auto& r : PlanKvRoutes(m_sc.model,
+                                          m_pools[0].spec.par,
+                                          m_pools[1].engines[dec.engine].layout,
+                                          dec.group))
+        {
+            pairs[{src.Host(h.prefill.group, r.srcStage, r.srcTp), r.dstHost}] +=
+                r.bytesPerToken * double(tokens);
+        }
+        RequestRecord& rec = m_records[h.request];
+        rec.kvTransferStartPs = m_api.NowPs();
+        for (const auto& [pair, bytes] : pairs)
+        {
+            uint64_t b = uint64_t(std::llround(bytes));
+            t.record.sends.push_back({pair.first, pair.second, b});
+            rec.kvTransferBytes += b;
+        }
+        t.sendsLeft = uint32_t(t.record.sends.size());
+        for (const auto& snd : t.record.sends)
+        {
+            m_exec.Transfer(uint32_t(snd[0]), uint32_t(snd[1]), snd[2], tid, [this, tid]() {
+                if (--m_transfers.at(tid).sendsLeft == 0)
+                {
+                    OnTransferDone(tid);
+                }
+            });
+        }
+    }
+}
+
+void
+ServingSimulation::Impl::CheckTransfer(int64_t tid)
+{
+    Transfer& t = m_transfers.at(tid);
+    if (t.layerwise && t.sealed && !t.done && t.partsDone == t.partsIssued)
+    {
+        OnTransferDone(tid);
+    }
+}
+
+void
+ServingSimulation::Impl::OnTransferDone(int64_t tid)
+{
+    Transfer& t = m_transfers.at(tid);
+    t.done = true;
+    uint64_t id = t.request;
+    m_records[id].kvTransferEndPs = m_api.NowPs();
+    // The prefill pool lets go of the KV; the decode pool runs the request.
+    Sched(t.prefill).Release(id);
+    Ve(t.prefill).deps.afterTransfers.push_back(uint64_t(tid));
+    TryLaunch(t.prefill);
+    SequenceState s = NewSequence(id, Role::Decode);
+    s.generated = 1;
+    s.computed = s.promptTokens;
+    Sched(t.decode).AddRunning(s);
+    Ve(t.decode).deps.afterTransfers.push_back(uint64_t(tid));
+    TryLaunch(t.decode);
+}
+
+ServingResult
+ServingSimulation::Impl::Finish()
+{
+    ServingResult r;
+    r.requests = m_records;
+    r.steps = m_steps;
+    r.slo = m_sc.slo;
+    r.accelerators = m_sc.NumAccelerators();
+    r.pricePerHour = m_sc.hw.pricePerHour;
+    DType math = m_sc.model.weightDtype == DType::Fp8 ? DType::Fp8 : m_sc.model.activationDtype;
+    r.peakFlops = m_sc.hw.PeakFlops(math);
+    r.hbmBwBytesPerSec = m_sc.hw.hbmBwBytesPerSec;
+    for (const auto& pool : m_pools)
+    {
+        const auto& par = pool.spec.par;
+        r.pools.push_back({{"role", RoleName(pool.role)},
+                           {"tp", par.tp},
+                           {"pp", par.pp},
+                           {"ep", par.ep},
+                           {"dp", par.dp},
+                           {"engines", pool.engines.size()},
+                           {"hosts", pool.hosts},
+                           {"kv_placement", KvPlacementName(m_sc.kv.placement)},
+                           {"kv_blocks_per_group", pool.budget.numBlocks},
+                           {"kv_tokens_per_group", pool.budget.Tokens()},
+                           {"weight_gb_per_rank", pool.budget.weightBytes / 1e9},
+                           {"activation_gb_per_rank", pool.budget.activationBytes / 1e9},
+                           {"kv_gb_per_rank", pool.budget.kvBytesPerRank / 1e9}});
+    }
+    size_t listed = 0;
+    size_t unfinished = 0;
+    for (const auto& rec : m_records)
+    {
+        if (!rec.Finished())
+        {
+            unfinished++;
+            if (listed++ < 10)
+            {
+                r.incomplete.push_back("request " + std::to_string(rec.id) + ": " +
+                                       std::to_string(rec.tokenPs.size()) + " of " +
+                                       std::to_string(rec.outputTokens) + " tokens");
+            }
+        }
+    }
+    if (unfinished > 0)
+    {
+        r.incomplete.push_back(std::to_string(unfinished) + " requests unfinished");
+        for (const auto& line : m_exec.Blocked())
+        {
+            r.incomplete.push_back(line);
+        }
+        for (const auto& h : m_handoffs)
+        {
+            r.incomplete.push_back("request " + std::to_string(h.request) +
+                                   " waits for decode KV room");
+        }
+    }
+    if (m_sc.record.programs)
+    {
+        r.programTrace = m_trace;
+        for (const auto& [tid, t] : m_transfers)
+        {
+            r.programTrace.push_back(t.record.ToJson());
+        }
+    }
+    r.timeline = m_timeline;
+    return r;
+}
+
+ServingSimulation::ServingSimulation(const InferenceScenario& sc, CollectiveApi& api)
+    : m_impl(std::make_unique<Impl>(sc, api))
+{
+}
+
+ServingSimulation::~ServingSimulation() = default;
+
+void
+ServingSimulation::Start()
+{
+    m_impl->Start();
+}
+
+ServingResult
+ServingSimulation::Finish()
+{
+    return m_impl->Finish();
+}
+
+ServingResult
+RunServing(const InferenceScenario& sc,
+           CollectiveApi& api,
+           const std::function<void()>& runEventLoop)
+{
+    ServingSimulation sim(sc, api);
+    sim.Start();
+    runEventLoop();
+    return sim.Finish();
+}
+
+} // namespace fabricsim

@@ -1,0 +1,452 @@
+// This file alone includes step-comm.h: its CollectiveKind collides with the one of the
+// collectives layer's schedule-ir.h, which the executor includes.
+#include "step-program-builder.h"
+
+#include "step-comm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+int64_t
+NsToPs(double ns)
+{
+    return int64_t(std::llround(ns * 1e3));
+}
+
+std::string
+Category(const CollectiveCall& c)
+{
+    switch (c.kind)
+    {
+    case CollectiveKind::AllReduce:
+        return "tp_allreduce";
+    case CollectiveKind::ReduceScatter:
+        return "tp_reduce_scatter";
+    case CollectiveKind::AllGather:
+        return "tp_allgather";
+    case CollectiveKind::Gather:
+        return "logits_gather";
+    case CollectiveKind::AllToAll:
+        return c.label == "moe_combine" ? "ep_combine" : "ep_dispatch";
+    case CollectiveKind::Send:
+    case CollectiveKind::Recv:
+        return "pp_send";
+    }
+    return "other";
+}
+
+CommOp
+ToCommOp(CollectiveKind k)
+{
+    switch (k)
+    {
+    case CollectiveKind::AllReduce:
+        return CommOp::AllReduce;
+    case CollectiveKind::ReduceScatter:
+        return CommOp::ReduceScatter;
+    case CollectiveKind::AllGather:
+        return CommOp::AllGather;
+    case CollectiveKind::AllToAll:
+        return CommOp::AllToAll;
+    case CollectiveKind::Gather:
+        return CommOp::Gather;
+    case CollectiveKind::Send:
+        return CommOp::Send;
+    case CollectiveKind::Recv:
+        return CommOp::Recv;
+    }
+    return CommOp::AllReduce;
+}
+
+bool
+Blocking(const ProgramItem& it)
+{
+    return it.type == ProgramItem::Type::Wait ||
+           (it.type == ProgramItem::Type::Comm && !it.async && !it.detached);
+}
+
+/// Split after each blocking item, so that segments end where a stream would stall.
+std::vector<std::vector<ProgramItem>>
+Segments(std::vector<ProgramItem> items)
+{
+    std::vector<std::vector<ProgramItem>> out(1);
+    for (auto& it : items)
+    {
+        bool stall = Blocking(it);
+        out.back().push_back(std::move(it));
+        if (stall)
+        {
+            out.emplace_back();
+        }
+    }
+    if (out.back().empty())
+    {
+        out.pop_back();
+    }
+    return out;
+}
+
+/// Split the sequences into two halves of about equal tokens (indexes into the batch).
+std::pair<std::vector<size_t>, std::vector<size_t>>
+SplitHalves(const StepBatch& b)
+{
+    double total = b.Tokens();
+    double acc = 0;
+    std::vector<size_t> a;
+    std::vector<size_t> c;
+    for (size_t i = 0; i < b.sequences.size(); ++i)
+    {
+        bool toA = i == 0 || (c.empty() && acc < total / 2 && i + 1 < b.sequences.size());
+        (toA ? a : c).push_back(i);
+        acc += b.sequences[i].newTokens;
+    }
+    return {a, c};
+}
+
+StepBatch
+Subset(const StepBatch& b, const std::vector<size_t>& idx, bool withMedia)
+{
+    StepBatch s;
+    for (size_t i : idx)
+    {
+        s.sequences.push_back(b.sequences[i]);
+    }
+    if (withMedia)
+    {
+        s.images = b.images;
+        s.audioSeconds = b.audioSeconds;
+    }
+    return s;
+}
+
+} // namespace
+
+std::vector<KvRoute>
+PlanKvRoutes(const ModelSpec& model,
+             const ParallelismSpec& prefill,
+             const EngineLayout& decode,
+             uint32_t decodeGroup)
+{
+    const ParallelismSpec& d = decode.par;
+    auto stageOf = [&](const ParallelismSpec& p, uint32_t layer) {
+        auto layers = p.LayersPerStage(model);
+        uint32_t acc = 0;
+        for (uint32_t s = 0; s < p.pp; ++s)
+        {
+            acc += layers[s];
+            if (layer < acc)
+            {
+                return s;
+            }
+        }
+        return p.pp - 1;
+    };
+    double perLayer = model.KvBytesPerTokenPerRank(d.tp) / model.numLayers;
+    std::vector<KvRoute> out;
+    for (uint32_t l = 0; l < model.numLayers; ++l)
+    {
+        uint32_t sp = stageOf(prefill, l);
+        uint32_t sd = stageOf(d, l);
+        for (uint32_t td = 0; td < d.tp; ++td)
+        {
+            uint32_t host = decode.Host(decodeGroup, sd, td);
+            if (prefill.tp <= d.tp)
+            {
+                out.push_back({l, sp, td * prefill.tp / d.tp, host, perLayer});
+            }
+            else
+            {
+                uint32_t k = prefill.tp / d.tp;
+                for (uint32_t i = 0; i < k; ++i)
+                {
+                    out.push_back({l, sp, td * k + i, host, perLayer / k});
+                }
+            }
+        }
+    }
+    return out;
+}
+
+StepProgramBuilder::StepProgramBuilder(const InferenceScenario& sc, const EngineLayout& layout)
+    : m_sc(sc),
+      m_layout(layout),
+      m_roofline(std::make_unique<Roofline>(sc.model, sc.hw, layout.par, sc.routing))
+{
+}
+
+std::vector<ProgramItem>
+StepProgramBuilder::RankItems(uint64_t step,
+                              const StepBatch& batch,
+                              uint32_t g,
+                              uint32_t s,
+                              uint32_t t,
+                              uint32_t mb,
+                              uint32_t stream,
+                              bool graphs,
+                              const std::vector<LayerwiseKvSend>& sends,
+                              const std::vector<size_t>& seqIndex) const
+{
+    const ParallelismSpec& par = m_layout.par;
+    const uint32_t me = m_layout.Host(g, s, t);
+    RankPosition pos{s, par.ep > 1 ? g * par.tp + t : 0};
+    std::vector<ComputeOp> ops = m_roofline->StepOps(batch, pos);
+    std::vector<CollectiveCall> calls = StepComm(m_sc.model, par, m_sc.routing)
+                                            .Collectives(batch, ops, pos);
+    const std::string prefix = "s" + std::to_string(step) + "/";
+    const std::string mbTag = "/m" + std::to_string(mb) + "/";
+    std::map<std::string, uint32_t> counter;
+
+    auto commItem = [&](const CollectiveCall& c) {
+        ProgramItem it;
+        it.type = ProgramItem::Type::Comm;
+        it.stream = stream;
+        it.name = c.label;
+        it.layer = c.layer;
+        it.op = ToCommOp(c.kind);
+        it.category = Category(c);
+        std::string groupName;
+        if (c.group == RankGroup::Tp)
+        {
+            groupName = "tp" + std::to_string(g) + "." + std::to_string(s);
+            for (uint32_t k = 0; k < par.tp; ++k)
+            {
+                it.group.push_back(m_layout.Host(g, s, k));
+            }
+            it.groupIndex = t;
+        }
+        else if (c.group == RankGroup::Ep)
+        {
+            groupName = "ep" + std::to_string(s);
+            for (uint32_t gg = 0; gg < m_layout.groups; ++gg)
+            {
+                for (uint32_t k = 0; k < par.tp; ++k)
+                {
+                    it.group.push_back(m_layout.Host(gg, s, k));
+                }
+            }
+            it.groupIndex = g * par.tp + t;
+            for (double b : c.sendBytes)
+            {
+                it.row.push_back(uint64_t(std::llround(b)));
+            }
+        }
+        else
+        {
+            uint32_t lo = c.kind == CollectiveKind::Send ? s : s - 1;
+            groupName = "pp" + std::to_string(g) + "." + std::to_string(lo) + "." +
+                        std::to_string(t);
+            it.group = {m_layout.Host(g, lo, t), m_layout.Host(g, lo + 1, t)};
+            it.groupIndex = c.kind == CollectiveKind::Send ? 0 : 1;
+        }
+        it.key = prefix + groupName + mbTag + std::to_string(counter[groupName]++);
+        it.bytes = uint64_t(std::llround(c.bytes));
+        return it;
+    };
+
+    const bool tier = m_sc.kv.placement != KvPlacement::Hbm;
+    auto fetchItem = [&](const ComputeOp& attn) {
+        ProgramItem it;
+        it.type = ProgramItem::Type::Comm;
+        it.stream = stream;
+        it.op = CommOp::KvFetch;
+        it.category = "kv_fetch";
+        it.name = "kv_fetch";
+        it.layer = attn.layer;
+        it.key = prefix + "kv" + std::to_string(me) + mbTag + std::to_string(attn.layer);
+        it.bytes = uint64_t(std::llround(attn.kvBytes));
+        it.async = true;
+        it.group = {me};
+        if (m_sc.kv.placement == KvPlacement::Remote)
+        {
+            const auto& pool = m_sc.kv.poolHosts;
+            it.fetchFrom = pool[me % pool.size()];
+        }
+        else
+        {
+            it.tierBwBytesPerSec = m_sc.kv.tierBwBytesPerSec;
+        }
+        return it;
+    };
+    // Attention op of each layer, to fetch its KV one layer ahead.
+    std::map<int32_t, size_t> attnOf;
+    for (size_t i = 0; i < ops.size(); ++i)
+    {
+        if (ops[i].kind == OpKind::Attention)
+        {
+            attnOf[ops[i].layer] = i;
+        }
+    }
+
+    std::vector<ProgramItem> items;
+    size_t next = 0;
+    auto flushCalls = [&](int32_t after) {
+        while (next < calls.size() && calls[next].afterOp == after)
+        {
+            items.push_back(commItem(calls[next++]));
+        }
+    };
+    flushCalls(-1);
+    if (tier && !attnOf.empty())
+    {
+        items.push_back(fetchItem(ops[attnOf.begin()->second]));
+    }
+    for (size_t i = 0; i < ops.size(); ++i)
+    {
+        const ComputeOp& op = ops[i];
+        bool firstOfLayer = op.layer >= 0 && (i == 0 || ops[i - 1].layer != op.layer);
+        if (tier && firstOfLayer)
+        {
+            auto nxt = attnOf.find(op.layer + 1);
+            if (nxt != attnOf.end())
+            {
+                items.push_back(fetchItem(ops[nxt->second]));
+            }
+        }
+        if (tier && op.kind == OpKind::Attention)
+        {
+            ProgramItem w;
+            w.type = ProgramItem::Type::Wait;
+            w.stream = stream;
+            w.key = prefix + "kv" + std::to_string(me) + mbTag + std::to_string(op.layer);
+            items.push_back(w);
+        }
+        ProgramItem c;
+        c.type = ProgramItem::Type::Compute;
+        c.stream = stream;
+        c.name = OpKindName(op.kind);
+        c.layer = op.layer;
+        double ns = graphs ? std::max(op.computeNs, op.memoryNs) +
+                                 op.kernels * m_sc.exec.graphKernelOverheadSec * 1e9
+                           : op.timeNs;
+        c.durationPs = NsToPs(ns);
+        c.flops = op.flops;
+        c.hbmBytes = op.Bytes();
+        items.push_back(c);
+
+        bool lastOfLayer = op.layer >= 0 && (i + 1 == ops.size() || ops[i + 1].layer != op.layer);
+        if (lastOfLayer)
+        {
+            // The layer's KV is complete: ship it to the decode pool (detached).
+            for (const auto& snd : sends)
+            {
+                if (snd.group != g)
+                {
+                    continue;
+                }
+                auto pos = std::find(seqIndex.begin(), seqIndex.end(), snd.sequence);
+                if (pos == seqIndex.end())
+                {
+                    continue;
+                }
+                double q = batch.sequences[size_t(pos - seqIndex.begin())].newTokens;
+                for (const auto& r : snd.routes)
+                {
+                    if (int32_t(r.layer) != op.layer || r.srcStage != s || r.srcTp != t)
+                    {
+                        continue;
+                    }
+                    ProgramItem k;
+                    k.type = ProgramItem::Type::Comm;
+                    k.stream = stream;
+                    k.op = CommOp::KvSend;
+                    k.category = "kv_transfer";
+                    k.name = "kv_layer";
+                    k.layer = op.layer;
+                    k.group = {me, r.dstHost};
+                    k.groupIndex = 0;
+                    k.bytes = uint64_t(std::llround(q * r.bytesPerToken));
+                    k.detached = true;
+                    k.transferId = snd.transferId;
+                    k.key = prefix + "kvx" + std::to_string(snd.transferId) + "/" +
+                            std::to_string(me) + ">" + std::to_string(r.dstHost) + "/" +
+                            std::to_string(op.layer);
+                    if (k.bytes > 0)
+                    {
+                        items.push_back(k);
+                    }
+                }
+            }
+        }
+        flushCalls(int32_t(i));
+    }
+    return items;
+}
+
+StepProgram
+StepProgramBuilder::Build(uint64_t step,
+                          const std::vector<StepBatch>& batches,
+                          const std::vector<LayerwiseKvSend>& sends) const
+{
+    const ParallelismSpec& par = m_layout.par;
+    StepProgram prog;
+    prog.step = step;
+
+    // Two micro-batches only when every group can split, so EP members stay matched.
+    bool split = m_sc.exec.epOverlap == EpOverlap::TwoBatch && par.ep > 1;
+    for (const auto& b : batches)
+    {
+        split = split && b.sequences.size() >= 2;
+    }
+
+    for (uint32_t g = 0; g < m_layout.groups; ++g)
+    {
+        const StepBatch& batch = batches.at(g);
+        bool graphs = m_sc.exec.cudaGraphs && batch.images == 0 && batch.audioSeconds == 0 &&
+                      batch.sequences.size() <= m_sc.exec.cudaGraphMaxBatch &&
+                      std::all_of(batch.sequences.begin(),
+                                  batch.sequences.end(),
+                                  [](const SequenceWork& w) {
+                                      return w.newTokens == 1 && w.cachedTokens > 0;
+                                  });
+        std::vector<size_t> all(batch.sequences.size());
+        for (size_t i = 0; i < all.size(); ++i)
+        {
+            all[i] = i;
+        }
+        for (uint32_t s = 0; s < par.pp; ++s)
+        {
+            for (uint32_t t = 0; t < par.tp; ++t)
+            {
+                RankStepProgram rp;
+                rp.rank = m_layout.Host(g, s, t);
+                if (!split)
+                {
+                    rp.items = RankItems(step, batch, g, s, t, 0, 0, graphs, sends, all);
+                }
+                else
+                {
+                    auto [a, b] = SplitHalves(batch);
+                    auto segA = Segments(RankItems(
+                        step, Subset(batch, a, true), g, s, t, 0, 0, graphs, sends, a));
+                    auto segB = Segments(RankItems(
+                        step, Subset(batch, b, false), g, s, t, 1, 1, graphs, sends, b));
+                    rp.streams = 2;
+                    for (size_t k = 0; k < std::max(segA.size(), segB.size()); ++k)
+                    {
+                        for (auto* seg : {&segA, &segB})
+                        {
+                            if (k < seg->size())
+                            {
+                                for (auto& it : (*seg)[k])
+                                {
+                                    rp.items.push_back(std::move(it));
+                                }
+                            }
+                        }
+                    }
+                }
+                prog.ranks.push_back(std::move(rp));
+            }
+        }
+    }
+    return prog;
+}
+
+} // namespace fabricsim
