@@ -59,6 +59,33 @@ Join(const std::vector<std::string>& items)
 /// Largest n x channels x chunksPerRank accepted (the validator executes up to 2^24 chunks).
 constexpr int64_t kMaxChunks = int64_t(1) << 22;
 constexpr int kMaxRanks = 1 << 16;
+/// Largest schedule generated (steps over all ranks; about 60 bytes each).
+constexpr int64_t kMaxSteps = int64_t(1) << 25;
+
+/// Upper estimate of the steps one rank runs for one unit of data.
+int64_t
+StepsPerRankAndUnit(CollectiveKind kind, const std::string& algorithm, int64_t n)
+{
+    int64_t log = 1;
+    while ((int64_t(1) << log) < n)
+    {
+        ++log;
+    }
+    if (algorithm == "ring")
+    {
+        return kind == CollectiveKind::kAllToAll ? n * n : 2 * n;
+    }
+    if (algorithm == "tree")
+    {
+        return 8;
+    }
+    if (algorithm == "bruck")
+    {
+        return (n + 2) * log;
+    }
+    // rd, rhd (strided windows send one piece per block), direct, pairwise, hierarchical.
+    return 4 * n + 2 * log;
+}
 
 void
 CheckOptions(CollectiveKind kind, const std::string& algorithm, int ranks, const GeneratorOptions& opt)
@@ -83,6 +110,18 @@ CheckOptions(CollectiveKind kind, const std::string& algorithm, int ranks, const
                               "ranks x channels x chunksPerRank at most " +
                                   std::to_string(kMaxChunks),
                               std::to_string(chunks));
+    }
+    const int64_t steps = chunks * StepsPerRankAndUnit(kind, algorithm, ranks);
+    if (steps > kMaxSteps)
+    {
+        throw ns3::InputError("", "ranks",
+                              "a schedule of at most " + std::to_string(kMaxSteps) +
+                                  " steps (" + algorithm + " " + ToString(kind) + " runs about " +
+                                  std::to_string(StepsPerRankAndUnit(kind, algorithm, ranks)) +
+                                  " per rank and unit of data; fewer ranks, channels or "
+                                  "chunksPerRank)",
+                              "about " + std::to_string(steps) + " steps for " +
+                                  std::to_string(ranks) + " ranks");
     }
     if ((kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce) &&
         opt.root >= static_cast<uint32_t>(ranks))

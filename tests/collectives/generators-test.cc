@@ -223,6 +223,9 @@ TEST(Generators, UnsupportedRequestsThrowInputError)
                      "chunksPerRank", {"at least 1"});
     ExpectInputError([] { GenerateSchedule(K::kAllReduce, "ring", 4096, Options(64, 64)); },
                      "chunksPerRank", {"at most"});
+    // A ring alltoall relays every block around the ring: n^2 steps per rank.
+    ExpectInputError([] { GenerateSchedule(K::kAllToAll, "ring", 1024); }, "ranks",
+                     {"at most 33554432 steps", "1024 ranks"});
     ExpectInputError([] { GenerateSchedule(K::kBroadcast, "ring", 4, Options(1, 1, 0, 4)); },
                      "root", {"[0, 4)", "found 4"});
     ExpectInputError([] { GenerateSchedule(K::kAllReduce, "hierarchical", 8); }, "localSize",
