@@ -1,0 +1,1 @@
+"""Helpers behind scripts/sweep and scripts/fct-slowdown (standard library; matplotlib for plots)."""

@@ -1,0 +1,52 @@
+"""Paths and helpers shared by the scripts/ test suites."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+SOURCE_DIR = os.environ.get("FABRICSIM_SOURCE_DIR") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+SCRIPTS = os.path.join(SOURCE_DIR, "scripts")
+SCENARIOS = os.path.join(SOURCE_DIR, "scenarios")
+sys.path.insert(0, SCRIPTS)
+
+
+def fabricsim_or_skip(test):
+    """The fabricsim binary (ctest passes $FABRICSIM); skips the test when it is not built."""
+    path = os.environ.get("FABRICSIM") or os.path.join(SOURCE_DIR, "build", "bin", "fabricsim")
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        test.skipTest("fabricsim not built (%s); build the fabricsim target first" % path)
+    return path
+
+
+def run_script(name, *args, env=None):
+    """Runs scripts/<name> with this interpreter; returns the CompletedProcess (text)."""
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, name)] + [str(a) for a in args],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env)
+
+
+def write_json(path, doc):
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+    return path
+
+
+def has_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def skip_without_matplotlib(test):
+    if not has_matplotlib():
+        test.skipTest("matplotlib not importable by %s (Debian: python3-matplotlib)" % sys.executable)
+
+
+class ScriptTestCase(unittest.TestCase):
+    def assertRan(self, proc, rc=0):
+        self.assertEqual(proc.returncode, rc, "stdout:\n%s\nstderr:\n%s" % (proc.stdout, proc.stderr))
