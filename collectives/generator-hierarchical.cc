@@ -10,7 +10,8 @@
  *    allgather of those. Reduce-scatter mirrors it: intra ring reduce-scatter, then rail ring.
  *  - alltoall: the PXN scheme. Rank (h, l) hands every block addressed to local index l' on
  *    any host to its local peer (h, l') (blocks for its own host land in their output at once),
- *    then the rail exchange moves each aggregate (h, l') -> (h', l') straight into place.
+ *    then the rail exchange moves each aggregate (h, l') -> (h', l') straight into place, so
+ *    no intra-host distribution is left to do.
  *
  * Phases run one after another over all units, so the intra threadblocks can start the next
  * unit while the rail phase still works on the previous ones.

@@ -194,8 +194,9 @@ DoublingAllGather(ScheduleBuilder& b, const Fold& f, int chan, int units, int u)
 /**
  * Rabenseifner's reduce-scatter by recursive halving: each round a pair splits its common
  * window of active indices, each keeps the half holding itself and reduces the partner's
- * contribution to it. acc[r][g] is where rank r's running sum of block g lives; \p store(r, g)
- * where a received sum of block g is stored.
+ * contribution to it. acc[r][g] is where rank r's running sum of block g lives;
+ * \p store(r, g, last) is where rank r stores a received sum of block g (last: in the final
+ * round, when the sum is complete).
  */
 void
 HalvingReduceScatter(ScheduleBuilder& b,

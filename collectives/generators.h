@@ -30,6 +30,12 @@ struct GeneratorOptions
  * "rd" (recursive doubling), "direct", "pairwise", "bruck", "hierarchical".
  * \throws ns3::InputError when the algorithm does not exist, does not support the collective, or
  *         cannot handle this rank count (message names the constraint)
+ *
+ * The schedule passes ValidateSchedule for `kind` both in place and out of place (it declares
+ * both; pairwise alltoall is out of place only), has its has_dep flags set, and is the same for
+ * the same request. Every algorithm handles every rank count (recursive doubling and
+ * halving-doubling fold the ranks beyond the largest power of two). Algorithms, chunk counts
+ * and costs: docs/schedule-ir.md, "Algorithms".
  */
 Schedule GenerateSchedule(CollectiveKind kind, const std::string& algorithm, int ranks, const GeneratorOptions& opt = {});
 
