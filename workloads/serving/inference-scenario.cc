@@ -223,18 +223,20 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
     // A rail-optimised topology tells how many accelerators a server has and how many hosts exist.
     if (topology.is_object())
     {
-        const json* type = FindField(topology, "type");
-        const json* a = FindField(topology, "accels_per_server");
-        const json* s = FindField(topology, "servers");
-        if (type && type->is_string() && a && a->is_number_unsigned() && s &&
-            s->is_number_unsigned() && a->get<uint64_t>() > 0)
+        auto positive = [&](const char* key) -> uint64_t {
+            const json* v = FindField(topology, key);
+            return v && v->is_number_integer() && v->get<int64_t>() > 0 ? v->get<uint64_t>() : 0;
+        };
+        uint64_t a = positive("accels_per_server");
+        uint64_t s = positive("servers");
+        if (a > 0 && s > 0)
         {
-            p.accelsPerServer = uint32_t(a->get<uint64_t>());
-            p.numHosts = uint32_t(a->get<uint64_t>() * s->get<uint64_t>());
+            p.accelsPerServer = uint32_t(a);
+            p.numHosts = uint32_t(a * s);
         }
-        else if (const json* h = FindField(topology, "hosts"); h && h->is_number_unsigned())
+        else if (uint64_t h = positive("hosts"); h > 0)
         {
-            p.numHosts = uint32_t(h->get<uint64_t>());
+            p.numHosts = uint32_t(h);
         }
     }
     if (!j)

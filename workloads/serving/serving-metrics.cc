@@ -379,16 +379,19 @@ ServingResult::ToJson(bool perStep) const
     j["mfu"] = Mfu();
     j["mbu"] = Mbu();
     std::vector<double> kv;
+    std::vector<double> kvAfterPrefill;
     for (const auto& r : requests)
     {
         if (r.kvTransferEndPs >= 0)
         {
             kv.push_back(Ms(double(r.kvTransferEndPs - r.kvTransferStartPs)));
+            kvAfterPrefill.push_back(Ms(double(r.kvTransferEndPs - r.tokenPs.front())));
         }
     }
     if (!kv.empty())
     {
         j["kv_transfer_ms"] = Distribution::Of(kv).ToJson();
+        j["kv_transfer_after_prefill_ms"] = Distribution::Of(kvAfterPrefill).ToJson();
     }
     j["pools"] = pools;
     j["breakdown"] = Breakdown();

@@ -55,7 +55,9 @@ struct RequestRecord
     uint64_t outputTokens = 0;      //!< tokens to generate
     std::vector<int64_t> tokenPs;   //!< when each output token was produced
     uint32_t preemptions = 0;       //!< times preempted
-    int64_t kvTransferStartPs = -1; //!< disaggregated KV transfer start (-1: none)
+    /// Disaggregated KV transfer start (-1: none): bulk when the sends start, layer-wise when
+    /// prefill admits the request (its sends overlap the prefill).
+    int64_t kvTransferStartPs = -1;
     int64_t kvTransferEndPs = -1;   //!< its end
     uint64_t kvTransferBytes = 0;   //!< its bytes
 
@@ -161,6 +163,7 @@ struct ServingResult
      * \brief Metrics JSON: ttft_ms, tpot_ms, itl_ms, e2e_ms (mean, p50, p90, p99),
      * throughput_tokens_per_s and its prompt / generation parts, requests_per_s, slo
      * attainment and goodput (when SLOs are set), cost_per_million_tokens, mfu, mbu, pools,
+     * KV transfer time and its part after the first token (disaggregation),
      * the step breakdown, and per step records when \p perStep.
      */
     nlohmann::json ToJson(bool perStep = true) const;

@@ -1,0 +1,220 @@
+// Request sources: Poisson arrivals and length distributions, trace files, determinism, errors.
+
+#include "input-error.h"
+#include "request-source.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+
+namespace fabricsim
+{
+namespace
+{
+
+using nlohmann::json;
+
+RequestSpec
+Spec(const json& j)
+{
+    return RequestSpec::FromJson(j, "s.json", "serving/requests", 42);
+}
+
+std::string
+WriteTemp(const std::string& name, const std::string& text)
+{
+    std::string path = ::testing::TempDir() + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(RequestSource, PoissonGapsHaveTheRequestedMean)
+{
+    auto reqs = GenerateRequests(
+        Spec({{"rate_per_s", 20}, {"count", 20000}, {"prompt_tokens", 100}, {"output_tokens", 10}}));
+    ASSERT_EQ(reqs.size(), 20000u);
+    EXPECT_EQ(reqs[0].arrivalPs, 0);
+    double meanGapS = double(reqs.back().arrivalPs) / 1e12 / 19999.0;
+    EXPECT_NEAR(meanGapS, 0.05, 0.05 * 0.03);
+    // Exponential gaps: the coefficient of variation is 1.
+    double sum = 0;
+    double sq = 0;
+    for (size_t i = 1; i < reqs.size(); ++i)
+    {
+        double g = double(reqs[i].arrivalPs - reqs[i - 1].arrivalPs) / 1e12;
+        sum += g;
+        sq += g * g;
+        ASSERT_GE(reqs[i].arrivalPs, reqs[i - 1].arrivalPs);
+        EXPECT_EQ(reqs[i].id, i);
+    }
+    double mean = sum / 19999;
+    double cv = std::sqrt(sq / 19999 - mean * mean) / mean;
+    EXPECT_NEAR(cv, 1.0, 0.05);
+}
+
+TEST(RequestSource, SameSeedSameRequestsOtherSeedOtherRequests)
+{
+    json j = {{"rate_per_s", 5},
+              {"count", 50},
+              {"prompt_tokens", {{"dist", "lognormal"}, {"mean", 1000}, {"std", 500}}},
+              {"output_tokens", {{"dist", "uniform"}, {"min", 10}, {"max", 300}}}};
+    auto a = GenerateRequests(Spec(j));
+    auto b = GenerateRequests(Spec(j));
+    j["seed"] = 43;
+    auto c = GenerateRequests(Spec(j));
+    bool differ = false;
+    for (size_t i = 0; i < a.size(); ++i)
+    {
+        EXPECT_EQ(a[i].arrivalPs, b[i].arrivalPs);
+        EXPECT_EQ(a[i].promptTokens, b[i].promptTokens);
+        EXPECT_EQ(a[i].outputTokens, b[i].outputTokens);
+        differ = differ || a[i].promptTokens != c[i].promptTokens;
+        EXPECT_GE(a[i].outputTokens, 10u);
+        EXPECT_LE(a[i].outputTokens, 300u);
+    }
+    EXPECT_TRUE(differ);
+}
+
+TEST(RequestSource, LengthDistributionsHaveTheirMeans)
+{
+    SeededStream rng(1, 1);
+    for (const json& d : {json{{"dist", "lognormal"}, {"mean", 800}, {"std", 400}},
+                          json{{"dist", "normal"}, {"mean", 300}, {"std", 30}},
+                          json{{"dist", "exponential"}, {"mean", 200}},
+                          json{{"dist", "uniform"}, {"min", 100}, {"max", 301}}})
+    {
+        LengthDistribution ld = LengthDistribution::FromJson(d, "s.json", "p");
+        double sum = 0;
+        for (int i = 0; i < 40000; ++i)
+        {
+            sum += double(ld.Sample(rng));
+        }
+        EXPECT_NEAR(sum / 40000, ld.Mean(), 0.03 * ld.Mean()) << d.dump();
+    }
+    LengthDistribution clamp =
+        LengthDistribution::FromJson({{"dist", "normal"}, {"mean", 10}, {"std", 100}, {"max", 50}},
+                                     "s.json",
+                                     "p");
+    for (int i = 0; i < 1000; ++i)
+    {
+        uint64_t x = clamp.Sample(rng);
+        EXPECT_GE(x, 1u);
+        EXPECT_LE(x, 50u);
+    }
+}
+
+TEST(RequestSource, ZeroRateIsAnOfflineBatchAtTimeZero)
+{
+    auto reqs = GenerateRequests(
+        Spec({{"rate_per_s", 0}, {"count", 5}, {"prompt_tokens", 7}, {"output_tokens", 3}}));
+    for (const auto& r : reqs)
+    {
+        EXPECT_EQ(r.arrivalPs, 0);
+        EXPECT_EQ(r.promptTokens, 7u);
+    }
+}
+
+TEST(RequestSource, ReadsCsvAndJsonLinesTraces)
+{
+    std::string csv = WriteTemp("trace.csv",
+                                "# a comment\n"
+                                "arrival_s,prompt_tokens,output_tokens,images\n"
+                                "0.0,100,20,0\n"
+                                "0.25,2000,5,1\n"
+                                "\n"
+                                "1.5,30,1,0\n");
+    auto a = LoadRequestTrace(csv);
+    ASSERT_EQ(a.size(), 3u);
+    EXPECT_EQ(a[1].arrivalPs, 250000000000);
+    EXPECT_EQ(a[1].promptTokens, 2000u);
+    EXPECT_EQ(a[1].outputTokens, 5u);
+    EXPECT_EQ(a[1].images, 1.0);
+    EXPECT_EQ(a[2].id, 2u);
+
+    std::string jl = WriteTemp("trace.jsonl",
+                               "{\"arrival_ms\": 10, \"input_tokens\": 64, \"output_len\": 8}\n"
+                               "{\"arrival_ms\": 20, \"input_tokens\": 32, \"output_len\": 4, "
+                               "\"audio_seconds\": 2.5}\n");
+    auto b = LoadRequestTrace(jl, 2.0);
+    ASSERT_EQ(b.size(), 2u);
+    EXPECT_EQ(b[0].arrivalPs, 20000000000); // time_scale 2
+    EXPECT_EQ(b[1].promptTokens, 32u);
+    EXPECT_EQ(b[1].audioSeconds, 2.5);
+
+    RequestSpec s = Spec({{"trace", jl}, {"limit", 1}});
+    EXPECT_EQ(GenerateRequests(s).size(), 1u);
+}
+
+TEST(RequestSource, BadTracesNameTheLine)
+{
+    std::string missing = WriteTemp("bad1.csv", "arrival_s,prompt_tokens\n0,10\n");
+    try
+    {
+        LoadRequestTrace(missing);
+        FAIL() << "no error";
+    }
+    catch (const ns3::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "line 2");
+        EXPECT_NE(std::string(e.what()).find("output_tokens"), std::string::npos) << e.what();
+    }
+    std::string back = WriteTemp("bad2.csv", "arrival_s,prompt_tokens,output_tokens\n1,1,1\n0.5,1,1\n");
+    EXPECT_THROW(LoadRequestTrace(back), ns3::InputError);
+    std::string frac = WriteTemp("bad3.csv", "arrival_s,prompt_tokens,output_tokens\n0,1.5,1\n");
+    try
+    {
+        LoadRequestTrace(frac);
+        FAIL() << "no error";
+    }
+    catch (const ns3::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "line 2/prompt_tokens");
+    }
+    std::string json = WriteTemp("bad4.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1}\n{oops\n");
+    EXPECT_THROW(LoadRequestTrace(json), ns3::InputError);
+    EXPECT_THROW(LoadRequestTrace(::testing::TempDir() + "does-not-exist.csv"), ns3::InputError);
+}
+
+TEST(RequestSource, BadSpecsNameTheField)
+{
+    auto field = [](const json& j) {
+        try
+        {
+            Spec(j);
+        }
+        catch (const ns3::InputError& e)
+        {
+            return e.Field();
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(field({{"count", 3}, {"prompt_tokens", 1}, {"output_tokens", 1}}),
+              "serving/requests/rate_per_s");
+    EXPECT_EQ(field({{"rate_per_s", 1}, {"count", 3}, {"prompt_tokens", 1}}),
+              "serving/requests/output_tokens");
+    EXPECT_EQ(field({{"rate_per_s", 1},
+                     {"count", 3},
+                     {"prompt_tokens", {{"dist", "zipf"}}},
+                     {"output_tokens", 1}}),
+              "serving/requests/prompt_tokens/dist");
+    EXPECT_EQ(field({{"rate_per_s", -1}, {"count", 3}, {"prompt_tokens", 1}, {"output_tokens", 1}}),
+              "serving/requests/rate_per_s");
+    EXPECT_EQ(field({{"rate_per_s", 1},
+                     {"count", 3},
+                     {"prompt_tokens", 1},
+                     {"output_tokens", 1},
+                     {"prompt_len", 5}}),
+              "serving/requests/prompt_len");
+    EXPECT_EQ(field({{"trace", "x.csv"}, {"count", 3}}), "serving/requests/count");
+    EXPECT_EQ(field({{"rate_per_s", 1},
+                     {"count", 3},
+                     {"prompt_tokens", {{"dist", "uniform"}, {"min", 10}, {"max", 5}}},
+                     {"output_tokens", 1}}),
+              "serving/requests/prompt_tokens/max");
+}
+
+} // namespace
+} // namespace fabricsim
