@@ -1,9 +1,13 @@
 """Paths and helpers shared by the scripts/ test suites."""
 
+import contextlib
+import importlib
+import io
 import json
 import os
 import subprocess
 import sys
+import types
 import unittest
 
 SOURCE_DIR = os.environ.get("FABRICSIM_SOURCE_DIR") or os.path.abspath(
@@ -26,6 +30,19 @@ def run_script(name, *args, env=None):
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, os.path.join(SCRIPTS, name)] + [str(a) for a in args],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env)
+
+
+def call_main(module, *args):
+    """Runs fabricsim_tools.<module>.main(args) in this process (no interpreter start-up); returns
+    an object with returncode, stdout and stderr like run_script's."""
+    out, err = io.StringIO(), io.StringIO()
+    main = importlib.import_module("fabricsim_tools." + module).main
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main([str(a) for a in args])
+        except SystemExit as e:
+            rc = e.code
+    return types.SimpleNamespace(returncode=rc, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def write_json(path, doc):

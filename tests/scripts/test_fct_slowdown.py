@@ -7,7 +7,7 @@ import os
 import random
 import tempfile
 
-from script_test_util import ScriptTestCase, run_script, skip_without_matplotlib, write_json
+from script_test_util import ScriptTestCase, call_main, run_script, skip_without_matplotlib, write_json
 
 HEADER = "flow_id,src,dst,sport,dport,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n"
 
@@ -29,6 +29,10 @@ def write_fct(path, flows):
     return path
 
 
+def fct_slowdown(*args):
+    return call_main("fct_cli", *args)
+
+
 def table_rows(stdout):
     return list(csv.DictReader(io.StringIO(stdout)))
 
@@ -48,7 +52,7 @@ class FctSlowdown(ScriptTestCase):
         flows += [(50000, 7000, 1000), (60000, 9000, 1000)]
         random.Random(4).shuffle(flows)
         path = write_fct(os.path.join(self.dir, "fct.csv"), flows)
-        proc = run_script("fct-slowdown", "RUN=" + path, "--bins", "1K,10K", "--format", "csv")
+        proc = fct_slowdown("RUN=" + path, "--bins", "1K,10K", "--format", "csv")
         self.assertRan(proc)
         rows = table_rows(proc.stdout)
         got = [(r["bin_lo_bytes"], r["bin_hi_bytes"], int(r["flows"]), float(r["p50"]), float(r["p95"]),
@@ -61,7 +65,7 @@ class FctSlowdown(ScriptTestCase):
 
     def test_size_on_an_edge_belongs_to_the_lower_bin(self):
         path = write_fct(os.path.join(self.dir, "fct.csv"), [(1000, 3000, 1000), (1001, 5000, 1000)])
-        rows = table_rows(run_script("fct-slowdown", path, "--bins", "1000", "--format", "csv").stdout)
+        rows = table_rows(fct_slowdown(path, "--bins", "1000", "--format", "csv").stdout)
         self.assertEqual([(r["bin_hi_bytes"], r["flows"], r["p50"]) for r in rows],
                          [("1000", "1", "3.0"), ("", "1", "5.0")])
 
@@ -70,7 +74,7 @@ class FctSlowdown(ScriptTestCase):
         flows = [(rng.randint(1, 3000000), rng.randint(1000, 900000), rng.randint(1000, 9000)) for _ in range(700)]
         path = write_fct(os.path.join(self.dir, "fct.csv"), flows)
         edges = [10000, 100000, 1000000]
-        proc = run_script("fct-slowdown", path, "--bins", ",".join(map(str, edges)), "--format", "csv")
+        proc = fct_slowdown(path, "--bins", ",".join(map(str, edges)), "--format", "csv")
         self.assertRan(proc)
         rows = table_rows(proc.stdout)
         bounds = [(None, 10000), (10000, 100000), (100000, 1000000), (1000000, None)]
@@ -85,7 +89,7 @@ class FctSlowdown(ScriptTestCase):
     def test_quantile_bins_hold_equal_counts(self):
         flows = [(size, 1000 + size, 1000) for size in range(1, 101)]
         path = write_fct(os.path.join(self.dir, "fct.csv"), flows)
-        rows = table_rows(run_script("fct-slowdown", path, "--bins", "quantile:4", "--format", "csv").stdout)
+        rows = table_rows(fct_slowdown(path, "--bins", "quantile:4", "--format", "csv").stdout)
         self.assertEqual([(r["bin_hi_bytes"], int(r["flows"])) for r in rows],
                          [("25", 25), ("50", 25), ("75", 25), ("100", 25)])
         # Slowdown = 1 + size / 1000: the median of sizes 26..50 is 38 (13th of 25).
@@ -97,7 +101,7 @@ class FctSlowdown(ScriptTestCase):
             os.makedirs(d)
             write_fct(os.path.join(d, "fct.csv"), [(1000 * (i + 1), scale * 1000 * (i + 1), 1000) for i in range(10)])
             write_json(os.path.join(d, "summary.json"), {"transport": {"cc": cc}})
-        proc = run_script("fct-slowdown", os.path.join(self.dir, "dcqcn"), os.path.join(self.dir, "hpcc"),
+        proc = fct_slowdown(os.path.join(self.dir, "dcqcn"), os.path.join(self.dir, "hpcc"),
                           "--bins", "5K")
         self.assertRan(proc)
         header, first, second, total = proc.stdout.splitlines()
@@ -106,7 +110,7 @@ class FctSlowdown(ScriptTestCase):
         # (0, 5K]: sizes 1K..5K; dcqcn slowdowns 3..15 (median 9), hpcc 1..5 (median 3).
         self.assertEqual(first.split(), ["<=", "5K", "5", "9.00", "15.00", "15.00", "5", "3.00", "5.00", "5.00"])
         self.assertEqual(total.split()[:2], ["all", "10"])
-        md = run_script("fct-slowdown", os.path.join(self.dir, "dcqcn"), os.path.join(self.dir, "hpcc"),
+        md = fct_slowdown(os.path.join(self.dir, "dcqcn"), os.path.join(self.dir, "hpcc"),
                         "--bins", "5K", "--format", "markdown").stdout.splitlines()
         self.assertTrue(md[0].startswith("| flow size (bytes) | dcqcn n |"))
         self.assertEqual(md[2], "| <= 5K | 5 | 9.00 | 15.00 | 15.00 | 5 | 3.00 | 5.00 | 5.00 |")
@@ -114,7 +118,7 @@ class FctSlowdown(ScriptTestCase):
     def test_exclude_incast_drops_flows_that_start_together(self):
         flows = [(500000, 9000, 1000, 5, 777)] * 3 + [(500000, 2000, 1000, 5, 778), (20000, 1000, 1000, 5, 777)]
         path = write_fct(os.path.join(self.dir, "fct.csv"), flows)
-        rows = table_rows(run_script("fct-slowdown", path, "--bins", "100K", "--exclude-incast",
+        rows = table_rows(fct_slowdown(path, "--bins", "100K", "--exclude-incast",
                                      "--format", "csv").stdout)
         self.assertEqual([(r["flows"], r["p99"]) for r in rows], [("1", "1.0"), ("1", "2.0")])
 
@@ -123,26 +127,26 @@ class FctSlowdown(ScriptTestCase):
         with open(txt, "w") as f:
             for i, (size, fct) in enumerate([(2000, 5000), (3000, 4000), (90000, 30000)]):
                 f.write("0b000001 0b000101 %d 100 %d %d %d 1000\n" % (10000 + i, size, 2000000 + i, fct))
-        rows = table_rows(run_script("fct-slowdown", txt, "--bins", "10K", "--format", "csv").stdout)
+        rows = table_rows(fct_slowdown(txt, "--bins", "10K", "--format", "csv").stdout)
         self.assertEqual([(r["flows"], r["p50"], r["p99"]) for r in rows], [("2", "4.0", "5.0"), ("1", "30.0", "30.0")])
 
     def test_bad_input_exits_2_naming_file_line_and_field(self):
         path = os.path.join(self.dir, "fct.csv")
         with open(path, "w") as f:
             f.write(HEADER + "0,0,1,49152,4791,1000,0,5000,1000,5\n1,0,1,49152,4791,1000,0,5x,1000,5\n")
-        proc = run_script("fct-slowdown", path)
+        proc = run_script("fct-slowdown", path)  # the script itself, as users run it
         self.assertRan(proc, 2)
         self.assertIn(path, proc.stderr)
         self.assertIn("line 3: fct_ns", proc.stderr)
         self.assertEqual(proc.stdout, "")
         with open(path, "w") as f:
             f.write("flow_id,size_bytes\n1,100\n")
-        proc = run_script("fct-slowdown", path)
+        proc = fct_slowdown(path)
         self.assertRan(proc, 2)
         self.assertIn("header", proc.stderr)
-        self.assertRan(run_script("fct-slowdown", os.path.join(self.dir, "missing.csv")), 2)
+        self.assertRan(fct_slowdown(os.path.join(self.dir, "missing.csv")), 2)
         good = write_fct(os.path.join(self.dir, "good.csv"), [(100, 100, 100)])
-        proc = run_script("fct-slowdown", good, "--bins", "10K,1K")
+        proc = fct_slowdown(good, "--bins", "10K,1K")
         self.assertRan(proc, 2)
         self.assertIn("--bins", proc.stderr)
 
@@ -150,7 +154,7 @@ class FctSlowdown(ScriptTestCase):
         skip_without_matplotlib(self)
         path = write_fct(os.path.join(self.dir, "fct.csv"), [(100 * (i + 1), 1000 + i, 1000) for i in range(50)])
         png = os.path.join(self.dir, "slowdown.png")
-        self.assertRan(run_script("fct-slowdown", path, "--plot", png, "--csv", os.path.join(self.dir, "b.csv")))
+        self.assertRan(fct_slowdown(path, "--plot", png, "--csv", os.path.join(self.dir, "b.csv")))
         with open(png, "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
         with open(os.path.join(self.dir, "b.csv")) as f:
