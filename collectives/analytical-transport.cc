@@ -26,9 +26,9 @@ Mix(uint64_t x)
 } // namespace
 
 AnalyticalTransport::AnalyticalTransport(const Topology& topo, const AnalyticalOptions& opt)
-    : m_topo(topo),
-      m_routing(std::make_unique<Routing>(topo)),
-      m_opt(opt)
+    : m_topo(topo)
+    , m_routing(std::make_unique<Routing>(topo))
+    , m_opt(opt)
 {
     if (m_opt.m_mtuBytes == 0)
     {
@@ -95,7 +95,8 @@ AnalyticalTransport::Run()
 uint64_t
 AnalyticalTransport::WireBytes(uint64_t payload) const
 {
-    const uint64_t frames = std::max<uint64_t>(1, (payload + m_opt.m_mtuBytes - 1) / m_opt.m_mtuBytes);
+    const uint64_t frames
+        = std::max<uint64_t>(1, (payload + m_opt.m_mtuBytes - 1) / m_opt.m_mtuBytes);
     return payload + frames * m_opt.m_frameOverheadBytes + m_opt.m_firstFrameExtraBytes;
 }
 
@@ -116,13 +117,16 @@ AnalyticalTransport::PathFor(uint32_t src, uint32_t dst, uint32_t channel)
         const auto& hops = m_routing->NextHops(node, dst);
         if (hops.empty() || p->m_forward.size() > m_topo.nodes.size())
         {
-            throw ns3::InputError("<topology>", "routes", "a route from host " + std::to_string(src) + " to host " +
-                                                               std::to_string(dst),
+            throw ns3::InputError("<topology>",
+                                  "routes",
+                                  "a route from host " + std::to_string(src) + " to host "
+                                      + std::to_string(dst),
                                   "none");
         }
         // ECMP: a fixed hash of (src, dst, channel, node) picks the next hop, so channels spread
         // over parallel paths as different source ports do in the packet fabric.
-        const uint64_t h = Mix((uint64_t(src) << 40) ^ (uint64_t(dst) << 20) ^ channel ^ (uint64_t(node) << 52));
+        const uint64_t h
+            = Mix((uint64_t(src) << 40) ^ (uint64_t(dst) << 20) ^ channel ^ (uint64_t(node) << 52));
         const uint16_t port = hops[h % hops.size()];
         const uint32_t link = m_routing->PortLink(node, port);
         const TopoLink& l = m_topo.links[link];
@@ -145,7 +149,8 @@ AnalyticalTransport::LatencyPs(const Path& p, uint64_t payload) const
     // again at every later hop.
     const uint64_t mtu = m_opt.m_mtuBytes;
     const uint64_t last = payload == 0 ? 0 : (payload % mtu == 0 ? mtu : payload % mtu);
-    const double frame = double(last + m_opt.m_frameOverheadBytes + (payload <= mtu ? m_opt.m_firstFrameExtraBytes : 0));
+    const double frame = double(last + m_opt.m_frameOverheadBytes
+                                + (payload <= mtu ? m_opt.m_firstFrameExtraBytes : 0));
     double ps = double(p.m_propagationPs);
     for (size_t i = 1; i < p.m_hopBytesPerSecond.size(); ++i)
     {
@@ -167,11 +172,13 @@ AnalyticalTransport::IdealPs(uint32_t src, uint32_t dst, uint64_t bytes)
     {
         bottleneck = std::min(bottleneck, r);
     }
-    return int64_t(std::llround(double(WireBytes(bytes)) / bottleneck * 1e12)) + LatencyPs(p, bytes);
+    return int64_t(std::llround(double(WireBytes(bytes)) / bottleneck * 1e12))
+           + LatencyPs(p, bytes);
 }
 
 void
-AnalyticalTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered)
+AnalyticalTransport::Send(
+    uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered)
 {
     if (src >= NumRanks() || dst >= NumRanks())
     {
@@ -200,13 +207,15 @@ AnalyticalTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t
         // Loopback: no link is crossed.
         const int64_t t = std::max(m_nowPs + m_opt.m_messageOverheadPs, c.m_lastDeliveryPs);
         c.m_lastDeliveryPs = t;
-        Push(t, [this, cb = std::move(onDelivered)]() {
-            m_delivered++;
-            if (cb)
-            {
-                cb();
-            }
-        });
+        Push(t,
+             [this, cb = std::move(onDelivered)]()
+             {
+                 m_delivered++;
+                 if (cb)
+                 {
+                     cb();
+                 }
+             });
         return;
     }
     c.m_queue.push_back(Message{std::max<uint64_t>(1, bytes), std::move(onDelivered)});
@@ -230,7 +239,8 @@ AnalyticalTransport::Activate(int ci)
     c.m_ackCoef = 0;
     if (m_opt.m_ackInterval > 0)
     {
-        const uint64_t frames = std::max<uint64_t>(1, (payload + m_opt.m_mtuBytes - 1) / m_opt.m_mtuBytes);
+        const uint64_t frames
+            = std::max<uint64_t>(1, (payload + m_opt.m_mtuBytes - 1) / m_opt.m_mtuBytes);
         const uint64_t acks = (frames + m_opt.m_ackInterval - 1) / m_opt.m_ackInterval;
         c.m_ackCoef = double(acks * m_opt.m_ackFrameBytes) / wire;
     }
@@ -243,10 +253,12 @@ AnalyticalTransport::RequestUpdate()
     if (!m_updatePending)
     {
         m_updatePending = true;
-        Push(m_nowPs, [this]() {
-            m_updatePending = false;
-            Update();
-        });
+        Push(m_nowPs,
+             [this]()
+             {
+                 m_updatePending = false;
+                 Update();
+             });
     }
 }
 
@@ -272,13 +284,15 @@ AnalyticalTransport::Update()
         // FIFO per connection even when a short message's last frame would overtake.
         const int64_t t = std::max(m_nowPs + LatencyPs(*c.m_path, m.m_payload), c.m_lastDeliveryPs);
         c.m_lastDeliveryPs = t;
-        Push(t, [this, cb = std::move(m.m_onDelivered)]() {
-            m_delivered++;
-            if (cb)
-            {
-                cb();
-            }
-        });
+        Push(t,
+             [this, cb = std::move(m.m_onDelivered)]()
+             {
+                 m_delivered++;
+                 if (cb)
+                 {
+                     cb();
+                 }
+             });
         c.m_active = false;
         if (!c.m_queue.empty())
         {
@@ -302,12 +316,14 @@ AnalyticalTransport::Update()
     {
         const uint64_t gen = ++m_generation;
         const int64_t delay = std::max<int64_t>(1, int64_t(std::ceil(next * 1e12)));
-        Push(m_nowPs + delay, [this, gen]() {
-            if (gen == m_generation)
-            {
-                Update();
-            }
-        });
+        Push(m_nowPs + delay,
+             [this, gen]()
+             {
+                 if (gen == m_generation)
+                 {
+                     Update();
+                 }
+             });
     }
 }
 
@@ -320,7 +336,8 @@ AnalyticalTransport::Reallocate()
     m_reallocations++;
     m_epoch++;
     std::vector<uint32_t> touched;
-    auto touch = [&](uint32_t r) {
+    auto touch = [&](uint32_t r)
+    {
         if (m_stamp[r] != m_epoch)
         {
             m_stamp[r] = m_epoch;

@@ -28,12 +28,12 @@ namespace fabricsim
 /// Wire accounting and latency terms of the analytical backend.
 struct AnalyticalOptions
 {
-    uint32_t m_mtuBytes = 1000;            ///< payload bytes per frame
-    uint32_t m_frameOverheadBytes = 82;    ///< Eth+IPv4+UDP+BTH+ICRC+FCS (62) + preamble/IFG (20)
-    uint32_t m_firstFrameExtraBytes = 16;  ///< RETH on the first frame of an RDMA WRITE
-    uint32_t m_ackFrameBytes = 86;         ///< ACK frame (66) + preamble/IFG (20)
-    uint32_t m_ackInterval = 1;            ///< data frames per ACK; 0 = ACKs not counted
-    int64_t m_messageOverheadPs = 0;       ///< added to every message's delivery
+    uint32_t m_mtuBytes = 1000;           ///< payload bytes per frame
+    uint32_t m_frameOverheadBytes = 82;   ///< Eth+IPv4+UDP+BTH+ICRC+FCS (62) + preamble/IFG (20)
+    uint32_t m_firstFrameExtraBytes = 16; ///< RETH on the first frame of an RDMA WRITE
+    uint32_t m_ackFrameBytes = 86;        ///< ACK frame (66) + preamble/IFG (20)
+    uint32_t m_ackInterval = 1;           ///< data frames per ACK; 0 = ACKs not counted
+    int64_t m_messageOverheadPs = 0;      ///< added to every message's delivery
 };
 
 class AnalyticalTransport : public Transport
@@ -43,7 +43,11 @@ class AnalyticalTransport : public Transport
     explicit AnalyticalTransport(const Topology& topo, const AnalyticalOptions& opt = {});
     ~AnalyticalTransport() override;
 
-    void Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered) override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint32_t channel,
+              uint64_t bytes,
+              Callback onDelivered) override;
     int64_t NowPs() const override;
     void Schedule(int64_t delayPs, Callback fn) override;
     uint32_t NumRanks() const override;
@@ -71,8 +75,8 @@ class AnalyticalTransport : public Transport
     /// A routed path: directed-link resources with their load per byte/s of the flow.
     struct Path
     {
-        std::vector<uint32_t> m_forward;   ///< resources carrying the data
-        std::vector<uint32_t> m_reverse;   ///< resources carrying the ACKs
+        std::vector<uint32_t> m_forward; ///< resources carrying the data
+        std::vector<uint32_t> m_reverse; ///< resources carrying the ACKs
         std::vector<double> m_hopBytesPerSecond;
         int64_t m_propagationPs = 0;
     };
@@ -90,9 +94,9 @@ class AnalyticalTransport : public Transport
         const Path* m_path = nullptr;
         std::deque<Message> m_queue; ///< head is the active flow when m_active
         bool m_active = false;
-        double m_remaining = 0;      ///< wire bytes of the head still to send
-        double m_rate = 0;           ///< bytes/s
-        double m_ackCoef = 0;        ///< reverse load per forward byte of the head
+        double m_remaining = 0; ///< wire bytes of the head still to send
+        double m_rate = 0;      ///< bytes/s
+        double m_ackCoef = 0;   ///< reverse load per forward byte of the head
         int64_t m_lastDeliveryPs = 0;
     };
 

@@ -16,8 +16,8 @@ namespace
 bool
 OpReduces(StepOp op)
 {
-    return op == StepOp::kRecvReduceSend || op == StepOp::kRecvReduceCopy ||
-           op == StepOp::kRecvReduceCopySend || op == StepOp::kReduce;
+    return op == StepOp::kRecvReduceSend || op == StepOp::kRecvReduceCopy
+           || op == StepOp::kRecvReduceCopySend || op == StepOp::kReduce;
 }
 
 uint64_t
@@ -114,11 +114,11 @@ Executor::Executor(Transport& transport,
                    const ExecutorConfig& config,
                    std::vector<uint32_t> rankMap,
                    uint32_t channelBase)
-    : m_transport(transport),
-      m_schedule(schedule),
-      m_config(config),
-      m_rankMap(std::move(rankMap)),
-      m_channelBase(channelBase)
+    : m_transport(transport)
+    , m_schedule(schedule)
+    , m_config(config)
+    , m_rankMap(std::move(rankMap))
+    , m_channelBase(channelBase)
 {
     if (m_rankMap.empty())
     {
@@ -189,14 +189,17 @@ Executor::CheckExecutable() const
     }
     if (m_rankMap.size() != size_t(s.m_ranks))
     {
-        throw ns3::InputError(where, "ranks", std::to_string(m_rankMap.size()) + " ranks (the rank group)",
+        throw ns3::InputError(where,
+                              "ranks",
+                              std::to_string(m_rankMap.size()) + " ranks (the rank group)",
                               std::to_string(s.m_ranks));
     }
     for (uint32_t r : m_rankMap)
     {
         if (r >= m_transport.NumRanks())
         {
-            throw ns3::InputError(where, "ranks",
+            throw ns3::InputError(where,
+                                  "ranks",
                                   "transport ranks below " + std::to_string(m_transport.NumRanks()),
                                   std::to_string(r));
         }
@@ -212,11 +215,12 @@ Executor::CheckExecutable() const
                     const Threadblock* target = p.FindThreadblock(d.m_tb);
                     if (!target || d.m_step < 0 || size_t(d.m_step) >= target->m_steps.size())
                     {
-                        throw ns3::InputError(where,
-                                              "rank " + std::to_string(p.m_rank) + " tb " +
-                                                  std::to_string(tb.m_id) + " step " + std::to_string(i),
-                                              "a dependency on an existing step",
-                                              "tb " + std::to_string(d.m_tb) + " step " + std::to_string(d.m_step));
+                        throw ns3::InputError(
+                            where,
+                            "rank " + std::to_string(p.m_rank) + " tb " + std::to_string(tb.m_id)
+                                + " step " + std::to_string(i),
+                            "a dependency on an existing step",
+                            "tb " + std::to_string(d.m_tb) + " step " + std::to_string(d.m_step));
                     }
                 }
             }
@@ -251,7 +255,8 @@ Executor::Start(uint64_t bytes, RankDone onRankDone, Done onDone)
     }
     if (bytes == 0)
     {
-        throw ns3::InputError("schedule '" + m_schedule.m_name + "'", "bytes", "a collective size > 0", "0");
+        throw ns3::InputError(
+            "schedule '" + m_schedule.m_name + "'", "bytes", "a collective size > 0", "0");
     }
     m_started = true;
     m_onRankDone = std::move(onRankDone);
@@ -264,7 +269,8 @@ Executor::Start(uint64_t bytes, RankDone onRankDone, Done onDone)
     m_chunkBytes = std::max<uint64_t>(1, CeilDiv(bytes, k));
     const uint64_t buffer = ProtocolBufferBytes(m_protocol);
     const uint32_t slots = m_config.m_slots > 0 ? m_config.m_slots : 8;
-    m_sliceBytes = m_config.m_sliceBytes > 0 ? m_config.m_sliceBytes : std::max<uint64_t>(1, buffer / slots);
+    m_sliceBytes
+        = m_config.m_sliceBytes > 0 ? m_config.m_sliceBytes : std::max<uint64_t>(1, buffer / slots);
     int maxCount = 1;
     for (const TbState& t : m_tbs)
     {
@@ -276,7 +282,8 @@ Executor::Start(uint64_t bytes, RankDone onRankDone, Done onDone)
     uint64_t cap = m_config.m_maxChunkBytes;
     if (cap == 0)
     {
-        const uint64_t room = m_config.m_slots > 0 ? uint64_t(m_config.m_slots) * m_sliceBytes : buffer;
+        const uint64_t room
+            = m_config.m_slots > 0 ? uint64_t(m_config.m_slots) * m_sliceBytes : buffer;
         cap = std::max<uint64_t>(1, room / uint64_t(maxCount));
     }
     m_tiles = int(CeilDiv(m_chunkBytes, cap));
@@ -355,7 +362,8 @@ Executor::DependenciesMet(const TbState& t) const
     for (const Dependency& d : t.m_tb->m_steps[t.m_step].m_deps)
     {
         const TbState& other = m_tbs[m_rankTbs[t.m_rank][d.m_tb]];
-        const uint64_t need = uint64_t(t.m_tile) * other.m_tb->m_steps.size() + uint64_t(d.m_step) + 1;
+        const uint64_t need
+            = uint64_t(t.m_tile) * other.m_tb->m_steps.size() + uint64_t(d.m_step) + 1;
         if (other.m_stepsDone < need)
         {
             return false;
@@ -397,15 +405,17 @@ void
 Executor::StartTimer(int tb, int64_t delayPs)
 {
     m_tbs[tb].m_wait = Wait::kTimer;
-    m_transport.Schedule(delayPs, [this, tb, alive = m_alive]() {
-        if (!*alive)
-        {
-            return;
-        }
-        m_tbs[tb].m_wait = Wait::kNone;
-        Wake(tb);
-        Drain();
-    });
+    m_transport.Schedule(delayPs,
+                         [this, tb, alive = m_alive]()
+                         {
+                             if (!*alive)
+                             {
+                                 return;
+                             }
+                             m_tbs[tb].m_wait = Wait::kNone;
+                             Wake(tb);
+                             Drain();
+                         });
 }
 
 void
@@ -510,13 +520,18 @@ Executor::Advance(int tb)
             {
                 const int conn = t.m_sendConn;
                 Connection& c = m_conns[conn];
-                const uint64_t wire = std::max<uint64_t>(1, uint64_t(std::ceil(double(bytes) / m_efficiency)));
+                const uint64_t wire
+                    = std::max<uint64_t>(1, uint64_t(std::ceil(double(bytes) / m_efficiency)));
                 c.m_sent++;
                 m_messages++;
                 m_payloadBytes += bytes;
                 m_transferBytes += wire;
-                m_transport.Send(m_rankMap[c.m_src], m_rankMap[c.m_dst], m_channelBase + c.m_channel, wire,
-                                 [this, conn, bytes, alive = m_alive]() {
+                m_transport.Send(m_rankMap[c.m_src],
+                                 m_rankMap[c.m_dst],
+                                 m_channelBase + c.m_channel,
+                                 wire,
+                                 [this, conn, bytes, alive = m_alive]()
+                                 {
                                      if (*alive)
                                      {
                                          Delivered(conn, bytes);
@@ -578,24 +593,28 @@ Executor::DescribeWait(const TbState& t) const
     std::ostringstream os;
     switch (t.m_wait)
     {
-    case Wait::kDependency: {
+    case Wait::kDependency:
+    {
         os << "dependencies:";
         for (const Dependency& d : t.m_tb->m_steps[t.m_step].m_deps)
         {
             const TbState& o = m_tbs[m_rankTbs[t.m_rank][d.m_tb]];
-            const uint64_t need = uint64_t(t.m_tile) * o.m_tb->m_steps.size() + uint64_t(d.m_step) + 1;
+            const uint64_t need
+                = uint64_t(t.m_tile) * o.m_tb->m_steps.size() + uint64_t(d.m_step) + 1;
             if (o.m_stepsDone < need)
             {
-                os << " tb " << d.m_tb << " step " << d.m_step << " (that tb is at tile " << o.m_tile
-                   << " step " << o.m_step << ")";
+                os << " tb " << d.m_tb << " step " << d.m_step << " (that tb is at tile "
+                   << o.m_tile << " step " << o.m_step << ")";
             }
         }
         break;
     }
-    case Wait::kMessage: {
+    case Wait::kMessage:
+    {
         const Connection& c = m_conns[t.m_recvConn];
         os << "a message from rank " << c.m_src << " on channel " << c.m_channel << " (" << c.m_sent
-           << " sent, " << c.m_delivered << " delivered, " << (c.m_sent - c.m_delivered) << " in flight";
+           << " sent, " << c.m_delivered << " delivered, " << (c.m_sent - c.m_delivered)
+           << " in flight";
         if (c.m_sent == c.m_delivered)
         {
             // Name where the sender is, so a chain of waits can be followed.
@@ -604,18 +623,21 @@ Executor::DescribeWait(const TbState& t) const
                 if (o.m_rank == int(c.m_src) && o.m_sendConn == t.m_recvConn)
                 {
                     os << "; sender tb " << o.m_tb->m_id
-                       << (o.m_done ? " has finished" : " is at tile " + std::to_string(o.m_tile) + " step " +
-                                                              std::to_string(o.m_step));
+                       << (o.m_done ? " has finished"
+                                    : " is at tile " + std::to_string(o.m_tile) + " step "
+                                          + std::to_string(o.m_step));
                 }
             }
         }
         os << ")";
         break;
     }
-    case Wait::kSlot: {
+    case Wait::kSlot:
+    {
         const Connection& c = m_conns[t.m_sendConn];
-        os << "a free slot toward rank " << c.m_dst << " on channel " << c.m_channel << " (" << c.m_slotsUsed
-           << " of " << m_config.m_slots << " slots hold slices rank " << c.m_dst << " has not received)";
+        os << "a free slot toward rank " << c.m_dst << " on channel " << c.m_channel << " ("
+           << c.m_slotsUsed << " of " << m_config.m_slots << " slots hold slices rank " << c.m_dst
+           << " has not received)";
         break;
     }
     case Wait::kTimer:
@@ -671,7 +693,10 @@ Executor::Result() const
 }
 
 ExecutionResult
-RunSchedule(Transport& transport, const Schedule& schedule, uint64_t bytes, const ExecutorConfig& config)
+RunSchedule(Transport& transport,
+            const Schedule& schedule,
+            uint64_t bytes,
+            const ExecutorConfig& config)
 {
     Executor ex(transport, schedule, config);
     ex.Start(bytes);

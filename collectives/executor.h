@@ -74,17 +74,17 @@ struct ExecutionResult
 {
     bool m_complete = false;
     int64_t m_startPs = 0;
-    int64_t m_endPs = 0;                 ///< last rank done (or when the transport ran dry)
-    std::vector<int64_t> m_rankDonePs;   ///< per schedule rank; -1 when not done
-    uint64_t m_messages = 0;             ///< transport messages (slices) sent
-    uint64_t m_payloadBytes = 0;         ///< bytes of user data moved between ranks
-    uint64_t m_transferBytes = 0;        ///< bytes handed to the transport (protocol overhead in)
+    int64_t m_endPs = 0;               ///< last rank done (or when the transport ran dry)
+    std::vector<int64_t> m_rankDonePs; ///< per schedule rank; -1 when not done
+    uint64_t m_messages = 0;           ///< transport messages (slices) sent
+    uint64_t m_payloadBytes = 0;       ///< bytes of user data moved between ranks
+    uint64_t m_transferBytes = 0;      ///< bytes handed to the transport (protocol overhead in)
     uint32_t m_tiles = 0;
-    uint64_t m_tileChunkBytes = 0;       ///< bytes of one chunk in one (full) tile
+    uint64_t m_tileChunkBytes = 0; ///< bytes of one chunk in one (full) tile
     uint64_t m_sliceBytes = 0;
     Protocol m_protocol = Protocol::kSimple;
-    uint64_t m_undeliveredMessages = 0;  ///< sent but not delivered when execution stopped
-    uint64_t m_unconsumedMessages = 0;   ///< delivered but never received by a step
+    uint64_t m_undeliveredMessages = 0; ///< sent but not delivered when execution stopped
+    uint64_t m_unconsumedMessages = 0;  ///< delivered but never received by a step
     std::vector<StuckThreadblock> m_stuck;
 
     /// Elapsed simulated time.
@@ -164,15 +164,15 @@ class Executor
         int m_recvConn = -1;
         int m_tile = 0;
         int m_step = 0;
-        bool m_started = false;     ///< step latency paid for the current step
+        bool m_started = false; ///< step latency paid for the current step
         uint32_t m_slice = 0;
         uint32_t m_slices = 0;
-        bool m_received = false;    ///< current slice received
-        bool m_slotTaken = false;   ///< current slice holds a send slot
-        bool m_computed = false;    ///< current slice's local work done
+        bool m_received = false;  ///< current slice received
+        bool m_slotTaken = false; ///< current slice holds a send slot
+        bool m_computed = false;  ///< current slice's local work done
         bool m_done = false;
         Wait m_wait = Wait::kNone;
-        uint64_t m_stepsDone = 0;   ///< over all tiles
+        uint64_t m_stepsDone = 0; ///< over all tiles
     };
 
     void CheckExecutable() const;
@@ -199,11 +199,11 @@ class Executor
     uint64_t m_sliceBytes = 0;
     uint64_t m_chunkBytes = 0; ///< bytes of one chunk over all tiles
     int m_tiles = 1;
-    std::vector<std::vector<int>> m_rankTbs;    ///< tb state indices per rank, by tb id
+    std::vector<std::vector<int>> m_rankTbs; ///< tb state indices per rank, by tb id
     std::vector<TbState> m_tbs;
     std::vector<Connection> m_conns;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int> m_connIndex;
-    std::vector<int> m_ranks;                   ///< tbs left per rank
+    std::vector<int> m_ranks; ///< tbs left per rank
     std::vector<int64_t> m_rankDonePs;
     size_t m_ranksDone = 0;
     std::deque<int> m_ready;

@@ -15,15 +15,15 @@ namespace
 bool
 PerRankCount(CollectiveKind kind)
 {
-    return kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter ||
-           kind == CollectiveKind::kAllToAll;
+    return kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter
+           || kind == CollectiveKind::kAllToAll;
 }
 
 bool
 Reduces(CollectiveKind kind)
 {
-    return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter ||
-           kind == CollectiveKind::kReduce;
+    return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter
+           || kind == CollectiveKind::kReduce;
 }
 
 std::string
@@ -38,7 +38,9 @@ Format(const char* fmt, double v)
 std::string
 TimeText(double us)
 {
-    return us >= 10000.0 ? Format("%7.0f", us) : us >= 100.0 ? Format("%7.1f", us) : Format("%7.2f", us);
+    return us >= 10000.0 ? Format("%7.0f", us)
+           : us >= 100.0 ? Format("%7.1f", us)
+                         : Format("%7.2f", us);
 }
 
 } // namespace
@@ -80,7 +82,9 @@ ParseNcclSize(const std::string& text, const std::string& field)
     }
     if (!digits || t.size() > 12)
     {
-        throw ns3::InputError("<command line>", field, "a size in bytes with an optional K, M or G suffix (e.g. 8, 64K, 1G)",
+        throw ns3::InputError("<command line>",
+                              field,
+                              "a size in bytes with an optional K, M or G suffix (e.g. 8, 64K, 1G)",
                               "\"" + text + "\"");
     }
     const uint64_t v = std::stoull(t) * mult;
@@ -162,15 +166,49 @@ NcclTableHeader()
 {
     char buf[512];
     std::string out = "#\n";
-    std::snprintf(buf, sizeof(buf), "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n", "",
-                  "", "", "", "");
+    std::snprintf(
+        buf,
+        sizeof(buf),
+        "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n",
+        "",
+        "",
+        "",
+        "",
+        "");
     out += buf;
-    std::snprintf(buf, sizeof(buf), "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size",
-                  "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+    std::snprintf(buf,
+                  sizeof(buf),
+                  "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
+                  "size",
+                  "count",
+                  "type",
+                  "redop",
+                  "root",
+                  "time",
+                  "algbw",
+                  "busbw",
+                  "#wrong",
+                  "time",
+                  "algbw",
+                  "busbw",
                   "#wrong");
     out += buf;
-    std::snprintf(buf, sizeof(buf), "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)",
-                  "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    std::snprintf(buf,
+                  sizeof(buf),
+                  "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
+                  "(B)",
+                  "(elements)",
+                  "",
+                  "",
+                  "",
+                  "(us)",
+                  "(GB/s)",
+                  "(GB/s)",
+                  "",
+                  "(us)",
+                  "(GB/s)",
+                  "(GB/s)",
+                  "");
     out += buf;
     return out;
 }
@@ -179,12 +217,23 @@ std::string
 NcclTableLine(const NcclRow& row)
 {
     char head[128];
-    std::snprintf(head, sizeof(head), "%12llu  %12llu  %8s  %6s  %6i", (unsigned long long)row.m_sizeBytes,
-                  (unsigned long long)row.m_count, row.m_type.c_str(), row.m_redop.c_str(), row.m_root);
+    std::snprintf(head,
+                  sizeof(head),
+                  "%12llu  %12llu  %8s  %6s  %6i",
+                  (unsigned long long)row.m_sizeBytes,
+                  (unsigned long long)row.m_count,
+                  row.m_type.c_str(),
+                  row.m_redop.c_str(),
+                  row.m_root);
     const std::string wrong = row.m_wrong < 0 ? "N/A" : std::to_string(row.m_wrong);
     char group[128];
-    std::snprintf(group, sizeof(group), "  %7s  %6.2f  %6.2f  %6s", TimeText(row.m_timeUs).c_str(), row.m_algbwGbps,
-                  row.m_busbwGbps, wrong.c_str());
+    std::snprintf(group,
+                  sizeof(group),
+                  "  %7s  %6.2f  %6.2f  %6s",
+                  TimeText(row.m_timeUs).c_str(),
+                  row.m_algbwGbps,
+                  row.m_busbwGbps,
+                  wrong.c_str());
     return std::string(head) + group + group + "\n";
 }
 
@@ -250,7 +299,8 @@ NcclRowsCsv(const std::vector<NcclRow>& rows)
     os.precision(10);
     for (const NcclRow& r : rows)
     {
-        os << r.m_sizeBytes << ',' << r.m_count << ',' << r.m_type << ',' << r.m_redop << ',' << r.m_root << ',';
+        os << r.m_sizeBytes << ',' << r.m_count << ',' << r.m_type << ',' << r.m_redop << ','
+           << r.m_root << ',';
         if (r.m_complete)
         {
             os << r.m_timeUs << ',' << r.m_algbwGbps << ',' << r.m_busbwGbps;

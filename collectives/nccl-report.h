@@ -58,7 +58,8 @@ struct NcclRow
 };
 
 /// A row for \p kind on \p ranks: count, redop, root and bandwidths from the time.
-NcclRow MakeNcclRow(CollectiveKind kind, int ranks, uint64_t bytes, double timeUs, int64_t wrong, int root = 0);
+NcclRow MakeNcclRow(
+    CollectiveKind kind, int ranks, uint64_t bytes, double timeUs, int64_t wrong, int root = 0);
 
 /// Header lines of the nccl-tests table (column titles and units).
 std::string NcclTableHeader();

@@ -13,9 +13,9 @@ using namespace ns3;
 PacketTransport::PacketTransport(FabricTopologyHelper& fabric,
                                  const ObjectFactory& cc,
                                  const PacketTransportOptions& opt)
-    : m_fabric(fabric),
-      m_cc(cc),
-      m_opt(opt)
+    : m_fabric(fabric)
+    , m_cc(cc)
+    , m_opt(opt)
 {
 }
 
@@ -44,11 +44,13 @@ PacketTransport::NowPs() const
 }
 
 void
-PacketTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered)
+PacketTransport::Send(
+    uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered)
 {
     if (src >= NumRanks() || dst >= NumRanks() || src == dst)
     {
-        throw std::out_of_range("PacketTransport::Send: ranks must be distinct hosts of the fabric");
+        throw std::out_of_range(
+            "PacketTransport::Send: ranks must be distinct hosts of the fabric");
     }
     auto key = std::make_tuple(src, dst, channel);
     auto it = m_connIndex.find(key);
@@ -64,13 +66,19 @@ PacketTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t byt
         // channels onto different paths, as NCCL's per-channel connections are.
         const uint16_t sport = uint16_t(m_opt.m_basePort + channel % (65536u - m_opt.m_basePort));
         auto alive = m_alive;
-        c.m_qp = m_fabric.Connect(src, dst, m_opt.m_priority, sport, m_cc,
-                                  ns3::Callback<void, uint64_t>([this, ci, alive](uint64_t b) {
-                                      if (*alive)
+        c.m_qp = m_fabric.Connect(src,
+                                  dst,
+                                  m_opt.m_priority,
+                                  sport,
+                                  m_cc,
+                                  ns3::Callback<void, uint64_t>(
+                                      [this, ci, alive](uint64_t b)
                                       {
-                                          Delivered(ci, b);
-                                      }
-                                  }));
+                                          if (*alive)
+                                          {
+                                              Delivered(ci, b);
+                                          }
+                                      }));
         m_conns.push_back(c);
         m_connIndex[key] = ci;
     }
@@ -106,18 +114,20 @@ PacketTransport::Schedule(int64_t delayPs, Callback fn)
 {
     m_timers++;
     auto alive = m_alive;
-    Simulator::Schedule(PicoSeconds(std::max<int64_t>(0, delayPs)), [this, alive, fn = std::move(fn)]() {
-        if (!*alive)
-        {
-            return;
-        }
-        m_timers--;
-        if (fn)
-        {
-            fn();
-        }
-        MaybeStop();
-    });
+    Simulator::Schedule(PicoSeconds(std::max<int64_t>(0, delayPs)),
+                        [this, alive, fn = std::move(fn)]()
+                        {
+                            if (!*alive)
+                            {
+                                return;
+                            }
+                            m_timers--;
+                            if (fn)
+                            {
+                                fn();
+                            }
+                            MaybeStop();
+                        });
 }
 
 void
@@ -147,10 +157,12 @@ PacketTransport::Run()
             m_watchdogFired = true;
             return;
         }
-        m_watchdog = Simulator::Schedule(PicoSeconds(left), [this]() {
-            m_watchdogFired = true;
-            Simulator::Stop();
-        });
+        m_watchdog = Simulator::Schedule(PicoSeconds(left),
+                                         [this]()
+                                         {
+                                             m_watchdogFired = true;
+                                             Simulator::Stop();
+                                         });
     }
     m_running = true;
     Simulator::Run();

@@ -26,9 +26,9 @@ namespace fabricsim
 /// How the packet transport opens its queue pairs.
 struct PacketTransportOptions
 {
-    uint8_t m_priority = 3;        ///< data traffic class
-    uint16_t m_basePort = 1024;    ///< UDP source port of channel 0; channel c uses base + c
-    int64_t m_stopPs = 0;          ///< watchdog: Run() stops at this absolute time (0 = none)
+    uint8_t m_priority = 3;     ///< data traffic class
+    uint16_t m_basePort = 1024; ///< UDP source port of channel 0; channel c uses base + c
+    int64_t m_stopPs = 0;       ///< watchdog: Run() stops at this absolute time (0 = none)
 };
 
 class PacketTransport : public Transport
@@ -43,7 +43,11 @@ class PacketTransport : public Transport
                     const PacketTransportOptions& opt = {});
     ~PacketTransport() override;
 
-    void Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered) override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint32_t channel,
+              uint64_t bytes,
+              Callback onDelivered) override;
     int64_t NowPs() const override;
     void Schedule(int64_t delayPs, Callback fn) override;
     uint32_t NumRanks() const override;

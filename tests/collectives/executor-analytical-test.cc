@@ -93,10 +93,12 @@ TEST(AnalyticalTransport, ScheduleRunsCallbacksInTimeOrder)
     AnalyticalTransport t(SingleSwitch(2));
     std::vector<int64_t> seen;
     t.Schedule(500, [&]() { seen.push_back(t.NowPs()); });
-    t.Schedule(100, [&]() {
-        seen.push_back(t.NowPs());
-        t.Schedule(100, [&]() { seen.push_back(t.NowPs()); });
-    });
+    t.Schedule(100,
+               [&]()
+               {
+                   seen.push_back(t.NowPs());
+                   t.Schedule(100, [&]() { seen.push_back(t.NowPs()); });
+               });
     t.Run();
     EXPECT_EQ(seen, (std::vector<int64_t>{100, 200, 500}));
     EXPECT_EQ(t.Name(), "analytical");

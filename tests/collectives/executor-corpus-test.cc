@@ -66,7 +66,10 @@ Name(const ::testing::TestParamInfo<test::CorpusEntry>& info)
     return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(Msccl, ExecutorCorpusTest, ::testing::ValuesIn(test::LoadManifest()), Name);
+INSTANTIATE_TEST_SUITE_P(Msccl,
+                         ExecutorCorpusTest,
+                         ::testing::ValuesIn(test::LoadManifest()),
+                         Name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ExecutorCorpusTest);
 
 } // namespace

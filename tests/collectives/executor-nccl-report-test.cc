@@ -70,7 +70,8 @@ TEST(NcclReport, TableLineHasNcclTestsColumns)
     NcclRow r = MakeNcclRow(CollectiveKind::kAllReduce, 8, 268435456, 40931.2, 0);
     const std::string line = NcclTableLine(r);
     EXPECT_EQ(line,
-              "   268435456      67108864     float     sum      -1    40931    6.56   11.48       0    40931    6.56   11.48       0\n");
+              "   268435456      67108864     float     sum      -1    40931    6.56   11.48       "
+              "0    40931    6.56   11.48       0\n");
     NcclRow n = MakeNcclRow(CollectiveKind::kAllGather, 8, 1024, 12.345, -1);
     EXPECT_NE(NcclTableLine(n).find("  12.35"), std::string::npos);
     EXPECT_NE(NcclTableLine(n).find("N/A"), std::string::npos);
@@ -90,7 +91,8 @@ TEST(NcclReport, JsonAndCsvCarryTheSameRows)
     EXPECT_DOUBLE_EQ(j[0]["busbw_gbps"].get<double>(), 4096 / 20e3 * 1.5);
     EXPECT_TRUE(j[1]["time_us"].is_null());
     const std::string csv = NcclRowsCsv({a, b});
-    EXPECT_EQ(csv.substr(0, csv.find('\n')), "size_bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,wrong,complete");
+    EXPECT_EQ(csv.substr(0, csv.find('\n')),
+              "size_bytes,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,wrong,complete");
     EXPECT_NE(csv.find("4096,1024,float,sum,-1,20,0.2048,0.3072,0,true"), std::string::npos) << csv;
     EXPECT_NE(csv.find("8192,2048,float,sum,-1,,,,0,false"), std::string::npos) << csv;
     EXPECT_DOUBLE_EQ(AverageBusBandwidth({a, b}), a.m_busbwGbps);

@@ -26,9 +26,9 @@ class PipeTransport : public Transport
 {
   public:
     PipeTransport(uint32_t ranks, double bytesPerPs, int64_t latencyPs)
-        : m_ranks(ranks),
-          m_bytesPerPs(bytesPerPs),
-          m_latencyPs(latencyPs)
+        : m_ranks(ranks)
+        , m_bytesPerPs(bytesPerPs)
+        , m_latencyPs(latencyPs)
     {
     }
 
@@ -42,10 +42,12 @@ class PipeTransport : public Transport
         auto& inFlight = m_inFlight[std::make_tuple(src, dst, channel)];
         inFlight++;
         m_maxInFlight = std::max(m_maxInFlight, inFlight);
-        Push(end + m_latencyPs, [this, src, dst, channel, cb]() {
-            m_inFlight[std::make_tuple(src, dst, channel)]--;
-            cb();
-        });
+        Push(end + m_latencyPs,
+             [this, src, dst, channel, cb]()
+             {
+                 m_inFlight[std::make_tuple(src, dst, channel)]--;
+                 cb();
+             });
     }
 
     int64_t NowPs() const override

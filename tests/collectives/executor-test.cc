@@ -164,7 +164,8 @@ TEST(Executor, ProtocolEfficiencyInflatesTransferredBytes)
         ExecutionResult r = ex.Result();
         ASSERT_TRUE(r.m_complete);
         EXPECT_EQ(r.m_protocol, proto);
-        EXPECT_NEAR(double(r.m_transferBytes) / double(r.m_payloadBytes), factor, 1e-3) << ToString(proto);
+        EXPECT_NEAR(double(r.m_transferBytes) / double(r.m_payloadBytes), factor, 1e-3)
+            << ToString(proto);
     }
 }
 
@@ -174,7 +175,8 @@ TEST(Executor, RankMapAndChannelBaseSelectTransportEndpoints)
     Executor ex(t, Chain(), Bare(), {4, 2, 0}, 7);
     std::vector<uint32_t> done;
     int finished = 0;
-    ex.Start(100, [&](uint32_t r) { done.push_back(r); }, [&]() { finished++; });
+    ex.Start(
+        100, [&](uint32_t r) { done.push_back(r); }, [&]() { finished++; });
     t.Run();
     ASSERT_EQ(t.m_sent.size(), 2u);
     EXPECT_EQ(t.m_sent[0].src, 4u);
@@ -229,7 +231,8 @@ TEST(Executor, DeadlockIsReportedWithStuckRanksAndWhatTheyWaitOn)
     ASSERT_EQ(r.m_stuck.size(), 2u);
     EXPECT_EQ(r.m_stuck[0].m_rank, 0);
     EXPECT_EQ(r.m_stuck[0].m_op, StepOp::kRecv);
-    EXPECT_NE(r.m_stuck[0].m_waitsOn.find("a message from rank 1 on channel 0 (0 sent"), std::string::npos)
+    EXPECT_NE(r.m_stuck[0].m_waitsOn.find("a message from rank 1 on channel 0 (0 sent"),
+              std::string::npos)
         << r.m_stuck[0].m_waitsOn;
     EXPECT_NE(r.m_stuck[0].m_waitsOn.find("sender tb 0 is at tile 0 step 0"), std::string::npos)
         << r.m_stuck[0].m_waitsOn;
@@ -274,7 +277,8 @@ TEST(Executor, UnexecutableStructureIsAnInputError)
 
 TEST(Executor, SameInputsGiveTheSameTimeline)
 {
-    auto run = []() {
+    auto run = []()
+    {
         PipeTransport t(8, 0.0125, 1500);
         ExecutionResult r = RunSchedule(t, test::RingAllReduce(8), 3 << 20, ExecutorConfig{});
         return std::make_pair(r.m_rankDonePs, t.m_sent.size());

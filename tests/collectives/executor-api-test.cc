@@ -1,0 +1,171 @@
+/*
+ * The Collective API over a transport: rank groups, automatic algorithm choice, concurrent
+ * collectives, user schedules, AlltoAllv, point-to-point transfers and bad requests.
+ */
+#include "analytical-transport.h"
+#include "executor-test-util.h"
+#include "input-error.h"
+#include "schedule-collectives.h"
+#include "test-util.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace fabricsim
+{
+namespace
+{
+
+using test::PipeTransport;
+using test::SingleSwitch;
+
+CollectiveRequest
+AllReduce(uint64_t bytes, std::vector<uint32_t> ranks, const std::string& algo = "ring")
+{
+    CollectiveRequest r;
+    r.kind = CollectiveKind::kAllReduce;
+    r.bytes = bytes;
+    r.ranks = std::move(ranks);
+    r.algorithm = algo;
+    return r;
+}
+
+TEST(CollectiveApi, RunsOnARankGroupAndReportsEveryRank)
+{
+    PipeTransport t(8, 0.01, 1000);
+    ScheduleCollectives api(t);
+    std::vector<uint32_t> done;
+    int finished = 0;
+    api.Start(
+        AllReduce(1 << 20, {1, 3, 5, 7}),
+        [&](uint32_t i) { done.push_back(i); },
+        [&]() { finished++; });
+    t.Run();
+    std::sort(done.begin(), done.end());
+    EXPECT_EQ(done, (std::vector<uint32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(finished, 1);
+    EXPECT_EQ(api.Running(), 0u);
+    ASSERT_FALSE(t.m_sent.empty());
+    for (const auto& m : t.m_sent)
+    {
+        EXPECT_EQ(m.src % 2, 1u);
+        EXPECT_EQ(m.dst % 2, 1u);
+    }
+}
+
+TEST(CollectiveApi, AutoPicksLatencyAlgorithmsForSmallAndRingForLargeSizes)
+{
+    PipeTransport t(16, 1.0, 0);
+    ScheduleCollectives api(t);
+    EXPECT_EQ(api.ChooseAlgorithm(CollectiveKind::kAllReduce, 1024, 8), "tree");
+    EXPECT_EQ(api.ChooseAlgorithm(CollectiveKind::kAllReduce, 1 << 30, 8), "ring");
+    EXPECT_EQ(api.ChooseAlgorithm(CollectiveKind::kAllToAll, 1 << 30, 8), "direct");
+    CollectiveOptions o;
+    o.m_localSize = 4;
+    ScheduleCollectives hier(t, {}, o);
+    EXPECT_EQ(hier.ChooseAlgorithm(CollectiveKind::kAllReduce, 1 << 30, 16), "hierarchical");
+    EXPECT_EQ(hier.ChooseAlgorithm(CollectiveKind::kAllReduce, 1 << 30, 4), "ring"); // one domain
+}
+
+TEST(CollectiveApi, DisjointGroupsRunInParallelAndOneGroupSerialises)
+{
+    const uint64_t S = 64ull << 20;
+    auto timeOf = [&](const std::vector<std::vector<uint32_t>>& groups)
+    {
+        AnalyticalTransport t(SingleSwitch(8));
+        ScheduleCollectives api(t);
+        int64_t end = 0;
+        for (const auto& g : groups)
+        {
+            api.Start(AllReduce(S, g), {}, [&]() { end = std::max(end, t.NowPs()); });
+        }
+        t.Run();
+        EXPECT_EQ(api.Running(), 0u);
+        return double(end);
+    };
+    const double one = timeOf({{0, 1, 2, 3}});
+    EXPECT_NEAR(timeOf({{0, 1, 2, 3}, {4, 5, 6, 7}}), one, one * 0.01);
+    EXPECT_NEAR(timeOf({{0, 1, 2, 3}, {0, 1, 2, 3}}), 2 * one, one * 0.05);
+}
+
+TEST(CollectiveApi, UserScheduleReplacesTheGeneratedOne)
+{
+    PipeTransport t(4, 1.0, 0);
+    ScheduleCollectives api(t);
+    api.UseSchedule(test::RingAllReduce(4));
+    int finished = 0;
+    api.Start(AllReduce(1 << 20, {0, 1, 2, 3}, "test_ring_allreduce"), {}, [&]() { finished++; });
+    t.Run();
+    EXPECT_EQ(finished, 1);
+    EXPECT_EQ(t.m_sent.size(), 4u * 6); // 6 sends per rank, one 256 KiB slice each
+}
+
+TEST(CollectiveApi, StuckCollectiveIsReportedNotHung)
+{
+    Schedule s = Schedule::Create(CollectiveKind::kAllReduce, 2, 2, true);
+    s.m_name = "stuck";
+    for (int r = 0; r < 2; ++r)
+    {
+        Threadblock& tb = s.Rank(r).AddThreadblock(1 - r, 1 - r, 0);
+        tb.AddStep(StepOp::kRecv, BufferKind::kInput, 0, BufferKind::kInput, 0, 1);
+    }
+    PipeTransport t(2, 1.0, 0);
+    ScheduleCollectives api(t);
+    api.UseSchedule(s);
+    bool done = false;
+    api.Start(AllReduce(1000, {0, 1}, "auto"), {}, [&]() { done = true; });
+    t.Run();
+    EXPECT_FALSE(done);
+    auto reports = api.StuckReports();
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].find("2 of 2 ranks stuck"), std::string::npos) << reports[0];
+}
+
+TEST(CollectiveApi, AllToAllVMovesEachPairsBytes)
+{
+    AnalyticalTransport t(SingleSwitch(3));
+    ScheduleCollectives api(t);
+    CollectiveRequest r;
+    r.kind = CollectiveKind::kAllToAll;
+    r.ranks = {0, 1, 2};
+    r.alltoallBytes = {{0, 4000000, 0}, {0, 0, 0}, {0, 4000000, 0}};
+    std::vector<int64_t> doneAt(3, -1);
+    api.Start(r, [&](uint32_t i) { doneAt[i] = t.NowPs(); }, {});
+    t.Run();
+    // Ranks 0 and 2 expect nothing; rank 1 receives 8 MB through one 100G downlink.
+    EXPECT_EQ(doneAt[0], ExecutorConfig{}.m_launchLatencyPs);
+    EXPECT_EQ(doneAt[2], doneAt[0]);
+    // (The ACKs of that traffic leave on rank 1's uplink, which carries nothing else.)
+    const double wire = 2.0 * double(t.WireBytes(4000000));
+    EXPECT_NEAR(
+        double(doneAt[1]) * 1e-12, double(doneAt[0]) * 1e-12 + wire / 12.5e9, 0.02 * wire / 12.5e9);
+}
+
+TEST(CollectiveApi, SendRecvTakesLaunchPlusTransferTime)
+{
+    AnalyticalTransport t(SingleSwitch(2));
+    ExecutorConfig c;
+    ScheduleCollectives api(t, c);
+    int64_t at = -1;
+    api.SendRecv(0, 1, 100000, [&]() { at = t.NowPs(); });
+    t.Run();
+    EXPECT_EQ(at, c.m_launchLatencyPs + t.IdealPs(0, 1, 100000));
+}
+
+TEST(CollectiveApi, BadRequestsAreInputErrors)
+{
+    PipeTransport t(4, 1.0, 0);
+    ScheduleCollectives api(t);
+    EXPECT_THROW(api.Start(AllReduce(1000, {}), {}, {}), ns3::InputError);
+    EXPECT_THROW(api.Start(AllReduce(1000, {0, 0}), {}, {}), ns3::InputError);
+    EXPECT_THROW(api.Start(AllReduce(1000, {0, 9}), {}, {}), ns3::InputError);
+    EXPECT_THROW(api.Start(AllReduce(1000, {0, 1}, "nosuch"), {}, {}), ns3::InputError);
+    CollectiveRequest bad = AllReduce(1000, {0, 1, 2});
+    bad.kind = CollectiveKind::kAllToAll;
+    bad.alltoallBytes = {{0, 1}, {1, 0}};
+    EXPECT_THROW(api.Start(bad, {}, {}), ns3::InputError);
+}
+
+} // namespace
+} // namespace fabricsim
