@@ -46,7 +46,8 @@ FakeCollectives::CollectiveTimePs(const CollectiveRequest& req) const
     case CollectiveKind::kAllGather:
         sec = (n - 1) * (alpha + double(req.bytes) / (n * bw));
         break;
-    case CollectiveKind::kAllToAll: {
+    case CollectiveKind::kAllToAll:
+    {
         double worst = 0;
         for (size_t i = 0; i < req.ranks.size(); ++i)
         {
@@ -88,13 +89,15 @@ FakeCollectives::Start(const CollectiveRequest& req, RankDone onRankDone, Done o
     started.push_back(req);
     int64_t t = CollectiveTimePs(req);
     size_t n = req.ranks.size();
-    Schedule(t, [onRankDone, onDone, n]() {
-        for (size_t i = 0; i < n; ++i)
-        {
-            onRankDone(uint32_t(i));
-        }
-        onDone();
-    });
+    Schedule(t,
+             [onRankDone, onDone, n]()
+             {
+                 for (size_t i = 0; i < n; ++i)
+                 {
+                     onRankDone(uint32_t(i));
+                 }
+                 onDone();
+             });
 }
 
 void

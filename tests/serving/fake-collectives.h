@@ -50,7 +50,7 @@ class FakeCollectives : public CollectiveApi
     /// Time a send of \p bytes from \p src to \p dst takes.
     int64_t SendTimePs(uint32_t src, uint32_t dst, uint64_t bytes) const;
 
-    std::vector<CollectiveRequest> started;                 //!< every Start, in order
+    std::vector<CollectiveRequest> started;                      //!< every Start, in order
     std::vector<std::tuple<uint32_t, uint32_t, uint64_t>> sends; //!< every SendRecv
 
   private:

@@ -17,7 +17,10 @@ TEST(GoodputSearch, FindsTheHighestRateMeetingTheSlos)
         {{"serving",
           {{"requests", {{"count", 60}, {"prompt_tokens", 2048}, {"output_tokens", 32}}},
            {"slo", {{"ttft_ms", 150}, {"tpot_ms", 15}, {"attainment", 0.9}}}}}});
-    auto run = [](const InferenceScenario& s) { return RunOnFake(s); };
+    auto run = [](const InferenceScenario& s)
+    {
+        return RunOnFake(s);
+    };
     GoodputResult g = FindGoodput(sc, run, 1, 50, 8);
     ASSERT_GE(g.points.size(), 3u);
     EXPECT_GT(g.goodputRatePerSec, 1);
@@ -32,7 +35,10 @@ TEST(GoodputSearch, FindsTheHighestRateMeetingTheSlos)
 
 TEST(GoodputSearch, NeedsSlosAndASyntheticSource)
 {
-    auto run = [](const InferenceScenario& s) { return RunOnFake(s); };
+    auto run = [](const InferenceScenario& s)
+    {
+        return RunOnFake(s);
+    };
     EXPECT_THROW(FindGoodput(MakeScenario(), run, 1, 10), ns3::InputError);
 }
 

@@ -50,9 +50,11 @@ TEST(InferenceScenario, ParsesEveryServingBlock)
 {
     InferenceScenario sc = MakeScenario(
         {{"model", "Qwen3-30B-A3B"},
-         {"topology", {{"type", "rail-optimized"}, {"servers", 4}, {"accels_per_server", 4}, {"spines", 2}}},
+         {"topology",
+          {{"type", "rail-optimized"}, {"servers", 4}, {"accels_per_server", 4}, {"spines", 2}}},
          {"serving",
-          {{"batching", {{"max_num_batched_tokens", 2048}, {"max_num_seqs", 64}, {"chunked_prefill", false}}},
+          {{"batching",
+            {{"max_num_batched_tokens", 2048}, {"max_num_seqs", 64}, {"chunked_prefill", false}}},
            {"kv_cache", {{"placement", "remote"}, {"pool_hosts", {14, 15}}, {"capacity", "1TB"}}},
            {"slo", {{"ttft_ms", 500}, {"tpot_ms", 50}}},
            {"execution", {{"ep_overlap", "two_batch"}, {"graph_kernel_overhead", "2us"}}},
@@ -86,11 +88,11 @@ TEST(InferenceScenario, ParsesEveryServingBlock)
 
 TEST(InferenceScenario, DecodePoolFollowsThePrefillPoolByDefault)
 {
-    InferenceScenario sc = MakeScenario(
-        {{"serving",
-          {{"disaggregation",
-            {{"prefill", {{"parallelism", {{"tp", 2}}}, {"first_host", 8}}},
-             {"decode", {{"parallelism", {{"tp", 4}}}}}}}}}});
+    InferenceScenario sc
+        = MakeScenario({{"serving",
+                         {{"disaggregation",
+                           {{"prefill", {{"parallelism", {{"tp", 2}}}, {"first_host", 8}}},
+                            {"decode", {{"parallelism", {{"tp", 4}}}}}}}}}});
     EXPECT_EQ(sc.disagg.prefill.firstHost, 8u);
     EXPECT_EQ(sc.disagg.decode.firstHost, 10u);
     EXPECT_EQ(sc.disagg.transfer, KvTransferMode::Bulk);
@@ -121,11 +123,12 @@ TEST(InferenceScenario, ErrorsNameTheField)
                               {"decode", json::object()},
                               {"kv_transfer", "streamed"}}}}}}),
               "serving/disaggregation/kv_transfer");
-    EXPECT_EQ(ErrorField({{"serving",
-                           {{"disaggregation",
-                             {{"prefill", {{"parallelism", {{"tp", 3}}}}},
-                              {"decode", json::object()}}}}}}),
-              "serving/disaggregation/prefill/parallelism/tp");
+    EXPECT_EQ(
+        ErrorField(
+            {{"serving",
+              {{"disaggregation",
+                {{"prefill", {{"parallelism", {{"tp", 3}}}}}, {"decode", json::object()}}}}}}),
+        "serving/disaggregation/prefill/parallelism/tp");
     EXPECT_EQ(ErrorField({{"serving", {{"requests", nullptr}}}}), "serving/requests");
     EXPECT_EQ(ErrorField({{"serving", {{"batches", 1}}}}), "serving/batches");
     EXPECT_EQ(ErrorField({{"parallelism", {{"tp", 3}}}}), "parallelism/tp");

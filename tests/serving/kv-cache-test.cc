@@ -29,8 +29,7 @@ TEST(KvCache, CapacityIsWhatHbmLeavesAfterWeightsAndActivations)
     // 8192 x 2 B x (2 x 8192 + (64 + 16) x 128 / 8 + 2 x 28672 / 8) + 256 x 16032 x 4
     double expectAct = 8192.0 * 2 * (2 * 8192 + 80 * 128 / 8 + 2 * 28672 / 8) + 256.0 * 16032 * 4;
     EXPECT_DOUBLE_EQ(act, expectAct);
-    KvCacheBudget b =
-        KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv);
+    KvCacheBudget b = KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv);
     EXPECT_DOUBLE_EQ(b.kvBytesPerToken, 40960);
     EXPECT_DOUBLE_EQ(b.kvBytesPerRank, 72e9 - w - act);
     EXPECT_EQ(b.numBlocks, uint64_t(std::floor((72e9 - w - act) / (16 * 40960.0))));
@@ -40,8 +39,9 @@ TEST(KvCache, CapacityIsWhatHbmLeavesAfterWeightsAndActivations)
     // Less memory for the engine, fewer blocks; PP halves the layers per rank and with them
     // both the weights and the KV bytes per token.
     sc.kv.gpuMemoryUtilization = 0.5;
-    EXPECT_LT(KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv).numBlocks,
-              b.numBlocks / 2);
+    EXPECT_LT(
+        KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv).numBlocks,
+        b.numBlocks / 2);
     ParallelismSpec pp = sc.pool.par;
     pp.pp = 2;
     sc.kv.gpuMemoryUtilization = 0.9;
@@ -74,8 +74,9 @@ TEST(KvCache, OffloadTierCapacityAndBlockOverride)
     KvCacheBudget b = KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv);
     EXPECT_EQ(b.numBlocks, uint64_t(100e9 / (16 * 131072.0)));
     sc.kv.numBlocksOverride = 10;
-    EXPECT_EQ(KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv).numBlocks,
-              10u);
+    EXPECT_EQ(
+        KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv).numBlocks,
+        10u);
 }
 
 TEST(KvCache, ExpertParallelRanksHoldTheirExpertsOnly)

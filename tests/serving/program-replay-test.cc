@@ -43,12 +43,16 @@ ExpectReplayMatches(const InferenceScenario& sc, const FakeCollectives::Params& 
 // Issue 5 (5): replaying a recorded trace with nothing changed reproduces the step times.
 TEST(ProgramReplay, ReproducesTheOriginalStepTimes)
 {
-    ExpectReplayMatches(MakeScenario(
-        {{"model", "Llama-3-70B"},
-         {"parallelism", {{"tp", 8}}},
-         {"serving",
-          {{"requests", {{"rate_per_s", 40}, {"count", 12}, {"prompt_tokens", {{"dist", "uniform"}, {"min", 100}, {"max", 3000}}}, {"output_tokens", 12}}},
-           {"record", {{"programs", true}}}}}}));
+    ExpectReplayMatches(
+        MakeScenario({{"model", "Llama-3-70B"},
+                      {"parallelism", {{"tp", 8}}},
+                      {"serving",
+                       {{"requests",
+                         {{"rate_per_s", 40},
+                          {"count", 12},
+                          {"prompt_tokens", {{"dist", "uniform"}, {"min", 100}, {"max", 3000}}},
+                          {"output_tokens", 12}}},
+                        {"record", {{"programs", true}}}}}}));
 }
 
 TEST(ProgramReplay, ReproducesDisaggregatedAndOverlappedRuns)
@@ -57,7 +61,8 @@ TEST(ProgramReplay, ReproducesDisaggregatedAndOverlappedRuns)
     {
         ExpectReplayMatches(MakeScenario(
             {{"serving",
-              {{"requests", {{"rate_per_s", 50}, {"count", 10}, {"prompt_tokens", 700}, {"output_tokens", 6}}},
+              {{"requests",
+                {{"rate_per_s", 50}, {"count", 10}, {"prompt_tokens", 700}, {"output_tokens", 6}}},
                {"kv_cache", {{"num_blocks", 200}}},
                {"disaggregation",
                 {{"prefill", {{"parallelism", {{"tp", 2}}}}},
@@ -68,12 +73,14 @@ TEST(ProgramReplay, ReproducesDisaggregatedAndOverlappedRuns)
     FakeCollectives::Params fp;
     fp.accelsPerServer = 4;
     ExpectReplayMatches(
-        MakeScenario({{"model", "Qwen3-30B-A3B"},
-                      {"parallelism", {{"tp", 4}, {"ep", 8}, {"dp", 2}, {"dp_attention", true}}},
-                      {"serving",
-                       {{"requests", {{"rate_per_s", 100}, {"count", 6}, {"prompt_tokens", 300}, {"output_tokens", 4}}},
-                        {"execution", {{"ep_overlap", "two_batch"}}},
-                        {"record", {{"programs", true}}}}}}),
+        MakeScenario(
+            {{"model", "Qwen3-30B-A3B"},
+             {"parallelism", {{"tp", 4}, {"ep", 8}, {"dp", 2}, {"dp_attention", true}}},
+             {"serving",
+              {{"requests",
+                {{"rate_per_s", 100}, {"count", 6}, {"prompt_tokens", 300}, {"output_tokens", 4}}},
+               {"execution", {{"ep_overlap", "two_batch"}}},
+               {"record", {{"programs", true}}}}}}),
         fp);
 }
 
@@ -84,7 +91,8 @@ TEST(ProgramReplay, FasterFabricShortensReplayedSteps)
         {{"model", "Llama-3-70B"},
          {"parallelism", {{"tp", 8}}},
          {"serving",
-          {{"requests", {{"rate_per_s", 0}, {"count", 4}, {"prompt_tokens", 512}, {"output_tokens", 4}}},
+          {{"requests",
+            {{"rate_per_s", 0}, {"count", 4}, {"prompt_tokens", 512}, {"output_tokens", 4}}},
            {"placement", {{"tp", "across_servers"}}},
            {"record", {{"programs", true}}}}}});
     ServingResult original = RunOnFake(sc);
@@ -98,11 +106,10 @@ TEST(ProgramReplay, FasterFabricShortensReplayedSteps)
 
 TEST(ProgramReplay, ProgramsRoundTripThroughJson)
 {
-    InferenceScenario sc = MakeScenario(
-        {{"serving",
-          {{"requests", {{"count", 2}}},
-           {"kv_cache", {{"placement", "host"}}},
-           {"record", {{"programs", true}}}}}});
+    InferenceScenario sc = MakeScenario({{"serving",
+                                          {{"requests", {{"count", 2}}},
+                                           {"kv_cache", {{"placement", "host"}}},
+                                           {"record", {{"programs", true}}}}}});
     ServingResult r = RunOnFake(sc);
     for (const auto& line : r.programTrace)
     {
@@ -119,7 +126,8 @@ TEST(ProgramReplay, ProgramsRoundTripThroughJson)
 
 TEST(ProgramReplay, MalformedTracesAreInputErrors)
 {
-    auto field = [](const std::vector<json>& lines) {
+    auto field = [](const std::vector<json>& lines)
+    {
         try
         {
             ProgramReplay replay(lines, "t.jsonl");
@@ -151,7 +159,8 @@ TEST(Timeline, ChromeTraceHasEveryRankAndStep)
 {
     InferenceScenario sc = MakeScenario(
         {{"parallelism", {{"tp", 2}}},
-         {"serving", {{"requests", {{"count", 2}, {"output_tokens", 3}}}, {"record", {{"timeline", true}}}}}});
+         {"serving",
+          {{"requests", {{"count", 2}, {"output_tokens", 3}}}, {"record", {{"timeline", true}}}}}});
     ServingResult r = RunOnFake(sc);
     ASSERT_TRUE(r.timeline);
     json t = r.timeline->ToJson();

@@ -33,8 +33,8 @@ WriteTemp(const std::string& name, const std::string& text)
 
 TEST(RequestSource, PoissonGapsHaveTheRequestedMean)
 {
-    auto reqs = GenerateRequests(
-        Spec({{"rate_per_s", 20}, {"count", 20000}, {"prompt_tokens", 100}, {"output_tokens", 10}}));
+    auto reqs = GenerateRequests(Spec(
+        {{"rate_per_s", 20}, {"count", 20000}, {"prompt_tokens", 100}, {"output_tokens", 10}}));
     ASSERT_EQ(reqs.size(), 20000u);
     EXPECT_EQ(reqs[0].arrivalPs, 0);
     double meanGapS = double(reqs.back().arrivalPs) / 1e12 / 19999.0;
@@ -94,10 +94,8 @@ TEST(RequestSource, LengthDistributionsHaveTheirMeans)
         }
         EXPECT_NEAR(sum / 40000, ld.Mean(), 0.03 * ld.Mean()) << d.dump();
     }
-    LengthDistribution clamp =
-        LengthDistribution::FromJson({{"dist", "normal"}, {"mean", 10}, {"std", 100}, {"max", 50}},
-                                     "s.json",
-                                     "p");
+    LengthDistribution clamp = LengthDistribution::FromJson(
+        {{"dist", "normal"}, {"mean", 10}, {"std", 100}, {"max", 50}}, "s.json", "p");
     for (int i = 0; i < 1000; ++i)
     {
         uint64_t x = clamp.Sample(rng);
@@ -161,7 +159,8 @@ TEST(RequestSource, BadTracesNameTheLine)
         EXPECT_EQ(e.Field(), "line 2");
         EXPECT_NE(std::string(e.what()).find("output_tokens"), std::string::npos) << e.what();
     }
-    std::string back = WriteTemp("bad2.csv", "arrival_s,prompt_tokens,output_tokens\n1,1,1\n0.5,1,1\n");
+    std::string back
+        = WriteTemp("bad2.csv", "arrival_s,prompt_tokens,output_tokens\n1,1,1\n0.5,1,1\n");
     EXPECT_THROW(LoadRequestTrace(back), ns3::InputError);
     std::string frac = WriteTemp("bad3.csv", "arrival_s,prompt_tokens,output_tokens\n0,1.5,1\n");
     try
@@ -173,14 +172,16 @@ TEST(RequestSource, BadTracesNameTheLine)
     {
         EXPECT_EQ(e.Field(), "line 2/prompt_tokens");
     }
-    std::string json = WriteTemp("bad4.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1}\n{oops\n");
+    std::string json = WriteTemp(
+        "bad4.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1}\n{oops\n");
     EXPECT_THROW(LoadRequestTrace(json), ns3::InputError);
     EXPECT_THROW(LoadRequestTrace(::testing::TempDir() + "does-not-exist.csv"), ns3::InputError);
 }
 
 TEST(RequestSource, BadSpecsNameTheField)
 {
-    auto field = [](const json& j) {
+    auto field = [](const json& j)
+    {
         try
         {
             Spec(j);

@@ -65,10 +65,10 @@ ServingResult
 HandMade()
 {
     ServingResult r;
-    r.requests = {Req(0, 0, {100, 150, 200}),    // TTFT 100, TPOT 50
-                  Req(1, 100, {400, 420, 440}),  // TTFT 300, TPOT 20
-                  Req(2, 200, {300, 500, 700}),  // TTFT 100, TPOT 200
-                  Req(3, 300, {500, 900}, 3)};   // unfinished
+    r.requests = {Req(0, 0, {100, 150, 200}),   // TTFT 100, TPOT 50
+                  Req(1, 100, {400, 420, 440}), // TTFT 300, TPOT 20
+                  Req(2, 200, {300, 500, 700}), // TTFT 100, TPOT 200
+                  Req(3, 300, {500, 900}, 3)};  // unfinished
     r.slo.enabled = true;
     r.slo.ttftMs = 150;
     r.slo.tpotMs = 60;

@@ -60,14 +60,15 @@ TEST(ServingSimulation, EveryRequestGetsItsTokensInOrder)
 // A prompt alone: TTFT is one prefill step (plus the scheduling instant), TPOT one decode step.
 TEST(ServingSimulation, SingleRequestLatencyIsItsSteps)
 {
-    ServingResult r = RunOnFake(MakeScenario(
-        {{"serving", {{"requests", {{"count", 1}, {"output_tokens", 4}}}}}}));
+    ServingResult r = RunOnFake(
+        MakeScenario({{"serving", {{"requests", {{"count", 1}, {"output_tokens", 4}}}}}}));
     ASSERT_EQ(r.steps.size(), 4u);
     EXPECT_EQ(r.steps[0].prefillTokens, 512u);
     EXPECT_EQ(r.steps[1].decodeTokens, 1u);
     EXPECT_DOUBLE_EQ(r.requests[0].TtftMs(), double(r.steps[0].DurationPs()) / 1e9);
-    double decode = double(r.steps[1].DurationPs() + r.steps[2].DurationPs() +
-                           r.steps[3].DurationPs()) / 3 / 1e9;
+    double decode
+        = double(r.steps[1].DurationPs() + r.steps[2].DurationPs() + r.steps[3].DurationPs()) / 3
+          / 1e9;
     EXPECT_NEAR(r.requests[0].TpotMs(), decode, 1e-9);
     // Decode of an 8B model at TP 1 streams 16 GB of weights: about 5.6 ms on H100 at 85%.
     EXPECT_NEAR(decode, 16.06e9 / (3.35e12 * 0.85) * 1e3, 0.15 * decode);
@@ -77,7 +78,8 @@ TEST(ServingSimulation, SmallKvCachePreemptsAndStillFinishes)
 {
     InferenceScenario sc = MakeScenario(
         {{"serving",
-          {{"requests", {{"rate_per_s", 0}, {"count", 8}, {"prompt_tokens", 200}, {"output_tokens", 100}}},
+          {{"requests",
+            {{"rate_per_s", 0}, {"count", 8}, {"prompt_tokens", 200}, {"output_tokens", 100}}},
            {"kv_cache", {{"num_blocks", 60}}}}}});
     ServingResult r = RunOnFake(sc);
     EXPECT_EQ(r.Completed(), 8u);
@@ -113,7 +115,8 @@ TEST(ServingSimulation, DoublingNicBandwidthShortensExposedEpCommunication)
         {{"model", "Qwen3-30B-A3B"},
          {"parallelism", {{"tp", 4}, {"ep", 8}, {"dp", 2}, {"dp_attention", true}}},
          {"serving",
-          {{"requests", {{"rate_per_s", 0}, {"count", 16}, {"prompt_tokens", 1024}, {"output_tokens", 16}}}}}});
+          {{"requests",
+            {{"rate_per_s", 0}, {"count", 16}, {"prompt_tokens", 1024}, {"output_tokens", 16}}}}}});
     FakeCollectives::Params slow;
     slow.accelsPerServer = 4;
     slow.nicBw = 50e9;
@@ -132,10 +135,12 @@ TEST(ServingSimulation, DoublingNicBandwidthShortensExposedEpCommunication)
 // rank per server, where every all-reduce crosses the NICs.
 TEST(ServingSimulation, TensorParallelAcrossServersLengthensExposedCommunication)
 {
-    json patch = {{"model", "Llama-3-70B"},
-                  {"parallelism", {{"tp", 8}}},
-                  {"serving",
-                   {{"requests", {{"rate_per_s", 0}, {"count", 8}, {"prompt_tokens", 256}, {"output_tokens", 8}}}}}};
+    json patch
+        = {{"model", "Llama-3-70B"},
+           {"parallelism", {{"tp", 8}}},
+           {"serving",
+            {{"requests",
+              {{"rate_per_s", 0}, {"count", 8}, {"prompt_tokens", 256}, {"output_tokens", 8}}}}}};
     InferenceScenario inside = MakeScenario(patch);
     patch["serving"]["placement"] = {{"tp", "across_servers"}};
     InferenceScenario across = MakeScenario(patch);
@@ -152,13 +157,15 @@ TEST(ServingSimulation, TensorParallelAcrossServersLengthensExposedCommunication
 json
 DisaggPatch(const std::string& mode, uint64_t prompt, uint64_t count)
 {
-    return {{"model", "Llama-3-70B"},
-            {"serving",
-             {{"requests", {{"rate_per_s", 1}, {"count", count}, {"prompt_tokens", prompt}, {"output_tokens", 8}}},
-              {"disaggregation",
-               {{"prefill", {{"parallelism", {{"tp", 8}}}}},
-                {"decode", {{"parallelism", {{"tp", 8}}}}},
-                {"kv_transfer", mode}}}}}};
+    return {
+        {"model", "Llama-3-70B"},
+        {"serving",
+         {{"requests",
+           {{"rate_per_s", 1}, {"count", count}, {"prompt_tokens", prompt}, {"output_tokens", 8}}},
+          {"disaggregation",
+           {{"prefill", {{"parallelism", {{"tp", 8}}}}},
+            {"decode", {{"parallelism", {{"tp", 8}}}}},
+            {"kv_transfer", mode}}}}}};
 }
 
 // Issue 5 (4): on an idle fabric a disaggregated request's KV transfer takes its bytes over the
@@ -200,8 +207,8 @@ TEST(ServingSimulation, LayerwiseTransferOverlapsPrefill)
     EXPECT_EQ(l.tokenPs[0], b.tokenPs[0]); // same prefill
     int64_t bulkTail = b.kvTransferEndPs - b.tokenPs[0];
     int64_t lwTail = l.kvTransferEndPs - l.tokenPs[0];
-    EXPECT_LT(lwTail, bulkTail / 4) << "after prefill: bulk " << bulkTail / 1e9 << " ms, layerwise "
-                                    << lwTail / 1e9 << " ms";
+    EXPECT_LT(lwTail, bulkTail / 4)
+        << "after prefill: bulk " << bulkTail / 1e9 << " ms, layerwise " << lwTail / 1e9 << " ms";
     EXPECT_LT(l.tokenPs[1], b.tokenPs[1]);
 }
 
@@ -230,7 +237,8 @@ TEST(ServingSimulation, PipelineParallelVirtualEnginesOverlapSteps)
     InferenceScenario sc = MakeScenario(
         {{"parallelism", {{"tp", 1}, {"pp", 2}}},
          {"serving",
-          {{"requests", {{"rate_per_s", 0}, {"count", 16}, {"prompt_tokens", 128}, {"output_tokens", 16}}}}}});
+          {{"requests",
+            {{"rate_per_s", 0}, {"count", 16}, {"prompt_tokens", 128}, {"output_tokens", 16}}}}}});
     ServingResult r = RunOnFake(sc);
     EXPECT_EQ(r.Completed(), 16u);
     bool overlap = false;
@@ -238,9 +246,10 @@ TEST(ServingSimulation, PipelineParallelVirtualEnginesOverlapSteps)
     {
         for (size_t j = 0; j < r.steps.size(); ++j)
         {
-            overlap = overlap || (r.steps[i].virtualEngine != r.steps[j].virtualEngine &&
-                                  r.steps[i].launchPs < r.steps[j].endPs &&
-                                  r.steps[j].launchPs < r.steps[i].endPs);
+            overlap = overlap
+                      || (r.steps[i].virtualEngine != r.steps[j].virtualEngine
+                          && r.steps[i].launchPs < r.steps[j].endPs
+                          && r.steps[j].launchPs < r.steps[i].endPs);
         }
     }
     EXPECT_TRUE(overlap) << "two virtual engines keep both stages busy";
@@ -267,7 +276,8 @@ TEST(ServingSimulation, RemoteKvPoolFetchesOverTheFabric)
 
 TEST(ServingSimulation, BadLayoutsAndRequestsAreInputErrors)
 {
-    auto field = [](const json& patch) {
+    auto field = [](const json& patch)
+    {
         try
         {
             RunOnFake(MakeScenario(patch));
@@ -283,8 +293,10 @@ TEST(ServingSimulation, BadLayoutsAndRequestsAreInputErrors)
     // A request larger than the KV cache.
     EXPECT_EQ(field({{"serving", {{"kv_cache", {{"num_blocks", 10}}}}}}), "serving/requests");
     // Whole prompts must fit the budget without chunked prefill.
-    EXPECT_EQ(field({{"serving", {{"batching", {{"max_num_batched_tokens", 256}, {"chunked_prefill", false}}}}}}),
-              "serving/batching/max_num_batched_tokens");
+    EXPECT_EQ(
+        field({{"serving",
+                {{"batching", {{"max_num_batched_tokens", 256}, {"chunked_prefill", false}}}}}}),
+        "serving/batching/max_num_batched_tokens");
     // Images need an encoder.
     EXPECT_EQ(field({{"serving", {{"requests", {{"images", 1}}}}}}), "serving/requests/images");
     // Pools sharing hosts.
@@ -301,7 +313,8 @@ TEST(ServingSimulation, BadLayoutsAndRequestsAreInputErrors)
               "serving/placement");
     // Hosts beyond the topology.
     EXPECT_EQ(field({{"parallelism", {{"tp", 8}}},
-                     {"topology", {{"type", "rail-optimized"}, {"servers", 1}, {"accels_per_server", 4}}}}),
+                     {"topology",
+                      {{"type", "rail-optimized"}, {"servers", 1}, {"accels_per_server", 4}}}}),
               "serving/placement");
 }
 

@@ -41,10 +41,12 @@ RunStep(FakeCollectives& api, const StepProgram& prog)
     StepExecutor exec(api);
     StepStats out;
     bool done = false;
-    exec.Submit(std::make_shared<StepProgram>(prog), [&](const StepStats& s) {
-        out = s;
-        done = true;
-    });
+    exec.Submit(std::make_shared<StepProgram>(prog),
+                [&](const StepStats& s)
+                {
+                    out = s;
+                    done = true;
+                });
     api.Run();
     EXPECT_TRUE(done) << "step did not finish";
     return out;
@@ -249,7 +251,8 @@ TEST(StepExecutor, TwoBatchOverlapHidesExpertParallelCommunication)
 {
     FakeCollectives::Params fp;
     fp.accelsPerServer = 4; // the EP group spans two servers: dispatch crosses NICs
-    auto exposed = [&](const std::string& mode, int64_t& stepPs) {
+    auto exposed = [&](const std::string& mode, int64_t& stepPs)
+    {
         InferenceScenario sc = MoeScenario(mode);
         StepProgramBuilder builder(sc, Layout(sc.pool.par, 2));
         FakeCollectives api(fp);

@@ -60,8 +60,8 @@ class ChromeTrace
     void Write(const std::string& path) const;
 
   private:
-    std::vector<nlohmann::json> m_events;                        //!< slices
-    std::map<uint32_t, std::string> m_processNames;              //!< pid names
+    std::vector<nlohmann::json> m_events;                               //!< slices
+    std::map<uint32_t, std::string> m_processNames;                     //!< pid names
     std::map<std::pair<uint32_t, uint32_t>, std::string> m_threadNames; //!< tid names
 };
 

@@ -35,7 +35,8 @@ FindGoodput(const InferenceScenario& sc,
                               "a trace");
     }
     GoodputResult out;
-    auto attain = [&](double rate) {
+    auto attain = [&](double rate)
+    {
         InferenceScenario s = sc;
         s.requests.ratePerSec = rate;
         double a = run(s).SloAttainment();

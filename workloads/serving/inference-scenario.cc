@@ -40,7 +40,8 @@ ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
 {
     if (!v.is_array() || v.empty())
     {
-        throw ns3::InputError(w.file, w.Field(key), "a non-empty array of host indexes", DescribeJson(v));
+        throw ns3::InputError(
+            w.file, w.Field(key), "a non-empty array of host indexes", DescribeJson(v));
     }
     std::vector<uint32_t> out;
     std::set<uint32_t> seen;
@@ -69,8 +70,8 @@ ReadBatching(const json* j, const JsonWhere& w, const BatchingSpec& def)
         return b;
     }
     CheckKeys(*j, w, {"max_num_batched_tokens", "max_num_seqs", "chunked_prefill"});
-    b.maxNumBatchedTokens =
-        uint32_t(OptionalUint(*j, "max_num_batched_tokens", def.maxNumBatchedTokens, w, 1));
+    b.maxNumBatchedTokens
+        = uint32_t(OptionalUint(*j, "max_num_batched_tokens", def.maxNumBatchedTokens, w, 1));
     b.maxNumSeqs = uint32_t(OptionalUint(*j, "max_num_seqs", def.maxNumSeqs, w, 1));
     b.chunkedPrefill = OptionalBool(*j, "chunked_prefill", def.chunkedPrefill, w);
     return b;
@@ -139,10 +140,8 @@ ReadKvCache(const json* j, const JsonWhere& w)
     }
     else
     {
-        throw ns3::InputError(w.file,
-                              w.Field("placement"),
-                              "\"hbm\", \"host\" or \"remote\"",
-                              "\"" + place + "\"");
+        throw ns3::InputError(
+            w.file, w.Field("placement"), "\"hbm\", \"host\" or \"remote\"", "\"" + place + "\"");
     }
     kv.blockSize = uint32_t(OptionalUint(*j, "block_size", 16, w, 1));
     kv.gpuMemoryUtilization = OptionalNumber(*j, "gpu_memory_utilization", 0.9, w, 0.01, 1.0);
@@ -160,7 +159,8 @@ ReadKvCache(const json* j, const JsonWhere& w)
                                   "no bandwidth for a remote pool (the fabric sets it)",
                                   DescribeJson(*b));
         }
-        kv.tierBwBytesPerSec = ReadQuantity(*b, UnitKind::BytesPerSec, w.file, w.Field("bandwidth"));
+        kv.tierBwBytesPerSec
+            = ReadQuantity(*b, UnitKind::BytesPerSec, w.file, w.Field("bandwidth"));
     }
     if (const json* p = FindField(*j, "pool_hosts"))
     {
@@ -191,7 +191,8 @@ ReadExecution(const json* j, const JsonWhere& w)
     {
         return e;
     }
-    CheckKeys(*j, w, {"ep_overlap", "cuda_graphs", "cuda_graph_max_batch", "graph_kernel_overhead"});
+    CheckKeys(
+        *j, w, {"ep_overlap", "cuda_graphs", "cuda_graph_max_batch", "graph_kernel_overhead"});
     std::string ov = OptionalString(*j, "ep_overlap", "none", w);
     if (ov == "none")
     {
@@ -210,8 +211,8 @@ ReadExecution(const json* j, const JsonWhere& w)
     e.cudaGraphMaxBatch = uint32_t(OptionalUint(*j, "cuda_graph_max_batch", 512, w, 1));
     if (const json* g = FindField(*j, "graph_kernel_overhead"))
     {
-        e.graphKernelOverheadSec =
-            ReadQuantity(*g, UnitKind::Seconds, w.file, w.Field("graph_kernel_overhead"), true);
+        e.graphKernelOverheadSec
+            = ReadQuantity(*g, UnitKind::Seconds, w.file, w.Field("graph_kernel_overhead"), true);
     }
     return e;
 }
@@ -223,7 +224,8 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
     // A rail-optimised topology tells how many accelerators a server has and how many hosts exist.
     if (topology.is_object())
     {
-        auto positive = [&](const char* key) -> uint64_t {
+        auto positive = [&](const char* key) -> uint64_t
+        {
             const json* v = FindField(topology, key);
             return v && v->is_number_integer() && v->get<int64_t>() > 0 ? v->get<uint64_t>() : 0;
         };
@@ -403,8 +405,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
                 {
                     throw ns3::InputError(file,
                                           pw.Field("hosts"),
-                                          std::to_string(par.WorldSize()) +
-                                              " hosts (tp x pp x dp)",
+                                          std::to_string(par.WorldSize()) + " hosts (tp x pp x dp)",
                                           std::to_string(s.pool.hosts.size()));
                 }
             }
@@ -432,8 +433,8 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         if (!FindField((*dis)["decode"], "first_host") && s.disagg.decode.hosts.empty())
         {
             // By default the decode pool follows the prefill pool's hosts.
-            s.disagg.decode.firstHost =
-                s.disagg.prefill.firstHost + s.disagg.prefill.par.WorldSize();
+            s.disagg.decode.firstHost
+                = s.disagg.prefill.firstHost + s.disagg.prefill.par.WorldSize();
         }
         std::string mode = OptionalString(*dis, "kv_transfer", "bulk", dw);
         if (mode == "bulk")

@@ -65,10 +65,10 @@ struct KvCacheSpec
  */
 struct PoolSpec
 {
-    ParallelismSpec par;          //!< layout (dp = replicas, or attention groups with dp_attention)
-    std::vector<uint32_t> hosts;  //!< explicit host of each pool rank (empty: placement rule)
-    uint32_t firstHost = 0;       //!< first host when placed by rule
-    BatchingSpec batching;        //!< batching limits of this pool
+    ParallelismSpec par;         //!< layout (dp = replicas, or attention groups with dp_attention)
+    std::vector<uint32_t> hosts; //!< explicit host of each pool rank (empty: placement rule)
+    uint32_t firstHost = 0;      //!< first host when placed by rule
+    BatchingSpec batching;       //!< batching limits of this pool
 };
 
 /// How the KV cache moves from the prefill to the decode pool.
@@ -83,9 +83,9 @@ enum class KvTransferMode
  */
 struct DisaggregationSpec
 {
-    bool enabled = false;                         //!< separate pools
-    PoolSpec prefill;                             //!< prefill pool
-    PoolSpec decode;                              //!< decode pool
+    bool enabled = false;                           //!< separate pools
+    PoolSpec prefill;                               //!< prefill pool
+    PoolSpec decode;                                //!< decode pool
     KvTransferMode transfer = KvTransferMode::Bulk; //!< transfer mode
 };
 
@@ -94,9 +94,9 @@ struct DisaggregationSpec
  */
 struct SloSpec
 {
-    bool enabled = false; //!< SLOs given
-    double ttftMs = 0;    //!< time-to-first-token target
-    double tpotMs = 0;    //!< time-per-output-token target
+    bool enabled = false;    //!< SLOs given
+    double ttftMs = 0;       //!< time-to-first-token target
+    double tpotMs = 0;       //!< time-per-output-token target
     double attainment = 0.9; //!< share of requests that must meet both (goodput search)
 };
 
@@ -142,9 +142,9 @@ struct PlacementSpec
  */
 struct RecordSpec
 {
-    bool programs = false;  //!< executed per-rank programs (JSON lines, replayable)
-    bool timeline = false;  //!< Chrome-trace timeline
-    uint64_t maxSteps = 0;  //!< timeline: record only the first n steps (0: all)
+    bool programs = false; //!< executed per-rank programs (JSON lines, replayable)
+    bool timeline = false; //!< Chrome-trace timeline
+    uint64_t maxSteps = 0; //!< timeline: record only the first n steps (0: all)
 };
 
 /**
@@ -157,19 +157,19 @@ struct RecordSpec
  */
 struct InferenceScenario
 {
-    std::string file;        //!< scenario file ("" inline)
-    ModelSpec model;         //!< the model
-    HardwareSpec hw;         //!< the accelerator
-    RoutingModel routing;    //!< MoE routing distribution
-    PoolSpec pool;           //!< the single pool (disaggregation off)
-    RequestSpec requests;    //!< request source
-    KvCacheSpec kv;          //!< KV cache
+    std::string file;          //!< scenario file ("" inline)
+    ModelSpec model;           //!< the model
+    HardwareSpec hw;           //!< the accelerator
+    RoutingModel routing;      //!< MoE routing distribution
+    PoolSpec pool;             //!< the single pool (disaggregation off)
+    RequestSpec requests;      //!< request source
+    KvCacheSpec kv;            //!< KV cache
     DisaggregationSpec disagg; //!< prefill/decode pools
-    SloSpec slo;             //!< SLOs
-    ExecutionSpec exec;      //!< execution options
-    PlacementSpec placement; //!< rank placement
-    RecordSpec record;       //!< recording
-    uint64_t seed = 1;       //!< scenario seed
+    SloSpec slo;               //!< SLOs
+    ExecutionSpec exec;        //!< execution options
+    PlacementSpec placement;   //!< rank placement
+    RecordSpec record;         //!< recording
+    uint64_t seed = 1;         //!< scenario seed
 
     /**
      * \brief Parse a scenario object; every error is an ns3::InputError naming \p file and the

@@ -54,13 +54,13 @@ WeightBytesPerRank(const ModelSpec& m, const ParallelismSpec& par, uint32_t stag
         else if (par.ep > 1)
         {
             // Whole experts spread over ep ranks; shared expert and router replicated.
-            params += double(m.ExpertsParams()) / par.ep + double(m.SharedExpertParams()) +
-                      double(m.RouterParams());
+            params += double(m.ExpertsParams()) / par.ep + double(m.SharedExpertParams())
+                      + double(m.RouterParams());
         }
         else
         {
-            params += (double(m.ExpertsParams()) + double(m.SharedExpertParams())) / tp +
-                      double(m.RouterParams());
+            params += (double(m.ExpertsParams()) + double(m.SharedExpertParams())) / tp
+                      + double(m.RouterParams());
         }
     }
     if (stage == 0)
@@ -114,8 +114,8 @@ KvCacheBudget::Compute(const ModelSpec& model,
     KvCacheBudget b;
     b.blockSize = kv.blockSize;
     b.usableBytes = hw.hbmCapacityBytes * kv.gpuMemoryUtilization;
-    b.activationBytes =
-        ActivationBytesPerRank(model, par, batching.maxNumBatchedTokens, batching.maxNumSeqs);
+    b.activationBytes
+        = ActivationBytesPerRank(model, par, batching.maxNumBatchedTokens, batching.maxNumSeqs);
     auto layers = par.LayersPerStage(model);
     double perTokenAll = model.KvBytesPerTokenPerRank(par.tp);
     uint64_t blocks = UINT64_MAX;
@@ -126,13 +126,14 @@ KvCacheBudget::Compute(const ModelSpec& model,
         double left = b.usableBytes - w - b.activationBytes;
         if (left <= 0)
         {
-            throw ns3::InputError(file,
-                                  field,
-                                  "a layout whose weights and activations fit in " +
-                                      Gb(b.usableBytes) + " per rank (hbm_capacity x "
-                                      "gpu_memory_utilization)",
-                                  Gb(w) + " of weights and " + Gb(b.activationBytes) +
-                                      " of activations on a stage-" + std::to_string(s) + " rank");
+            throw ns3::InputError(
+                file,
+                field,
+                "a layout whose weights and activations fit in " + Gb(b.usableBytes)
+                    + " per rank (hbm_capacity x "
+                      "gpu_memory_utilization)",
+                Gb(w) + " of weights and " + Gb(b.activationBytes) + " of activations on a stage-"
+                    + std::to_string(s) + " rank");
         }
         double perToken = perTokenAll * layers[s] / model.numLayers;
         double capacity = kv.placement == KvPlacement::Hbm ? left : kv.tierCapacityBytes;
@@ -149,8 +150,8 @@ KvCacheBudget::Compute(const ModelSpec& model,
 }
 
 BlockAllocator::BlockAllocator(uint64_t numBlocks, uint32_t blockSize)
-    : m_total(numBlocks),
-      m_blockSize(blockSize)
+    : m_total(numBlocks)
+    , m_blockSize(blockSize)
 {
 }
 

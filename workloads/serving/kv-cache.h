@@ -36,13 +36,13 @@ double ActivationBytesPerRank(const ModelSpec& model,
  */
 struct KvCacheBudget
 {
-    double usableBytes = 0;      //!< HBM x gpu_memory_utilization per rank
-    double weightBytes = 0;      //!< weights per rank (largest stage)
-    double activationBytes = 0;  //!< peak activations per rank
-    double kvBytesPerRank = 0;   //!< bytes left for the KV cache per rank (or the tier capacity)
-    double kvBytesPerToken = 0;  //!< KV bytes per token on the rank of the largest stage
-    uint64_t numBlocks = 0;      //!< blocks of blockSize tokens the group can hold
-    uint32_t blockSize = 16;     //!< tokens per block
+    double usableBytes = 0;     //!< HBM x gpu_memory_utilization per rank
+    double weightBytes = 0;     //!< weights per rank (largest stage)
+    double activationBytes = 0; //!< peak activations per rank
+    double kvBytesPerRank = 0;  //!< bytes left for the KV cache per rank (or the tier capacity)
+    double kvBytesPerToken = 0; //!< KV bytes per token on the rank of the largest stage
+    uint64_t numBlocks = 0;     //!< blocks of blockSize tokens the group can hold
+    uint32_t blockSize = 16;    //!< tokens per block
 
     /// Tokens the cache holds (numBlocks x blockSize).
     uint64_t Tokens() const
@@ -114,9 +114,9 @@ class BlockAllocator
     }
 
   private:
-    uint64_t m_total;                   //!< blocks in the cache
-    uint32_t m_blockSize;               //!< tokens per block
-    uint64_t m_used = 0;                //!< blocks in use
+    uint64_t m_total;                    //!< blocks in the cache
+    uint32_t m_blockSize;                //!< tokens per block
+    uint64_t m_used = 0;                 //!< blocks in use
     std::map<uint64_t, uint64_t> m_held; //!< blocks per sequence
 };
 

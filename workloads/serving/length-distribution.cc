@@ -13,7 +13,8 @@ using nlohmann::json;
 SeededStream::SeededStream(uint64_t seed, uint64_t stream)
 {
     // Mix seed and stream so that neighbouring seeds do not give correlated streams.
-    std::seed_seq seq{uint32_t(seed), uint32_t(seed >> 32), uint32_t(stream), uint32_t(stream >> 32)};
+    std::seed_seq seq{
+        uint32_t(seed), uint32_t(seed >> 32), uint32_t(stream), uint32_t(stream >> 32)};
     m_gen.seed(seq);
 }
 
@@ -59,18 +60,16 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     }
     if (!j.is_object())
     {
-        throw ns3::InputError(file,
-                              field,
-                              "a token count or a distribution object {\"dist\": ...}",
-                              DescribeJson(j));
+        throw ns3::InputError(
+            file, field, "a token count or a distribution object {\"dist\": ...}", DescribeJson(j));
     }
     std::string kind = OptionalString(j, "dist", "", w);
     const char* known[] = {"dist", "value", "min", "max", "mean", "std"};
     for (auto it = j.begin(); it != j.end(); ++it)
     {
-        if (std::find_if(std::begin(known), std::end(known), [&](const char* k) {
-                return it.key() == k;
-            }) == std::end(known))
+        if (std::find_if(
+                std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; })
+            == std::end(known))
         {
             throw ns3::InputError(file,
                                   w.Field(it.key()),
@@ -88,7 +87,8 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
                               "a value >= min (" + std::to_string(uint64_t(d.min)) + ")",
                               DescribeJson(j["max"]));
     }
-    auto requireMean = [&]() {
+    auto requireMean = [&]()
+    {
         if (!FindField(j, "mean"))
         {
             throw ns3::InputError(file, w.Field("mean"), "a mean length > 0", "nothing");
@@ -150,7 +150,8 @@ LengthDistribution::Sample(SeededStream& rng) const
     case Kind::Normal:
         x = mean + stddev * rng.Normal();
         break;
-    case Kind::LogNormal: {
+    case Kind::LogNormal:
+    {
         // Parameters of the underlying normal from the mean and std of the lengths.
         double s2 = std::log1p((stddev * stddev) / (mean * mean));
         double mu = std::log(mean) - s2 / 2;

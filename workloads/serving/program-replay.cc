@@ -61,15 +61,15 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
         Node& n = m_nodes[key];
         n.isStep = key.first;
         n.id = key.second;
-        auto add = [&](bool isStep, uint64_t id) {
+        auto add = [&](bool isStep, uint64_t id)
+        {
             if (isStep ? !m_steps.count(id) : !m_transfers.count(int64_t(id)))
             {
-                throw ns3::InputError(file,
-                                      std::string(key.first ? "step " : "transfer ") +
-                                          std::to_string(key.second),
-                                      "dependencies on records of the trace",
-                                      std::string(isStep ? "step " : "transfer ") +
-                                          std::to_string(id));
+                throw ns3::InputError(
+                    file,
+                    std::string(key.first ? "step " : "transfer ") + std::to_string(key.second),
+                    "dependencies on records of the trace",
+                    std::string(isStep ? "step " : "transfer ") + std::to_string(id));
             }
             n.pending++;
             m_dependents[{isStep, id}].push_back(key);
@@ -165,10 +165,12 @@ ProgramReplay::MaybeLaunch(Node& n)
 void
 ProgramReplay::LaunchStep(uint64_t id)
 {
-    m_exec->Submit(m_steps.at(id), [this, id](const StepStats& stats) {
-        m_result.steps[id] = stats;
-        Finished(true, id);
-    });
+    m_exec->Submit(m_steps.at(id),
+                   [this, id](const StepStats& stats)
+                   {
+                       m_result.steps[id] = stats;
+                       Finished(true, id);
+                   });
 }
 
 void
@@ -193,9 +195,8 @@ ProgramReplay::LaunchTransfer(int64_t id)
     }
     for (const auto& s : t.sends)
     {
-        m_exec->Transfer(uint32_t(s[0]), uint32_t(s[1]), s[2], id, [this, id]() {
-            TransferPartDone(id);
-        });
+        m_exec->Transfer(
+            uint32_t(s[0]), uint32_t(s[1]), s[2], id, [this, id]() { TransferPartDone(id); });
     }
 }
 
@@ -239,9 +240,9 @@ ProgramReplay::Finish()
                               : m_result.transferEndPs.count(int64_t(key.second)) > 0;
         if (!done)
         {
-            m_result.incomplete.push_back(std::string(key.first ? "step " : "transfer ") +
-                                          std::to_string(key.second) +
-                                          (n.launched ? " did not finish" : " never started"));
+            m_result.incomplete.push_back(std::string(key.first ? "step " : "transfer ")
+                                          + std::to_string(key.second)
+                                          + (n.launched ? " did not finish" : " never started"));
         }
     }
     if (m_exec)

@@ -22,8 +22,8 @@ PoolHosts(const PoolSpec& pool,
         {
             throw ns3::InputError(file,
                                   field,
-                                  "at most accels_per_server (" + std::to_string(a) +
-                                      ") TP groups per pool for across_servers placement",
+                                  "at most accels_per_server (" + std::to_string(a)
+                                      + ") TP groups per pool for across_servers placement",
                                   std::to_string(slots) + " TP groups (pp x dp)");
         }
         for (uint32_t i = 0; i < n; ++i)
@@ -42,8 +42,8 @@ PoolHosts(const PoolSpec& pool,
             {
                 throw ns3::InputError(file,
                                       field,
-                                      "hosts below the topology's " +
-                                          std::to_string(placement.numHosts),
+                                      "hosts below the topology's "
+                                          + std::to_string(placement.numHosts),
                                       "host " + std::to_string(h));
             }
         }

@@ -17,8 +17,8 @@ namespace
 
 const char* const kArrivalS[] = {"arrival_s", "arrival", "arrival_time", "timestamp"};
 const char* const kPrompt[] = {"prompt_tokens", "input_tokens", "prompt_len", "num_prompt_tokens"};
-const char* const kOutput[] = {
-    "output_tokens", "generated_tokens", "output_len", "num_output_tokens"};
+const char* const kOutput[]
+    = {"output_tokens", "generated_tokens", "output_len", "num_output_tokens"};
 
 std::string
 Trim(const std::string& s)
@@ -43,11 +43,8 @@ struct TraceRow
 };
 
 double
-NumberCell(const TraceRow& row,
-           const std::string& key,
-           const std::string& file,
-           bool integer,
-           double min)
+NumberCell(
+    const TraceRow& row, const std::string& key, const std::string& file, bool integer, double min)
 {
     const json& v = row.cells[key];
     std::string field = "line " + std::to_string(row.line) + "/" + key;
@@ -94,7 +91,8 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
     }
     else
     {
-        throw ns3::InputError(file, where, "an arrival time column (arrival_s or arrival_ms)", "none");
+        throw ns3::InputError(
+            file, where, "an arrival time column (arrival_s or arrival_ms)", "none");
     }
     const char* p = FindKey(row.cells, kPrompt, 4);
     const char* o = FindKey(row.cells, kOutput, 4);
@@ -102,8 +100,8 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
     {
         throw ns3::InputError(file,
                               where,
-                              std::string("a ") + (p ? "output_tokens" : "prompt_tokens") +
-                                  " column",
+                              std::string("a ") + (p ? "output_tokens" : "prompt_tokens")
+                                  + " column",
                               "none");
     }
     r.arrivalPs = int64_t(std::llround(arrivalS * timeScale * 1e12));
@@ -172,8 +170,8 @@ RequestSpec::FromJson(const json& j,
     {
         for (auto it = j.begin(); it != j.end(); ++it)
         {
-            if (it.key() != "trace" && it.key() != "time_scale" && it.key() != "limit" &&
-                it.key() != "seed")
+            if (it.key() != "trace" && it.key() != "time_scale" && it.key() != "limit"
+                && it.key() != "seed")
             {
                 throw ns3::InputError(file,
                                       w.Field(it.key()),
@@ -206,9 +204,9 @@ RequestSpec::FromJson(const json& j,
                            "seed"};
     for (auto it = j.begin(); it != j.end(); ++it)
     {
-        if (std::find_if(std::begin(known), std::end(known), [&](const char* k) {
-                return it.key() == k;
-            }) == std::end(known))
+        if (std::find_if(
+                std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; })
+            == std::end(known))
         {
             throw ns3::InputError(file,
                                   w.Field(it.key()),
@@ -233,16 +231,14 @@ RequestSpec::FromJson(const json& j,
         {
             throw ns3::InputError(file, w.Field(k), "a token count or distribution", "nothing");
         }
-        (std::string(k) == "prompt_tokens" ? s.prompt : s.output) =
-            LengthDistribution::FromJson(*v, file, w.Field(k));
+        (std::string(k) == "prompt_tokens" ? s.prompt : s.output)
+            = LengthDistribution::FromJson(*v, file, w.Field(k));
     }
     std::string arrival = OptionalString(j, "arrival", "poisson", w);
     if (arrival != "poisson" && arrival != "uniform")
     {
-        throw ns3::InputError(file,
-                              w.Field("arrival"),
-                              "\"poisson\" or \"uniform\"",
-                              "\"" + arrival + "\"");
+        throw ns3::InputError(
+            file, w.Field("arrival"), "\"poisson\" or \"uniform\"", "\"" + arrival + "\"");
     }
     s.poisson = arrival == "poisson";
     s.images = OptionalNumber(j, "images", 0, w, 0, 1e6);
@@ -293,7 +289,8 @@ LoadRequestTrace(const std::string& path, double timeScale)
     std::ifstream in(path);
     if (!in)
     {
-        throw ns3::InputError(path, "", "a readable request trace (CSV or JSON lines)", "cannot open");
+        throw ns3::InputError(
+            path, "", "a readable request trace (CSV or JSON lines)", "cannot open");
     }
     std::vector<TraceRow> rows;
     std::vector<std::string> header;
@@ -335,8 +332,10 @@ LoadRequestTrace(const std::string& path, double timeScale)
             }
             if (!row.cells.is_object())
             {
-                throw ns3::InputError(
-                    path, "line " + std::to_string(lineNo), "a JSON object", DescribeJson(row.cells));
+                throw ns3::InputError(path,
+                                      "line " + std::to_string(lineNo),
+                                      "a JSON object",
+                                      DescribeJson(row.cells));
             }
         }
         else

@@ -39,18 +39,18 @@ struct Request
  */
 struct RequestSpec
 {
-    bool fromTrace = false;          //!< read a trace file instead of sampling
-    std::string tracePath;           //!< trace path (resolved against the scenario file)
-    double timeScale = 1;            //!< trace arrival time multiplier
-    uint64_t limit = 0;              //!< trace: keep the first n (0 = all)
-    double ratePerSec = 1;           //!< mean arrival rate (0: all at time 0)
-    bool poisson = true;             //!< Poisson (exponential gaps) or evenly spaced arrivals
-    uint64_t count = 1;              //!< requests to generate
-    LengthDistribution prompt;       //!< prompt length distribution
-    LengthDistribution output;       //!< output length distribution
-    double images = 0;               //!< images per request
-    double audioSeconds = 0;         //!< seconds of audio per request
-    uint64_t seed = 1;               //!< random seed (default: the scenario's seed)
+    bool fromTrace = false;    //!< read a trace file instead of sampling
+    std::string tracePath;     //!< trace path (resolved against the scenario file)
+    double timeScale = 1;      //!< trace arrival time multiplier
+    uint64_t limit = 0;        //!< trace: keep the first n (0 = all)
+    double ratePerSec = 1;     //!< mean arrival rate (0: all at time 0)
+    bool poisson = true;       //!< Poisson (exponential gaps) or evenly spaced arrivals
+    uint64_t count = 1;        //!< requests to generate
+    LengthDistribution prompt; //!< prompt length distribution
+    LengthDistribution output; //!< output length distribution
+    double images = 0;         //!< images per request
+    double audioSeconds = 0;   //!< seconds of audio per request
+    uint64_t seed = 1;         //!< random seed (default: the scenario's seed)
 
     /**
      * \brief Parse; \p file is the scenario file (also the base of a relative trace path),

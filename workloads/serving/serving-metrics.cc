@@ -59,7 +59,8 @@ Distribution::Of(std::vector<double> samples)
 json
 Distribution::ToJson() const
 {
-    return {{"count", count}, {"mean", mean}, {"p50", p50}, {"p90", p90}, {"p99", p99}, {"max", max}};
+    return {
+        {"count", count}, {"mean", mean}, {"p50", p50}, {"p90", p90}, {"p99", p99}, {"max", max}};
 }
 
 double
@@ -261,9 +262,8 @@ ServingResult::SloAttainment() const
     {
         return 0;
     }
-    size_t ok = size_t(std::count_if(requests.begin(),
-                                     requests.end(),
-                                     [&](const RequestRecord& r) { return r.MeetsSlo(slo); }));
+    size_t ok = size_t(std::count_if(
+        requests.begin(), requests.end(), [&](const RequestRecord& r) { return r.MeetsSlo(slo); }));
     return double(ok) / double(requests.size());
 }
 
@@ -348,15 +348,14 @@ json
 ServingResult::ToJson(bool perStep) const
 {
     json j;
-    j["requests"] = {{"count", requests.size()},
-                     {"completed", Completed()},
-                     {"preemptions",
-                      std::accumulate(requests.begin(),
-                                      requests.end(),
-                                      uint64_t(0),
-                                      [](uint64_t a, const RequestRecord& r) {
-                                          return a + r.preemptions;
-                                      })}};
+    j["requests"]
+        = {{"count", requests.size()},
+           {"completed", Completed()},
+           {"preemptions",
+            std::accumulate(requests.begin(),
+                            requests.end(),
+                            uint64_t(0),
+                            [](uint64_t a, const RequestRecord& r) { return a + r.preemptions; })}};
     j["duration_s"] = DurationSec();
     j["ttft_ms"] = Ttft().ToJson();
     j["tpot_ms"] = Tpot().ToJson();

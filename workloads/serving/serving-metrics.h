@@ -49,17 +49,17 @@ double Percentile(const std::vector<double>& sorted, double p);
  */
 struct RequestRecord
 {
-    uint64_t id = 0;                //!< request id
-    int64_t arrivalPs = 0;          //!< arrival
-    uint64_t promptTokens = 0;      //!< LLM prompt tokens
-    uint64_t outputTokens = 0;      //!< tokens to generate
-    std::vector<int64_t> tokenPs;   //!< when each output token was produced
-    uint32_t preemptions = 0;       //!< times preempted
+    uint64_t id = 0;              //!< request id
+    int64_t arrivalPs = 0;        //!< arrival
+    uint64_t promptTokens = 0;    //!< LLM prompt tokens
+    uint64_t outputTokens = 0;    //!< tokens to generate
+    std::vector<int64_t> tokenPs; //!< when each output token was produced
+    uint32_t preemptions = 0;     //!< times preempted
     /// Disaggregated KV transfer start (-1: none): bulk when the sends start, layer-wise when
     /// prefill admits the request (its sends overlap the prefill).
     int64_t kvTransferStartPs = -1;
-    int64_t kvTransferEndPs = -1;   //!< its end
-    uint64_t kvTransferBytes = 0;   //!< its bytes
+    int64_t kvTransferEndPs = -1; //!< its end
+    uint64_t kvTransferBytes = 0; //!< its bytes
 
     /// All tokens produced.
     bool Finished() const
@@ -84,21 +84,21 @@ struct RequestRecord
  */
 struct StepRecord
 {
-    uint64_t step = 0;          //!< step id
-    uint32_t pool = 0;          //!< pool
-    uint32_t engine = 0;        //!< engine in the pool
-    uint32_t virtualEngine = 0; //!< pipeline virtual engine
-    int64_t launchPs = 0;       //!< submitted
-    int64_t endPs = 0;          //!< last rank done
-    uint32_t sequences = 0;     //!< sequences in the step
-    uint64_t prefillTokens = 0; //!< prompt (and recompute) tokens
-    uint64_t decodeTokens = 0;  //!< decode tokens
-    double computePs = 0;       //!< mean compute per rank
+    uint64_t step = 0;                    //!< step id
+    uint32_t pool = 0;                    //!< pool
+    uint32_t engine = 0;                  //!< engine in the pool
+    uint32_t virtualEngine = 0;           //!< pipeline virtual engine
+    int64_t launchPs = 0;                 //!< submitted
+    int64_t endPs = 0;                    //!< last rank done
+    uint32_t sequences = 0;               //!< sequences in the step
+    uint64_t prefillTokens = 0;           //!< prompt (and recompute) tokens
+    uint64_t decodeTokens = 0;            //!< decode tokens
+    double computePs = 0;                 //!< mean compute per rank
     std::map<std::string, double> commPs; //!< mean exposed communication per category
-    double syncPs = 0;          //!< mean sync wait
-    double idlePs = 0;          //!< mean idle (duration - the rest)
-    double flops = 0;           //!< FLOPs over all ranks
-    double hbmBytes = 0;        //!< HBM bytes over all ranks
+    double syncPs = 0;                    //!< mean sync wait
+    double idlePs = 0;                    //!< mean idle (duration - the rest)
+    double flops = 0;                     //!< FLOPs over all ranks
+    double hbmBytes = 0;                  //!< HBM bytes over all ranks
 
     /// Fill the timing fields from executor statistics.
     void SetTiming(const StepStats& stats);
@@ -126,7 +126,7 @@ struct ServingResult
     double peakFlops = 0;                //!< peak FLOP/s per accelerator (model's math dtype)
     double hbmBwBytesPerSec = 0;         //!< HBM bandwidth per accelerator
     nlohmann::json pools = nlohmann::json::array(); //!< per pool: layout and KV budget
-    std::vector<std::string> incomplete; //!< why requests did not finish (empty when all did)
+    std::vector<std::string> incomplete;      //!< why requests did not finish (empty when all did)
     std::vector<nlohmann::json> programTrace; //!< recorded programs (JSON lines), if asked
     std::shared_ptr<ChromeTrace> timeline;    //!< timeline, if asked
 

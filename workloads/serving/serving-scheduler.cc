@@ -44,8 +44,8 @@ ScheduledBatch::PrefillTokens() const
 ServingScheduler::ServingScheduler(const BatchingSpec& batching,
                                    uint64_t numBlocks,
                                    uint32_t blockSize)
-    : m_batching(batching),
-      m_blocks(numBlocks, blockSize)
+    : m_batching(batching)
+    , m_blocks(numBlocks, blockSize)
 {
 }
 
@@ -85,8 +85,8 @@ void
 ServingScheduler::Release(uint64_t id)
 {
     m_blocks.Free(id);
-    if (std::find(m_running.begin(), m_running.end(), id) == m_running.end() &&
-        std::find(m_waiting.begin(), m_waiting.end(), id) == m_waiting.end())
+    if (std::find(m_running.begin(), m_running.end(), id) == m_running.end()
+        && std::find(m_waiting.begin(), m_waiting.end(), id) == m_waiting.end())
     {
         m_seqs.erase(id);
     }
@@ -129,7 +129,8 @@ ServingScheduler::Schedule()
 {
     ScheduledBatch batch;
     uint64_t budget = m_batching.maxNumBatchedTokens;
-    auto add = [&](SequenceState& s, uint64_t n) {
+    auto add = [&](SequenceState& s, uint64_t n)
+    {
         ScheduledSequence e;
         e.id = s.id;
         e.newTokens = uint32_t(n);

@@ -173,14 +173,14 @@ class ServingScheduler
     /// Preempt the latest-admitted running sequence; returns its id.
     uint64_t PreemptLast();
 
-    BatchingSpec m_batching;                 //!< limits
-    BlockAllocator m_blocks;                 //!< KV blocks
+    BatchingSpec m_batching;                  //!< limits
+    BlockAllocator m_blocks;                  //!< KV blocks
     std::map<uint64_t, SequenceState> m_seqs; //!< every sequence held
-    std::vector<uint64_t> m_running;         //!< admission order
-    std::deque<uint64_t> m_waiting;          //!< FCFS queue
-    AdmitHook m_admit;                       //!< admission hook
-    bool m_holdFinished = false;             //!< keep blocks of finished sequences
-    uint64_t m_preemptions = 0;              //!< preemption count
+    std::vector<uint64_t> m_running;          //!< admission order
+    std::deque<uint64_t> m_waiting;           //!< FCFS queue
+    AdmitHook m_admit;                        //!< admission hook
+    bool m_holdFinished = false;              //!< keep blocks of finished sequences
+    uint64_t m_preemptions = 0;               //!< preemption count
 };
 
 } // namespace fabricsim

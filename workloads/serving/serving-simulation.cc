@@ -154,20 +154,22 @@ class ServingSimulation::Impl
 };
 
 ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
-    : m_sc(sc),
-      m_api(api),
-      m_exec(api)
+    : m_sc(sc)
+    , m_api(api)
+    , m_exec(api)
 {
     if (m_sc.record.timeline)
     {
         m_timeline = std::make_shared<ChromeTrace>();
         m_exec.SetTimeline(m_timeline.get(), m_sc.record.maxSteps);
     }
-    m_exec.SetTransferPartDone([this](int64_t tid) {
-        Transfer& t = m_transfers.at(tid);
-        t.partsDone++;
-        CheckTransfer(tid);
-    });
+    m_exec.SetTransferPartDone(
+        [this](int64_t tid)
+        {
+            Transfer& t = m_transfers.at(tid);
+            t.partsDone++;
+            CheckTransfer(tid);
+        });
 
     std::vector<std::pair<Role, const PoolSpec*>> specs;
     if (m_sc.disagg.enabled)
@@ -191,13 +193,8 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
                                m_sc.file,
                                m_sc.disagg.enabled ? pool.field + "/hosts"
                                                    : std::string("serving/placement"));
-        pool.budget = KvCacheBudget::Compute(m_sc.model,
-                                             m_sc.hw,
-                                             pool.spec.par,
-                                             pool.spec.batching,
-                                             m_sc.kv,
-                                             m_sc.file,
-                                             pool.field);
+        pool.budget = KvCacheBudget::Compute(
+            m_sc.model, m_sc.hw, pool.spec.par, pool.spec.batching, m_sc.kv, m_sc.file, pool.field);
         uint64_t blocksPerVe = pool.budget.numBlocks / pool.spec.par.pp;
         for (auto& layout : SplitEngines(pool.spec, pool.hosts))
         {
@@ -235,9 +232,8 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
                     if (m_sc.disagg.transfer == KvTransferMode::Layerwise)
                     {
                         SlotRef slot{p, e, v, g};
-                        ve.scheds[g]->SetAdmitHook([this, slot](const SequenceState& s) {
-                            return AdmitLayerwise(slot, s);
-                        });
+                        ve.scheds[g]->SetAdmitHook([this, slot](const SequenceState& s)
+                                                   { return AdmitLayerwise(slot, s); });
                     }
                 }
             }
@@ -262,8 +258,8 @@ ServingSimulation::Impl::LlmPromptTokens(const Request& r) const
     double extra = 0;
     if (m_sc.model.encoder)
     {
-        extra = r.images * m_sc.model.encoder->outputTokensPerImage +
-                r.audioSeconds * m_sc.model.encoder->outputTokensPerAudioSecond;
+        extra = r.images * m_sc.model.encoder->outputTokensPerImage
+                + r.audioSeconds * m_sc.model.encoder->outputTokensPerAudioSecond;
     }
     return r.promptTokens + uint64_t(std::llround(extra));
 }
@@ -305,8 +301,8 @@ ServingSimulation::Impl::Validate()
         {
             throw ns3::InputError(file,
                                   "serving/disaggregation/decode/parallelism/tp",
-                                  "a tp that divides or is a multiple of the prefill tp (" +
-                                      std::to_string(a) + ")",
+                                  "a tp that divides or is a multiple of the prefill tp ("
+                                      + std::to_string(a) + ")",
                                   std::to_string(b));
         }
     }
@@ -330,18 +326,20 @@ ServingSimulation::Impl::Validate()
                 throw ns3::InputError(file,
                                       reqField,
                                       "requests whose tokens fit in one scheduler's KV cache "
-                                      "of the " + std::string(RoleName(pool.role)) +
-                                          " pool (" + std::to_string(cap) + " tokens)",
-                                      "request " + std::to_string(r.id) + " with " +
-                                          std::to_string(need) + " tokens");
+                                      "of the "
+                                          + std::string(RoleName(pool.role)) + " pool ("
+                                          + std::to_string(cap) + " tokens)",
+                                      "request " + std::to_string(r.id) + " with "
+                                          + std::to_string(need) + " tokens");
             }
             if (!pool.spec.batching.chunkedPrefill && need > pool.spec.batching.maxNumBatchedTokens)
             {
                 throw ns3::InputError(file,
                                       "serving/batching/max_num_batched_tokens",
                                       "a budget that holds a whole prompt + output without "
-                                      "chunked prefill (request " + std::to_string(r.id) +
-                                          ": " + std::to_string(need) + " tokens)",
+                                      "chunked prefill (request "
+                                          + std::to_string(r.id) + ": " + std::to_string(need)
+                                          + " tokens)",
                                       std::to_string(pool.spec.batching.maxNumBatchedTokens));
             }
         }
@@ -527,8 +525,8 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
     {
         uint32_t pid = 1000000 + s.pool * 1000 + s.engine;
         m_timeline->NameProcess(pid,
-                                std::string(RoleName(m_pools[s.pool].role)) + " engine " +
-                                    std::to_string(s.engine));
+                                std::string(RoleName(m_pools[s.pool].role)) + " engine "
+                                    + std::to_string(s.engine));
         m_timeline->Slice(pid,
                           s.ve,
                           "step " + std::to_string(rec.step),
@@ -606,9 +604,9 @@ ServingSimulation::Impl::WakePrefill(const StepDependencies& trigger)
         for (uint32_t v = 0; v < p.engines[e].ves.size(); ++v)
         {
             auto& ve = p.engines[e].ves[v];
-            bool waiting = std::any_of(ve.scheds.begin(), ve.scheds.end(), [](const auto& sc) {
-                return !sc->Waiting().empty();
-            });
+            bool waiting = std::any_of(ve.scheds.begin(),
+                                       ve.scheds.end(),
+                                       [](const auto& sc) { return !sc->Waiting().empty(); });
             if (waiting && !ve.inFlight)
             {
                 for (uint64_t st : trigger.afterSteps)
@@ -631,7 +629,8 @@ ServingSimulation::Impl::AdmitLayerwise(const SlotRef& prefill, const SequenceSt
     SlotRef dec;
     uint64_t tokens = s.promptTokens;
     uint64_t id = s.id;
-    if (!PickSlot(1, [&](ServingScheduler& sc) { return sc.Blocks().CanGrow(id, tokens); }, dec))
+    if (!PickSlot(
+            1, [&](ServingScheduler& sc) { return sc.Blocks().CanGrow(id, tokens); }, dec))
     {
         return false; // the decode pool is full: keep the queue waiting
     }
@@ -642,10 +641,8 @@ ServingSimulation::Impl::AdmitLayerwise(const SlotRef& prefill, const SequenceSt
     t.prefill = prefill;
     t.decode = dec;
     t.layerwise = true;
-    t.routes = PlanKvRoutes(m_sc.model,
-                            m_pools[0].spec.par,
-                            m_pools[1].engines[dec.engine].layout,
-                            dec.group);
+    t.routes = PlanKvRoutes(
+        m_sc.model, m_pools[0].spec.par, m_pools[1].engines[dec.engine].layout, dec.group);
     t.record.id = tid;
     t.record.request = id;
     t.record.layerwise = true;
@@ -689,13 +686,11 @@ ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
         // Sum each (prefill rank, decode rank) pair over the layers.
         const EngineLayout& src = m_pools[0].engines[h.prefill.engine].layout;
         std::map<std::pair<uint32_t, uint32_t>, double> pairs;
-        for (const auto& r : PlanKvRoutes(m_sc.model,
-                                          m_pools[0].spec.par,
-                                          m_pools[1].engines[dec.engine].layout,
-                                          dec.group))
+        for (const auto& r : PlanKvRoutes(
+                 m_sc.model, m_pools[0].spec.par, m_pools[1].engines[dec.engine].layout, dec.group))
         {
-            pairs[{src.Host(h.prefill.group, r.srcStage, r.srcTp), r.dstHost}] +=
-                r.bytesPerToken * double(tokens);
+            pairs[{src.Host(h.prefill.group, r.srcStage, r.srcTp), r.dstHost}]
+                += r.bytesPerToken * double(tokens);
         }
         RequestRecord& rec = m_records[h.request];
         rec.kvTransferStartPs = m_api.NowPs();
@@ -708,12 +703,17 @@ ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
         t.sendsLeft = uint32_t(t.record.sends.size());
         for (const auto& snd : t.record.sends)
         {
-            m_exec.Transfer(uint32_t(snd[0]), uint32_t(snd[1]), snd[2], tid, [this, tid]() {
-                if (--m_transfers.at(tid).sendsLeft == 0)
-                {
-                    OnTransferDone(tid);
-                }
-            });
+            m_exec.Transfer(uint32_t(snd[0]),
+                            uint32_t(snd[1]),
+                            snd[2],
+                            tid,
+                            [this, tid]()
+                            {
+                                if (--m_transfers.at(tid).sendsLeft == 0)
+                                {
+                                    OnTransferDone(tid);
+                                }
+                            });
         }
     }
 }
@@ -785,9 +785,9 @@ ServingSimulation::Impl::Finish()
             unfinished++;
             if (listed++ < 10)
             {
-                r.incomplete.push_back("request " + std::to_string(rec.id) + ": " +
-                                       std::to_string(rec.tokenPs.size()) + " of " +
-                                       std::to_string(rec.outputTokens) + " tokens");
+                r.incomplete.push_back("request " + std::to_string(rec.id) + ": "
+                                       + std::to_string(rec.tokenPs.size()) + " of "
+                                       + std::to_string(rec.outputTokens) + " tokens");
             }
         }
     }
@@ -800,8 +800,8 @@ ServingSimulation::Impl::Finish()
         }
         for (const auto& h : m_handoffs)
         {
-            r.incomplete.push_back("request " + std::to_string(h.request) +
-                                   " waits for decode KV room");
+            r.incomplete.push_back("request " + std::to_string(h.request)
+                                   + " waits for decode KV room");
         }
     }
     if (m_sc.record.programs)

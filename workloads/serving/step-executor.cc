@@ -82,20 +82,20 @@ struct StepExecutor::RankState
 
 struct StepExecutor::Collective
 {
-    std::vector<uint32_t> group;                //!< global ranks
-    CommOp op = CommOp::AllReduce;              //!< kind
-    std::vector<const ProgramItem*> members;    //!< item of each member (null: not arrived)
-    size_t arrived = 0;                         //!< members arrived
-    size_t left = 0;                            //!< gather: sends not delivered
+    std::vector<uint32_t> group;             //!< global ranks
+    CommOp op = CommOp::AllReduce;           //!< kind
+    std::vector<const ProgramItem*> members; //!< item of each member (null: not arrived)
+    size_t arrived = 0;                      //!< members arrived
+    size_t left = 0;                         //!< gather: sends not delivered
 };
 
 struct StepExecutor::PointToPoint
 {
-    uint32_t src = 0;          //!< sender
-    uint32_t dst = 0;          //!< receiver
-    bool sendIssued = false;   //!< sender reached its send
-    bool recvArrived = false;  //!< receiver reached its receive
-    bool delivered = false;    //!< data arrived
+    uint32_t src = 0;         //!< sender
+    uint32_t dst = 0;         //!< receiver
+    bool sendIssued = false;  //!< sender reached its send
+    bool recvArrived = false; //!< receiver reached its receive
+    bool delivered = false;   //!< data arrived
 };
 
 StepExecutor::StepExecutor(CollectiveApi& api)
@@ -167,8 +167,7 @@ StepExecutor::Submit(std::shared_ptr<const StepProgram> prog, StepDone done)
         {
             m_runs.erase(run);
             delete run;
-            throw std::logic_error("step program lists rank " + std::to_string(rp.rank) +
-                                   " twice");
+            throw std::logic_error("step program lists rank " + std::to_string(rp.rank) + " twice");
         }
         RankStepStats st;
         st.rank = rp.rank;
@@ -197,14 +196,12 @@ StepExecutor::Submit(std::shared_ptr<const StepProgram> prog, StepDone done)
 }
 
 void
-StepExecutor::Transfer(uint32_t src,
-                       uint32_t dst,
-                       uint64_t bytes,
-                       int64_t transferId,
-                       std::function<void()> done)
+StepExecutor::Transfer(
+    uint32_t src, uint32_t dst, uint64_t bytes, int64_t transferId, std::function<void()> done)
 {
     int64_t start = m_api.NowPs();
-    auto finish = [this, src, dst, bytes, transferId, start, done = std::move(done)]() {
+    auto finish = [this, src, dst, bytes, transferId, start, done = std::move(done)]()
+    {
         if (m_trace)
         {
             Rank(src);
@@ -370,8 +367,8 @@ StepExecutor::AdvanceOnce(uint32_t r)
             for (uint32_t k = 0; k < rs.streams.size(); ++k)
             {
                 const auto& s = rs.streams[k];
-                if (!s.blocked && s.pos < s.items.size() && s.items[s.pos] < best &&
-                    prog.items[s.items[s.pos]].type == ProgramItem::Type::Compute)
+                if (!s.blocked && s.pos < s.items.size() && s.items[s.pos] < best
+                    && prog.items[s.items[s.pos]].type == ProgramItem::Type::Compute)
                 {
                     best = s.items[s.pos];
                     bestStream = k;
@@ -396,8 +393,8 @@ StepExecutor::AdvanceOnce(uint32_t r)
                         FlushComputeSlice(rs);
                         rs.sliceStart = now;
                         rs.sliceOps = 1;
-                        rs.sliceFirst =
-                            it.name + (it.layer >= 0 ? " L" + std::to_string(it.layer) : "");
+                        rs.sliceFirst
+                            = it.name + (it.layer >= 0 ? " L" + std::to_string(it.layer) : "");
                     }
                     rs.sliceEnd = now + it.durationPs;
                 }
@@ -477,8 +474,8 @@ StepExecutor::CommDone(uint32_t r, const std::string& key)
     auto item = rs.comms.find(key);
     if (item == rs.comms.end())
     {
-        throw std::logic_error("communication " + key + " completed on rank " +
-                               std::to_string(r) + " outside its step");
+        throw std::logic_error("communication " + key + " completed on rank " + std::to_string(r)
+                               + " outside its step");
     }
     if (Recording(rs))
     {
@@ -527,7 +524,8 @@ StepExecutor::Launch(uint32_t r, const ProgramItem& item)
     case CommOp::ReduceScatter:
     case CommOp::AllGather:
     case CommOp::AllToAll:
-    case CommOp::Gather: {
+    case CommOp::Gather:
+    {
         auto& c = m_colls[key];
         if (!c)
         {
@@ -536,11 +534,11 @@ StepExecutor::Launch(uint32_t r, const ProgramItem& item)
             c->op = item.op;
             c->members.assign(item.group.size(), nullptr);
         }
-        if (c->group != item.group || c->op != item.op || item.groupIndex >= c->group.size() ||
-            c->group[item.groupIndex] != r || c->members[item.groupIndex])
+        if (c->group != item.group || c->op != item.op || item.groupIndex >= c->group.size()
+            || c->group[item.groupIndex] != r || c->members[item.groupIndex])
         {
-            throw std::logic_error("collective " + key + ": rank " + std::to_string(r) +
-                                   " does not match the other members");
+            throw std::logic_error("collective " + key + ": rank " + std::to_string(r)
+                                   + " does not match the other members");
         }
         c->members[item.groupIndex] = &item;
         if (++c->arrived == c->group.size())
@@ -550,7 +548,8 @@ StepExecutor::Launch(uint32_t r, const ProgramItem& item)
         return;
     }
     case CommOp::Send:
-    case CommOp::Recv: {
+    case CommOp::Recv:
+    {
         auto& p = m_p2p[key];
         if (!p)
         {
@@ -566,7 +565,8 @@ StepExecutor::Launch(uint32_t r, const ProgramItem& item)
             {
                 CommStarted(p->dst, key);
             }
-            auto delivered = [this, key]() {
+            auto delivered = [this, key]()
+            {
                 PointToPoint& q = *m_p2p.at(key);
                 q.delivered = true;
                 uint32_t src = q.src;
@@ -604,13 +604,13 @@ StepExecutor::Launch(uint32_t r, const ProgramItem& item)
         }
         return;
     }
-    case CommOp::KvFetch: {
+    case CommOp::KvFetch:
+    {
         CommStarted(r, key);
         if (item.fetchFrom >= 0 && uint32_t(item.fetchFrom) != r && item.bytes > 0)
         {
-            m_api.SendRecv(uint32_t(item.fetchFrom), r, item.bytes, [this, r, key]() {
-                CommDone(r, key);
-            });
+            m_api.SendRecv(
+                uint32_t(item.fetchFrom), r, item.bytes, [this, r, key]() { CommDone(r, key); });
             return;
         }
         RankState& rs = Rank(r);
@@ -621,13 +621,15 @@ StepExecutor::Launch(uint32_t r, const ProgramItem& item)
         m_api.Schedule(rs.pcieFree - now, [this, r, key]() { CommDone(r, key); });
         return;
     }
-    case CommOp::KvSend: {
+    case CommOp::KvSend:
+    {
         int64_t id = item.transferId;
         uint32_t dst = item.group.at(1);
         uint64_t bytes = item.bytes;
         int64_t start = m_api.NowPs();
         bool rec = Recording(Rank(r));
-        auto done = [this, r, id, dst, bytes, start, rec]() {
+        auto done = [this, r, id, dst, bytes, start, rec]()
+        {
             if (rec)
             {
                 m_trace->Slice(r,
@@ -674,12 +676,14 @@ StepExecutor::StartCollective(const std::string& key)
     {
         // Nothing moves: every member is done at once.
         m_colls.erase(key);
-        m_api.Schedule(0, [this, ranks, key]() {
-            for (uint32_t rank : ranks)
-            {
-                CommDone(rank, key);
-            }
-        });
+        m_api.Schedule(0,
+                       [this, ranks, key]()
+                       {
+                           for (uint32_t rank : ranks)
+                           {
+                               CommDone(rank, key);
+                           }
+                       });
         return;
     }
     if (c.op == CommOp::Gather)
@@ -689,7 +693,8 @@ StepExecutor::StartCollective(const std::string& key)
         for (size_t i = 1; i < ranks.size(); ++i)
         {
             uint32_t src = ranks[i];
-            auto delivered = [this, key, src, root = ranks[0]]() {
+            auto delivered = [this, key, src, root = ranks[0]]()
+            {
                 Collective& g = *m_colls.at(key);
                 bool last = --g.left == 0;
                 if (last)
@@ -725,9 +730,9 @@ StepExecutor::StartCollective(const std::string& key)
             const auto& row = c.members[i]->row;
             if (row.size() != ranks.size())
             {
-                throw std::logic_error("all-to-all " + key + ": a row of " +
-                                       std::to_string(row.size()) + " entries for " +
-                                       std::to_string(ranks.size()) + " members");
+                throw std::logic_error("all-to-all " + key + ": a row of "
+                                       + std::to_string(row.size()) + " entries for "
+                                       + std::to_string(ranks.size()) + " members");
             }
             req.alltoallBytes.push_back(row);
             uint64_t sent = 0;

@@ -48,10 +48,10 @@ struct RankStepStats
  */
 struct StepStats
 {
-    uint64_t step = 0;                 //!< step id
-    int64_t launchPs = 0;              //!< submitted
-    int64_t endPs = 0;                 //!< last rank done
-    std::vector<RankStepStats> ranks;  //!< per rank, in program order
+    uint64_t step = 0;                //!< step id
+    int64_t launchPs = 0;             //!< submitted
+    int64_t endPs = 0;                //!< last rank done
+    std::vector<RankStepStats> ranks; //!< per rank, in program order
 };
 
 /**
@@ -96,7 +96,8 @@ class StepExecutor
      * \brief A point-to-point transfer outside step programs (bulk KV transfer), shown on the
      * timeline of \p src as "kv_transfer".
      */
-    void Transfer(uint32_t src, uint32_t dst, uint64_t bytes, int64_t transferId, std::function<void()> done);
+    void Transfer(
+        uint32_t src, uint32_t dst, uint64_t bytes, int64_t transferId, std::function<void()> done);
 
     /// Steps submitted and not finished.
     size_t InFlight() const;
@@ -139,11 +140,11 @@ class StepExecutor
     /// The state of rank \p r (created on first use).
     RankState& Rank(uint32_t r);
 
-    CollectiveApi& m_api;                                      //!< the seam
-    ChromeTrace* m_trace = nullptr;                            //!< timeline (optional)
-    uint64_t m_traceMaxSteps = 0;                              //!< timeline step limit
-    TransferPartDone m_transferPartDone;                       //!< KV send callback
-    std::map<uint32_t, std::unique_ptr<RankState>> m_ranks;    //!< per rank
+    CollectiveApi& m_api;                                       //!< the seam
+    ChromeTrace* m_trace = nullptr;                             //!< timeline (optional)
+    uint64_t m_traceMaxSteps = 0;                               //!< timeline step limit
+    TransferPartDone m_transferPartDone;                        //!< KV send callback
+    std::map<uint32_t, std::unique_ptr<RankState>> m_ranks;     //!< per rank
     std::map<std::string, std::unique_ptr<Collective>> m_colls; //!< pending collectives
     std::map<std::string, std::unique_ptr<PointToPoint>> m_p2p; //!< pending send/recv pairs
     std::set<StepRun*> m_runs;                                  //!< steps not finished (owned)

@@ -68,8 +68,8 @@ ToCommOp(CollectiveKind k)
 bool
 Blocking(const ProgramItem& it)
 {
-    return it.type == ProgramItem::Type::Wait ||
-           (it.type == ProgramItem::Type::Comm && !it.async && !it.detached);
+    return it.type == ProgramItem::Type::Wait
+           || (it.type == ProgramItem::Type::Comm && !it.async && !it.detached);
 }
 
 /// Split after each blocking item, so that segments end where a stream would stall.
@@ -135,7 +135,8 @@ PlanKvRoutes(const ModelSpec& model,
              uint32_t decodeGroup)
 {
     const ParallelismSpec& d = decode.par;
-    auto stageOf = [&](const ParallelismSpec& p, uint32_t layer) {
+    auto stageOf = [&](const ParallelismSpec& p, uint32_t layer)
+    {
         auto layers = p.LayersPerStage(model);
         uint32_t acc = 0;
         for (uint32_t s = 0; s < p.pp; ++s)
@@ -175,9 +176,9 @@ PlanKvRoutes(const ModelSpec& model,
 }
 
 StepProgramBuilder::StepProgramBuilder(const InferenceScenario& sc, const EngineLayout& layout)
-    : m_sc(sc),
-      m_layout(layout),
-      m_roofline(std::make_unique<Roofline>(sc.model, sc.hw, layout.par, sc.routing))
+    : m_sc(sc)
+    , m_layout(layout)
+    , m_roofline(std::make_unique<Roofline>(sc.model, sc.hw, layout.par, sc.routing))
 {
 }
 
@@ -197,13 +198,14 @@ StepProgramBuilder::RankItems(uint64_t step,
     const uint32_t me = m_layout.Host(g, s, t);
     RankPosition pos{s, par.ep > 1 ? g * par.tp + t : 0};
     std::vector<ComputeOp> ops = m_roofline->StepOps(batch, pos);
-    std::vector<CollectiveCall> calls = StepComm(m_sc.model, par, m_sc.routing)
-                                            .Collectives(batch, ops, pos);
+    std::vector<CollectiveCall> calls
+        = StepComm(m_sc.model, par, m_sc.routing).Collectives(batch, ops, pos);
     const std::string prefix = "s" + std::to_string(step) + "/";
     const std::string mbTag = "/m" + std::to_string(mb) + "/";
     std::map<std::string, uint32_t> counter;
 
-    auto commItem = [&](const CollectiveCall& c) {
+    auto commItem = [&](const CollectiveCall& c)
+    {
         ProgramItem it;
         it.type = ProgramItem::Type::Comm;
         it.stream = stream;
@@ -240,8 +242,8 @@ StepProgramBuilder::RankItems(uint64_t step,
         else
         {
             uint32_t lo = c.kind == CollectiveKind::Send ? s : s - 1;
-            groupName = "pp" + std::to_string(g) + "." + std::to_string(lo) + "." +
-                        std::to_string(t);
+            groupName
+                = "pp" + std::to_string(g) + "." + std::to_string(lo) + "." + std::to_string(t);
             it.group = {m_layout.Host(g, lo, t), m_layout.Host(g, lo + 1, t)};
             it.groupIndex = c.kind == CollectiveKind::Send ? 0 : 1;
         }
@@ -251,7 +253,8 @@ StepProgramBuilder::RankItems(uint64_t step,
     };
 
     const bool tier = m_sc.kv.placement != KvPlacement::Hbm;
-    auto fetchItem = [&](const ComputeOp& attn) {
+    auto fetchItem = [&](const ComputeOp& attn)
+    {
         ProgramItem it;
         it.type = ProgramItem::Type::Comm;
         it.stream = stream;
@@ -286,7 +289,8 @@ StepProgramBuilder::RankItems(uint64_t step,
 
     std::vector<ProgramItem> items;
     size_t next = 0;
-    auto flushCalls = [&](int32_t after) {
+    auto flushCalls = [&](int32_t after)
+    {
         while (next < calls.size() && calls[next].afterOp == after)
         {
             items.push_back(commItem(calls[next++]));
@@ -322,8 +326,8 @@ StepProgramBuilder::RankItems(uint64_t step,
         c.stream = stream;
         c.name = OpKindName(op.kind);
         c.layer = op.layer;
-        double ns = graphs ? std::max(op.computeNs, op.memoryNs) +
-                                 op.kernels * m_sc.exec.graphKernelOverheadSec * 1e9
+        double ns = graphs ? std::max(op.computeNs, op.memoryNs)
+                                 + op.kernels * m_sc.exec.graphKernelOverheadSec * 1e9
                            : op.timeNs;
         c.durationPs = NsToPs(ns);
         c.flops = op.flops;
@@ -364,9 +368,9 @@ StepProgramBuilder::RankItems(uint64_t step,
                     k.bytes = uint64_t(std::llround(q * r.bytesPerToken));
                     k.detached = true;
                     k.transferId = snd.transferId;
-                    k.key = prefix + "kvx" + std::to_string(snd.transferId) + "/" +
-                            std::to_string(me) + ">" + std::to_string(r.dstHost) + "/" +
-                            std::to_string(op.layer);
+                    k.key = prefix + "kvx" + std::to_string(snd.transferId) + "/"
+                            + std::to_string(me) + ">" + std::to_string(r.dstHost) + "/"
+                            + std::to_string(op.layer);
                     if (k.bytes > 0)
                     {
                         items.push_back(k);
@@ -398,13 +402,12 @@ StepProgramBuilder::Build(uint64_t step,
     for (uint32_t g = 0; g < m_layout.groups; ++g)
     {
         const StepBatch& batch = batches.at(g);
-        bool graphs = m_sc.exec.cudaGraphs && batch.images == 0 && batch.audioSeconds == 0 &&
-                      batch.sequences.size() <= m_sc.exec.cudaGraphMaxBatch &&
-                      std::all_of(batch.sequences.begin(),
-                                  batch.sequences.end(),
-                                  [](const SequenceWork& w) {
-                                      return w.newTokens == 1 && w.cachedTokens > 0;
-                                  });
+        bool graphs = m_sc.exec.cudaGraphs && batch.images == 0 && batch.audioSeconds == 0
+                      && batch.sequences.size() <= m_sc.exec.cudaGraphMaxBatch
+                      && std::all_of(batch.sequences.begin(),
+                                     batch.sequences.end(),
+                                     [](const SequenceWork& w)
+                                     { return w.newTokens == 1 && w.cachedTokens > 0; });
         std::vector<size_t> all(batch.sequences.size());
         for (size_t i = 0; i < all.size(); ++i)
         {
@@ -423,10 +426,10 @@ StepProgramBuilder::Build(uint64_t step,
                 else
                 {
                     auto [a, b] = SplitHalves(batch);
-                    auto segA = Segments(RankItems(
-                        step, Subset(batch, a, true), g, s, t, 0, 0, graphs, sends, a));
-                    auto segB = Segments(RankItems(
-                        step, Subset(batch, b, false), g, s, t, 1, 1, graphs, sends, b));
+                    auto segA = Segments(
+                        RankItems(step, Subset(batch, a, true), g, s, t, 0, 0, graphs, sends, a));
+                    auto segB = Segments(
+                        RankItems(step, Subset(batch, b, false), g, s, t, 1, 1, graphs, sends, b));
                     rp.streams = 2;
                     for (size_t k = 0; k < std::max(segA.size(), segB.size()); ++k)
                     {

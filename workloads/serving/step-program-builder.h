@@ -63,10 +63,10 @@ std::vector<KvRoute> PlanKvRoutes(const ModelSpec& model,
  */
 struct LayerwiseKvSend
 {
-    uint32_t group = 0;            //!< attention group of the engine
-    size_t sequence = 0;           //!< index in that group's batch
-    int64_t transferId = 0;        //!< transfer the sends belong to
-    std::vector<KvRoute> routes;   //!< where each layer goes
+    uint32_t group = 0;          //!< attention group of the engine
+    size_t sequence = 0;         //!< index in that group's batch
+    int64_t transferId = 0;      //!< transfer the sends belong to
+    std::vector<KvRoute> routes; //!< where each layer goes
 };
 
 /**
@@ -117,8 +117,8 @@ class StepProgramBuilder
                                        const std::vector<LayerwiseKvSend>& sends,
                                        const std::vector<size_t>& seqIndex) const;
 
-    InferenceScenario m_sc;             //!< scenario (copied: the builder outlives parsing)
-    EngineLayout m_layout;              //!< ranks
+    InferenceScenario m_sc;               //!< scenario (copied: the builder outlives parsing)
+    EngineLayout m_layout;                //!< ranks
     std::unique_ptr<Roofline> m_roofline; //!< compute costs
 };
 

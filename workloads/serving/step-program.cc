@@ -189,8 +189,8 @@ ProgramItem::FromJson(const json& j)
         auto op = ParseCommOp(Get<std::string>(j, "op"));
         if (!op)
         {
-            throw std::invalid_argument("unknown communication op \"" +
-                                        j["op"].get<std::string>() + "\"");
+            throw std::invalid_argument("unknown communication op \"" + j["op"].get<std::string>()
+                                        + "\"");
         }
         it.op = *op;
         it.category = Get<std::string>(j, "cat");

@@ -62,18 +62,18 @@ struct ProgramItem
     double flops = 0;       //!< compute FLOPs (for MFU)
     double hbmBytes = 0;    //!< compute HBM bytes (for MBU)
 
-    CommOp op = CommOp::AllReduce;  //!< communication kind
-    std::string category;           //!< breakdown bucket ("tp_allreduce", "ep_dispatch", ...)
-    std::string key;                //!< matches the items of one collective / pair / wait
-    std::vector<uint32_t> group;    //!< global ranks in group order; send/recv: {src, dst}
-    uint32_t groupIndex = 0;        //!< this rank's index in group
-    uint64_t bytes = 0;             //!< size (nccl-tests convention; all-to-all: sent to others)
-    std::vector<uint64_t> row;      //!< all-to-all: bytes to each group member
-    bool async = false;             //!< the stream goes on; a Wait item with the key waits
-    bool detached = false;          //!< nobody waits (completion goes to the transfer)
-    int64_t transferId = -1;        //!< KV transfer it belongs to (KvSend)
-    int64_t fetchFrom = -1;         //!< KvFetch: remote pool host, or -1 for the host tier
-    double tierBwBytesPerSec = 0;   //!< KvFetch from the host tier: its bandwidth
+    CommOp op = CommOp::AllReduce; //!< communication kind
+    std::string category;          //!< breakdown bucket ("tp_allreduce", "ep_dispatch", ...)
+    std::string key;               //!< matches the items of one collective / pair / wait
+    std::vector<uint32_t> group;   //!< global ranks in group order; send/recv: {src, dst}
+    uint32_t groupIndex = 0;       //!< this rank's index in group
+    uint64_t bytes = 0;            //!< size (nccl-tests convention; all-to-all: sent to others)
+    std::vector<uint64_t> row;     //!< all-to-all: bytes to each group member
+    bool async = false;            //!< the stream goes on; a Wait item with the key waits
+    bool detached = false;         //!< nobody waits (completion goes to the transfer)
+    int64_t transferId = -1;       //!< KV transfer it belongs to (KvSend)
+    int64_t fetchFrom = -1;        //!< KvFetch: remote pool host, or -1 for the host tier
+    double tierBwBytesPerSec = 0;  //!< KvFetch from the host tier: its bandwidth
 
     /// Compact JSON form (one entry of a recorded program).
     nlohmann::json ToJson() const;
@@ -86,9 +86,9 @@ struct ProgramItem
  */
 struct RankStepProgram
 {
-    uint32_t rank = 0;               //!< global rank (topology host index)
-    uint32_t streams = 1;            //!< number of streams
-    std::vector<ProgramItem> items;  //!< in program order (streams interleaved)
+    uint32_t rank = 0;              //!< global rank (topology host index)
+    uint32_t streams = 1;           //!< number of streams
+    std::vector<ProgramItem> items; //!< in program order (streams interleaved)
 };
 
 /**
@@ -106,11 +106,11 @@ struct StepDependencies
  */
 struct StepProgram
 {
-    uint64_t step = 0;          //!< step id (launch order over the whole run)
-    uint32_t pool = 0;          //!< pool index (0 unified or prefill, 1 decode)
-    uint32_t engine = 0;        //!< engine index in the pool
-    uint32_t virtualEngine = 0; //!< pipeline virtual engine
-    StepDependencies deps;      //!< launch condition (for replay)
+    uint64_t step = 0;                  //!< step id (launch order over the whole run)
+    uint32_t pool = 0;                  //!< pool index (0 unified or prefill, 1 decode)
+    uint32_t engine = 0;                //!< engine index in the pool
+    uint32_t virtualEngine = 0;         //!< pipeline virtual engine
+    StepDependencies deps;              //!< launch condition (for replay)
     std::vector<RankStepProgram> ranks; //!< per rank
 
     /// One JSON-lines record ({"type": "step", ...}).
@@ -125,11 +125,11 @@ struct StepProgram
  */
 struct TransferRecord
 {
-    int64_t id = 0;          //!< transfer id
-    uint64_t request = 0;    //!< request it carries
-    StepDependencies deps;   //!< when the sends start (bulk)
-    bool layerwise = false;  //!< sends are inside step programs
-    uint32_t parts = 0;      //!< layer-wise: number of KvSend items
+    int64_t id = 0;         //!< transfer id
+    uint64_t request = 0;   //!< request it carries
+    StepDependencies deps;  //!< when the sends start (bulk)
+    bool layerwise = false; //!< sends are inside step programs
+    uint32_t parts = 0;     //!< layer-wise: number of KvSend items
     /// Bulk sends: {src, dst, bytes}.
     std::vector<std::array<uint64_t, 3>> sends;
 
