@@ -1,5 +1,6 @@
 #include "cli-commands.h"
 
+#include "collective-command.h"
 #include "fabric-run.h"
 #include "fabric-scenario.h"
 
@@ -19,6 +20,14 @@ const char* kUsage =
     "  fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
     "                [--progress | --no-progress]\n"
     "      Run a scenario (default: scenarios/default.json) and write DIR/summary.json and CSVs.\n"
+    "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e MAX] [-f FACTOR]\n"
+    "                [-n ITERS] [-w WARMUP] [--backend packet|analytical] [--out DIR] [--channels N]\n"
+    "                [--chunks N] [--proto Simple|LL|LL128] [--root R] [--ranks N] [--local-size L]\n"
+    "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
+    "      nccl-tests-style sweep of one collective on the scenario's fabric (ranks = its hosts in order;\n"
+    "      sizes take K/M/G suffixes); prints the nccl-tests table, writes DIR/collective.json and .csv.\n"
+    "  fabricsim validate FILE [--coll C] [--ranks N]\n"
+    "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"
     "  fabricsim help\n";
 
 /// Value of an option given as "--opt value" or "--opt=value".
@@ -110,8 +119,16 @@ Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& 
     {
         return CmdRun(args, out);
     }
+    if (args[0] == "collective")
+    {
+        return RunCollectiveCommand(ParseCollectiveArgs(args), out, err);
+    }
+    if (args[0] == "validate")
+    {
+        return RunValidateArgs(args, out, err);
+    }
     err << kUsage;
-    throw ns3::InputError("<command line>", "command", "one of: run, help", "\"" + args[0] + "\"");
+    throw ns3::InputError("<command line>", "command", "one of: run, collective, validate, help", "\"" + args[0] + "\"");
 }
 
 } // namespace fabricsim

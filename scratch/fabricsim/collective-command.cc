@@ -1,0 +1,682 @@
+#include "collective-command.h"
+
+#include "analytical-transport.h"
+#include "executor-attributes.h"
+#include "fabric-setup.h"
+#include "generators.h"
+#include "input-error.h"
+#include "nccl-report.h"
+#include "output-dir.h"
+#include "packet-transport.h"
+#include "schedule-collectives.h"
+#include "schedule-loader.h"
+#include "schedule-validator.h"
+#include "validate-command.h"
+
+#include "ns3/fabric-stats-helper.h"
+#include "ns3/simulator.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+const char* kCli = "<command line>";
+
+/// Value of "--opt value" / "--opt=value" (also "-b 8").
+bool
+Take(const std::vector<std::string>& a, size_t& i, const std::string& opt, std::string& value)
+{
+    if (a[i] == opt)
+    {
+        if (i + 1 >= a.size())
+        {
+            throw ns3::InputError(kCli, opt, "a value after " + opt, "nothing");
+        }
+        value = a[++i];
+        return true;
+    }
+    if (a[i].rfind(opt + "=", 0) == 0)
+    {
+        value = a[i].substr(opt.size() + 1);
+        return true;
+    }
+    return false;
+}
+
+int
+ToInt(const std::string& v, const std::string& opt, int min)
+{
+    size_t used = 0;
+    long x = 0;
+    try
+    {
+        x = std::stol(v, &used);
+    }
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    if (used != v.size() || v.empty() || x < min || x > 1000000)
+    {
+        throw ns3::InputError(kCli, opt, "an integer >= " + std::to_string(min), "\"" + v + "\"");
+    }
+    return int(x);
+}
+
+std::string
+Lower(std::string s)
+{
+    for (char& c : s)
+    {
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return s;
+}
+
+/// A schedule per size: the file's (matching collective, ranks and size range) or generated.
+class ScheduleSource
+{
+  public:
+    ScheduleSource(const CollectiveCommandOptions& opt,
+                   CollectiveKind kind,
+                   int ranks,
+                   int localSize)
+        : m_opt(opt)
+        , m_kind(kind)
+        , m_ranks(ranks)
+    {
+        m_gen.channels = opt.channels;
+        m_gen.chunksPerRank = opt.chunks;
+        m_gen.root = opt.root;
+        m_gen.localSize = localSize;
+        if (!opt.protocol.empty())
+        {
+            m_gen.protocol = *ParseProtocol(opt.protocol);
+        }
+        m_auto.m_channels = opt.channels;
+        m_auto.m_chunksPerRank = opt.chunks;
+        m_auto.m_localSize = localSize;
+        if (!opt.scheduleFile.empty())
+        {
+            LoadFile();
+        }
+    }
+
+    /// The schedule for \p bytes and a name for it.
+    const Schedule& For(uint64_t bytes, std::string& name)
+    {
+        if (!m_file.empty())
+        {
+            for (const Schedule& s : m_file)
+            {
+                uint64_t lo = 0;
+                uint64_t hi = 0;
+                auto a = s.m_attributes.find("minBytes");
+                auto b = s.m_attributes.find("maxBytes");
+                try
+                {
+                    lo = a == s.m_attributes.end() ? 0 : std::stoull(a->second);
+                    hi = b == s.m_attributes.end() ? 0 : std::stoull(b->second);
+                }
+                catch (const std::exception&)
+                {
+                    lo = hi = 0;
+                }
+                if (bytes >= lo && (hi == 0 || bytes < hi))
+                {
+                    name = s.m_name;
+                    return s;
+                }
+            }
+            name = m_file.front().m_name;
+            return m_file.front(); // outside every declared range: the first one still runs
+        }
+        const std::string algo
+            = m_opt.algo == "auto" ? AutoAlgorithm(m_kind, bytes, m_ranks, m_auto) : m_opt.algo;
+        name = algo;
+        auto it = m_generated.find(algo);
+        if (it == m_generated.end())
+        {
+            try
+            {
+                it = m_generated.emplace(algo, GenerateSchedule(m_kind, algo, m_ranks, m_gen))
+                         .first;
+            }
+            catch (const ns3::InputError& e)
+            {
+                throw ns3::InputError(kCli,
+                                      "--algo",
+                                      "an algorithm that runs " + ToString(m_kind) + " on "
+                                          + std::to_string(m_ranks) + " ranks with these options",
+                                      "\"" + algo + "\" (" + e.what() + ")");
+            }
+        }
+        return it->second;
+    }
+
+    /// nccl-tests' #wrong: problems the validator finds (0 = provably correct); -1 = N/A.
+    int64_t Wrong(const Schedule& s)
+    {
+        if (s.m_collective == CollectiveKind::kCustom)
+        {
+            return -1;
+        }
+        auto it = m_wrong.find(&s);
+        if (it == m_wrong.end())
+        {
+            it = m_wrong.emplace(&s, int64_t(ValidateSchedule(s).m_problems.size())).first;
+        }
+        return it->second;
+    }
+
+  private:
+    void LoadFile()
+    {
+        MscclDocument doc = LoadScheduleFile(m_opt.scheduleFile);
+        std::string found;
+        for (Schedule& s : doc.m_schedules)
+        {
+            found += (found.empty() ? "" : ", ") + ToString(s.m_collective) + " on "
+                     + std::to_string(s.m_ranks);
+            if (s.m_collective == m_kind && s.m_ranks == m_ranks)
+            {
+                if (!m_opt.protocol.empty())
+                {
+                    s.m_protocol = *ParseProtocol(m_opt.protocol);
+                }
+                m_file.push_back(s);
+            }
+        }
+        if (m_file.empty())
+        {
+            throw ns3::InputError(m_opt.scheduleFile,
+                                  "algo",
+                                  "a " + ToString(m_kind) + " schedule for "
+                                      + std::to_string(m_ranks)
+                                      + " ranks (--coll, the scenario's hosts or --ranks)",
+                                  found);
+        }
+    }
+
+    const CollectiveCommandOptions& m_opt;
+    CollectiveKind m_kind;
+    int m_ranks;
+    GeneratorOptions m_gen;
+    CollectiveOptions m_auto;
+    std::vector<Schedule> m_file;
+    std::map<std::string, Schedule> m_generated;
+    std::map<const Schedule*, int64_t> m_wrong;
+};
+
+/// The scenario's congestion control for its data priority.
+std::string
+CcName(const FabricScenario& sc)
+{
+    auto it = sc.transport.ccPerPriority.find(sc.transport.priority);
+    return it != sc.transport.ccPerPriority.end() ? it->second : sc.transport.cc;
+}
+
+/// Watchdog for one size: the scenario's stop_ns when it sets one, else 100 simulated seconds.
+int64_t
+StopPs(const FabricScenario& sc)
+{
+    return sc.raw.contains("stop_ns") ? int64_t(sc.stopNs) * 1000 : int64_t(100) * 1000000000000LL;
+}
+
+} // namespace
+
+CollectiveCommandOptions
+ParseCollectiveArgs(const std::vector<std::string>& a)
+{
+    CollectiveCommandOptions o;
+    bool haveMin = false;
+    bool haveMax = false;
+    for (size_t i = 1; i < a.size(); ++i)
+    {
+        std::string v;
+        if (Take(a, i, "--coll", v))
+        {
+            o.coll = v;
+        }
+        else if (Take(a, i, "--algo", v))
+        {
+            o.algo = v;
+        }
+        else if (Take(a, i, "--schedule", v))
+        {
+            o.scheduleFile = v;
+        }
+        else if (Take(a, i, "-b", v) || Take(a, i, "--minbytes", v))
+        {
+            o.minBytes = ParseNcclSize(v, "-b");
+            haveMin = true;
+        }
+        else if (Take(a, i, "-e", v) || Take(a, i, "--maxbytes", v))
+        {
+            o.maxBytes = ParseNcclSize(v, "-e");
+            haveMax = true;
+        }
+        else if (Take(a, i, "-f", v) || Take(a, i, "--stepfactor", v))
+        {
+            o.factor = uint64_t(ToInt(v, "-f", 2));
+        }
+        else if (Take(a, i, "-n", v) || Take(a, i, "--iters", v))
+        {
+            o.iters = ToInt(v, "-n", 1);
+        }
+        else if (Take(a, i, "-w", v) || Take(a, i, "--warmup_iters", v))
+        {
+            o.warmup = ToInt(v, "-w", 0);
+        }
+        else if (Take(a, i, "--backend", v))
+        {
+            o.backend = v;
+        }
+        else if (Take(a, i, "--out", v))
+        {
+            o.outDir = v;
+        }
+        else if (Take(a, i, "--channels", v))
+        {
+            o.channels = ToInt(v, "--channels", 1);
+        }
+        else if (Take(a, i, "--chunks", v))
+        {
+            o.chunks = ToInt(v, "--chunks", 1);
+        }
+        else if (Take(a, i, "--proto", v))
+        {
+            if (!ParseProtocol(v))
+            {
+                throw ns3::InputError(kCli, "--proto", "Simple, LL or LL128", "\"" + v + "\"");
+            }
+            o.protocol = v;
+        }
+        else if (Take(a, i, "--root", v))
+        {
+            o.root = uint32_t(ToInt(v, "--root", 0));
+        }
+        else if (Take(a, i, "--ranks", v))
+        {
+            o.ranks = ToInt(v, "--ranks", 1);
+        }
+        else if (Take(a, i, "--local-size", v))
+        {
+            o.localSize = ToInt(v, "--local-size", 1);
+        }
+        else if (Take(a, i, "--set", v))
+        {
+            o.sets.push_back(v);
+        }
+        else if (a[i].rfind("--ns3::", 0) == 0)
+        {
+            o.ns3Args.push_back(a[i]);
+        }
+        else if (!a[i].empty() && a[i][0] != '-' && o.scenario.empty())
+        {
+            o.scenario = a[i];
+        }
+        else
+        {
+            throw ns3::InputError(kCli,
+                                  a[i],
+                                  "a scenario path or an option of 'fabricsim collective'",
+                                  "\"" + a[i] + "\"");
+        }
+    }
+    if (o.scenario.empty())
+    {
+        throw ns3::InputError(kCli,
+                              "SCENARIO",
+                              "a scenario file (fabricsim collective SCENARIO.json ...)",
+                              "nothing");
+    }
+    if (o.coll.empty() || !ParseCollectiveKind(o.coll))
+    {
+        throw ns3::InputError(
+            kCli,
+            "--coll",
+            "one of allreduce, allgather, reducescatter, alltoall, broadcast, reduce",
+            o.coll.empty() ? "nothing" : "\"" + o.coll + "\"");
+    }
+    if (o.algo.empty() == o.scheduleFile.empty())
+    {
+        throw ns3::InputError(kCli,
+                              "--algo",
+                              "exactly one of --algo NAME and --schedule FILE",
+                              o.algo.empty() ? "neither" : "both");
+    }
+    if (haveMin && !haveMax)
+    {
+        o.maxBytes = std::max(o.maxBytes, o.minBytes);
+    }
+    if (haveMax && !haveMin)
+    {
+        o.minBytes = std::min(o.minBytes, o.maxBytes);
+    }
+    if (o.minBytes > o.maxBytes)
+    {
+        throw ns3::InputError(kCli,
+                              "-b",
+                              "a minimum size <= the maximum (-e " + std::to_string(o.maxBytes)
+                                  + ")",
+                              std::to_string(o.minBytes));
+    }
+    o.backend = Lower(o.backend);
+    if (o.backend != "packet" && o.backend != "analytical")
+    {
+        throw ns3::InputError(kCli, "--backend", "packet or analytical", "\"" + o.backend + "\"");
+    }
+    return o;
+}
+
+int
+ServerLocalSize(const Topology& topo, int ranks)
+{
+    if (ranks <= 0 || uint32_t(ranks) > topo.NumHosts())
+    {
+        return 0;
+    }
+    const uint32_t first = topo.nodes[topo.hosts[0]].group;
+    int local = 0;
+    while (local < ranks && topo.nodes[topo.hosts[local]].group == first)
+    {
+        local++;
+    }
+    if (local < 2 || ranks % local != 0)
+    {
+        return 0;
+    }
+    auto group = [&](int r)
+    {
+        return topo.nodes[topo.hosts[r]].group;
+    };
+    for (int r = 0; r < ranks; ++r)
+    {
+        const int lead = r - r % local;
+        // Same server as its server's first rank, and a different server from the previous one.
+        if (group(r) != group(lead) || (lead > 0 && group(lead) == group(lead - local)))
+        {
+            return 0;
+        }
+    }
+    return local;
+}
+
+CollectiveMeasurement
+MeasureCollective(const FabricScenario& sc,
+                  const std::string& backend,
+                  const Schedule& schedule,
+                  uint64_t bytes,
+                  int warmup,
+                  int iters,
+                  const std::vector<std::string>& ns3Args)
+{
+    ConfigureSimulator(sc, ns3Args);
+    const ExecutorConfig cfg = ns3::ExecutorConfigFromAttributes();
+    std::unique_ptr<ns3::FabricTopologyHelper> fabric;
+    std::unique_ptr<Transport> transport;
+    if (backend == "analytical")
+    {
+        AnalyticalOptions ao;
+        ao.m_mtuBytes = sc.transport.mtuBytes;
+        ao.m_ackInterval = sc.transport.ackInterval;
+        ao.m_messageOverheadPs = ns3::AnalyticalOverheadFromAttributes();
+        transport = std::make_unique<AnalyticalTransport>(sc.topology, ao);
+    }
+    else
+    {
+        ns3::ObjectFactory cc = CcFactory(CcName(sc), sc.file, "transport.cc");
+        fabric = InstallFabric(sc);
+        PacketTransportOptions po;
+        po.m_priority = sc.transport.priority;
+        po.m_stopPs = StopPs(sc);
+        transport = std::make_unique<PacketTransport>(*fabric, cc, po);
+    }
+
+    CollectiveMeasurement m;
+    m.m_complete = true;
+    for (int i = 0; i < warmup + iters && m.m_complete; ++i)
+    {
+        Executor ex(*transport, schedule, cfg);
+        ex.Start(bytes);
+        transport->Run();
+        m.m_last = ex.Result();
+        if (!m.m_last.m_complete)
+        {
+            m.m_complete = false;
+            m.m_stuckReport = m.m_last.StuckReport();
+            if (auto* pt = dynamic_cast<PacketTransport*>(transport.get()))
+            {
+                for (const std::string& line : pt->InFlightReport())
+                {
+                    m.m_stuckReport += "  undelivered: " + line + "\n";
+                }
+                if (pt->StoppedByWatchdog())
+                {
+                    m.m_stuckReport
+                        += "  stopped at the watchdog (stop_ns) with transfers still in flight\n";
+                }
+            }
+        }
+        else if (i >= warmup)
+        {
+            m.m_iterationUs.push_back(double(m.m_last.DurationPs()) * 1e-6);
+        }
+    }
+    double sum = 0;
+    for (double t : m.m_iterationUs)
+    {
+        sum += t;
+    }
+    m.m_timeUs = m.m_iterationUs.empty() ? 0 : sum / double(m.m_iterationUs.size());
+    if (fabric)
+    {
+        ns3::FabricTotals totals = ns3::FabricStatsHelper(*fabric).Collect();
+        m.m_fabric = {{"drops", totals.dropsTotal},
+                      {"pfc_pauses_sent", totals.pfcPauseSent},
+                      {"ecn_marked", totals.ecnMarked},
+                      {"cnps_sent", totals.cnpsSent},
+                      {"retransmitted_packets", totals.retransmittedPackets},
+                      {"timeouts", totals.timeouts},
+                      {"max_queue_bytes", totals.maxQueueBytes},
+                      {"conserved", totals.Conserved()}};
+        transport.reset();
+        fabric.reset();
+        ns3::Simulator::Destroy();
+    }
+    return m;
+}
+
+int
+RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std::ostream& err)
+{
+    // Everything that can be wrong with the input is found before anything is written.
+    nlohmann::json doc = LoadScenarioJson(opt.scenario, opt.sets);
+    FabricScenario sc = ParseFabricScenario(doc, opt.scenario);
+    const CollectiveKind kind = *ParseCollectiveKind(opt.coll);
+    const int hosts = int(sc.topology.NumHosts());
+    const int n = opt.ranks > 0 ? opt.ranks : hosts;
+    if (n > hosts)
+    {
+        throw ns3::InputError(kCli,
+                              "--ranks",
+                              "at most the scenario's " + std::to_string(hosts) + " hosts",
+                              std::to_string(n));
+    }
+    const int localSize = opt.localSize > 0 ? opt.localSize : ServerLocalSize(sc.topology, n);
+    ConfigureSimulator(sc, opt.ns3Args); // rejects bad --ns3:: overrides and attributes
+    CcFactory(CcName(sc), sc.file, "transport.cc");
+    ScheduleSource source(opt, kind, n, localSize);
+    std::vector<uint64_t> sizes;
+    for (uint64_t s : SizeSweep(opt.minBytes, opt.maxBytes, opt.factor))
+    {
+        sizes.push_back(s);
+        std::string name;
+        source.For(std::max<uint64_t>(AlignedSize(kind, s, n), 1),
+                   name); // generate (and check) up front
+    }
+    OutputDir dir(opt.outDir);
+
+    const std::string scenarioName = sc.raw.value("name", sc.file);
+    out << "# fabricsim collective: " << ToString(kind) << " on " << n << " ranks, "
+        << (opt.scheduleFile.empty() ? "algorithm " + opt.algo : "schedule " + opt.scheduleFile)
+        << ", backend " << opt.backend << "\n"
+        << "# scenario " << scenarioName << " (" << sc.topology.type << "), " << opt.warmup
+        << " warm-up and " << opt.iters << " timed iteration(s) per size, type float\n"
+        << "#\n";
+    for (int r = 0; r < n && r < 64; ++r)
+    {
+        out << "#  Rank " << std::setw(3) << r << " on "
+            << sc.topology.nodes[sc.topology.hosts[r]].name << "\n";
+    }
+    out << NcclTableHeader();
+
+    std::vector<NcclRow> rows;
+    nlohmann::json jrows = nlohmann::json::array();
+    bool allComplete = true;
+    const bool progress = isatty(2);
+    const auto wall0 = std::chrono::steady_clock::now();
+    for (uint64_t requested : sizes)
+    {
+        const uint64_t bytes = AlignedSize(kind, requested, n);
+        if (bytes == 0)
+        {
+            out << "# size " << requested << " holds fewer than " << n
+                << " elements per rank; skipped\n";
+            continue;
+        }
+        std::string name;
+        const Schedule& s = source.For(bytes, name);
+        const auto t0 = std::chrono::steady_clock::now();
+        CollectiveMeasurement m
+            = MeasureCollective(sc, opt.backend, s, bytes, opt.warmup, opt.iters, opt.ns3Args);
+        const double wall
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        NcclRow row = MakeNcclRow(kind, n, bytes, m.m_timeUs, source.Wrong(s), int(opt.root));
+        row.m_complete = m.m_complete;
+        rows.push_back(row);
+        nlohmann::json jr = NcclRowsJson({row})[0];
+        jr["algorithm"] = name;
+        jr["protocol"] = ToString(m.m_last.m_protocol);
+        jr["iterations_us"] = m.m_iterationUs;
+        jr["tiles"] = m.m_last.m_tiles;
+        jr["slice_bytes"] = m.m_last.m_sliceBytes;
+        jr["messages_per_iteration"] = m.m_last.m_messages;
+        jr["transfer_bytes_per_iteration"] = m.m_last.m_transferBytes;
+        if (!m.m_fabric.is_null())
+        {
+            jr["fabric"] = m.m_fabric;
+        }
+        if (m.m_complete)
+        {
+            out << NcclTableLine(row);
+        }
+        else
+        {
+            allComplete = false;
+            jr["stuck"] = m.m_stuckReport;
+            out << "# size " << bytes << ": collective did not complete (see stderr)\n";
+            err << "fabricsim: " << ToString(kind) << " of " << bytes
+                << " bytes: " << m.m_stuckReport;
+        }
+        jrows.push_back(jr);
+        if (progress)
+        {
+            std::fprintf(stderr,
+                         "[fabricsim] %llu bytes simulated in %.2f s\n",
+                         (unsigned long long)bytes,
+                         wall);
+        }
+    }
+    out << "# Out of bounds values : " << (allComplete ? "0 OK" : "stuck collectives, see stderr")
+        << "\n";
+    out << NcclAverageLine(rows) << "#\n";
+
+    nlohmann::json summary;
+    summary["scenario"] = scenarioName;
+    summary["collective"] = ToString(kind);
+    summary["ranks"] = n;
+    summary["backend"] = opt.backend;
+    if (opt.scheduleFile.empty())
+    {
+        summary["algorithm"] = opt.algo;
+        summary["channels"] = opt.channels;
+        summary["chunks_per_rank"] = opt.chunks;
+    }
+    else
+    {
+        summary["schedule"] = opt.scheduleFile;
+    }
+    summary["local_size"] = localSize;
+    summary["type"] = "float";
+    summary["warmup_iters"] = opt.warmup;
+    summary["iters"] = opt.iters;
+    const ExecutorConfig cfg = ns3::ExecutorConfigFromAttributes();
+    summary["executor"] = {{"max_chunk_bytes", cfg.m_maxChunkBytes},
+                           {"slice_bytes", cfg.m_sliceBytes},
+                           {"slots", cfg.m_slots},
+                           {"step_latency_ns", double(cfg.m_stepLatencyPs) / 1000},
+                           {"launch_latency_ns", double(cfg.m_launchLatencyPs) / 1000},
+                           {"memory_bandwidth_gbps", cfg.m_memoryBytesPerSecond / 1e9}};
+    summary["rows"] = jrows;
+    summary["avg_busbw_gbps"] = AverageBusBandwidth(rows);
+    summary["complete"] = allComplete;
+    WriteFileAtomic(dir.Path("collective.json"), summary.dump(2) + "\n");
+    WriteFileAtomic(dir.Path("collective.csv"), NcclRowsCsv(rows));
+    const double wall
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    // Wall-clock time lives apart so collective.json is byte-identical for a seed.
+    WriteFileAtomic(dir.Path("timing.json"), nlohmann::json{{"wall_s", wall}}.dump(2) + "\n");
+    dir.Commit();
+    return allComplete ? 0 : 1;
+}
+
+int
+RunValidateArgs(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
+{
+    std::string file;
+    std::string coll;
+    int ranks = 0;
+    for (size_t i = 1; i < a.size(); ++i)
+    {
+        std::string v;
+        if (Take(a, i, "--coll", v))
+        {
+            coll = v;
+        }
+        else if (Take(a, i, "--ranks", v))
+        {
+            ranks = ToInt(v, "--ranks", 1);
+        }
+        else if (!a[i].empty() && a[i][0] != '-' && file.empty())
+        {
+            file = a[i];
+        }
+        else
+        {
+            throw ns3::InputError(
+                kCli, a[i], "a schedule file, --coll C or --ranks N", "\"" + a[i] + "\"");
+        }
+    }
+    if (file.empty())
+    {
+        throw ns3::InputError(kCli,
+                              "FILE",
+                              "a schedule file (fabricsim validate FILE [--coll C] [--ranks N])",
+                              "nothing");
+    }
+    return RunValidateCommand(file, coll, ranks, out, err);
+}
+
+} // namespace fabricsim

@@ -1,0 +1,89 @@
+/*
+ * `fabricsim collective`: nccl-tests-style runs of one collective over a size sweep on the
+ * fabric of a scenario (ranks = its hosts / accelerators in order), on the packet-level fabric
+ * or the analytical backend. Prints the nccl-tests table and writes DIR/collective.json,
+ * DIR/collective.csv and DIR/timing.json.
+ */
+#ifndef FABRICSIM_COLLECTIVE_COMMAND_H
+#define FABRICSIM_COLLECTIVE_COMMAND_H
+
+#include "executor.h"
+#include "fabric-scenario.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/// Parsed command line of `fabricsim collective`.
+struct CollectiveCommandOptions
+{
+    std::string scenario;
+    std::string coll;
+    std::string algo;         ///< generator name or "auto"; empty when scheduleFile is given
+    std::string scheduleFile; ///< MSCCL XML or JSON IR
+    uint64_t minBytes = 32ULL << 20;
+    uint64_t maxBytes = 32ULL << 20;
+    uint64_t factor = 2;
+    int iters = 1;  ///< timed iterations (nccl-tests: 20; a deterministic simulation needs fewer)
+    int warmup = 0; ///< warm-up iterations (nccl-tests: 1)
+    std::string backend = "packet";
+    std::string outDir = "out";
+    int channels = 1;
+    int chunks = 1;       ///< pipelining units per rank of generated schedules
+    std::string protocol; ///< "" = Simple for generated schedules, the file's own otherwise
+    uint32_t root = 0;
+    int ranks = 0;      ///< 0 = every host of the scenario
+    int localSize = -1; ///< -1 = from the topology's server groups
+    std::vector<std::string> sets;
+    std::vector<std::string> ns3Args;
+};
+
+/// Parses the arguments after "collective". \throws ns3::InputError naming the option
+CollectiveCommandOptions ParseCollectiveArgs(const std::vector<std::string>& args);
+
+/// One size on one backend: warm-up then timed iterations, back to back on one fabric.
+struct CollectiveMeasurement
+{
+    bool m_complete = false;
+    std::vector<double> m_iterationUs; ///< timed iterations
+    double m_timeUs = 0;               ///< mean of m_iterationUs
+    ExecutionResult m_last;            ///< last iteration run (the stuck one when incomplete)
+    std::string m_stuckReport;         ///< executor report plus undelivered transfers
+    nlohmann::json m_fabric;           ///< packet backend: drops, pauses, retransmissions
+};
+
+/**
+ * Runs \p schedule on \p bytes over a fresh instance of the scenario's fabric: schedule rank i
+ * is host i. The executor reads its attributes (ns3::CollectiveExecutor) after the scenario's
+ * attributes and \p ns3Args are applied. A stuck iteration ends the measurement.
+ * \param backend "packet" or "analytical"
+ */
+CollectiveMeasurement MeasureCollective(const FabricScenario& sc,
+                                        const std::string& backend,
+                                        const Schedule& schedule,
+                                        uint64_t bytes,
+                                        int warmup,
+                                        int iters,
+                                        const std::vector<std::string>& ns3Args = {});
+
+/// Ranks per server when the first \p ranks hosts are numbered server-major with equal
+/// servers (rank = server * L + local); 0 otherwise.
+int ServerLocalSize(const Topology& topo, int ranks);
+
+/// Runs the command. \return 0 when every size completed, 1 when a collective got stuck
+int RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std::ostream& err);
+
+/**
+ * `fabricsim validate FILE [--coll C] [--ranks N]` (arguments after the program name): runs
+ * the schedule validator. \return 0 valid, 1 invalid, 2 unreadable or bad arguments
+ */
+int RunValidateArgs(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+} // namespace fabricsim
+
+#endif

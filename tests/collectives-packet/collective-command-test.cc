@@ -1,0 +1,303 @@
+/*
+ * `fabricsim collective` and `fabricsim validate` in process: the nccl-tests table, the JSON
+ * and CSV rows, determinism, schedule files, attributes, stuck runs, and bad input refused
+ * before anything is written.
+ */
+#include "cli-commands.h"
+#include "input-error.h"
+#include "packet-test-util.h"
+#include "test-util.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace fabricsim
+{
+namespace
+{
+
+using nlohmann::json;
+
+bool
+Exists(const std::string& path)
+{
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+}
+
+std::string
+WriteScenario(const json& doc, const std::string& tag)
+{
+    std::string path = test::FreshDir(tag) + ".json";
+    std::ofstream(path) << doc.dump();
+    return path;
+}
+
+int
+Cli(const std::vector<std::string>& args,
+    std::string* outText = nullptr,
+    std::string* errText = nullptr)
+{
+    std::ostringstream out;
+    std::ostringstream err;
+    int rc = Dispatch(args, out, err);
+    if (outText)
+    {
+        *outText = out.str();
+    }
+    if (errText)
+    {
+        *errText = err.str();
+    }
+    return rc;
+}
+
+TEST(CollectiveCommand, PrintsTheNcclTableAndWritesJsonAndCsv)
+{
+    const std::string sc = WriteScenario(test::SingleSwitchScenario(4, "100Gbps"), "table");
+    const std::string dir = test::FreshDir("table-out");
+    std::string text;
+    ASSERT_EQ(Cli({"collective",
+                   sc,
+                   "--coll",
+                   "allreduce",
+                   "--algo",
+                   "ring",
+                   "-b",
+                   "1K",
+                   "-e",
+                   "64K",
+                   "-f",
+                   "4",
+                   "--backend",
+                   "analytical",
+                   "--out",
+                   dir},
+                  &text),
+              0);
+    EXPECT_NE(text.find("#       size         count      type   redop    root     time   algbw   "
+                        "busbw  #wrong"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("        1024           256     float     sum      -1"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("# Avg bus bandwidth    : "), std::string::npos);
+    json j = json::parse(test::Slurp(dir + "/collective.json"));
+    ASSERT_EQ(j["rows"].size(), 4u);
+    const std::vector<uint64_t> sizes = {1024, 4096, 16384, 65536};
+    for (size_t i = 0; i < 4; ++i)
+    {
+        const json& r = j["rows"][i];
+        EXPECT_EQ(r["size_bytes"].get<uint64_t>(), sizes[i]);
+        EXPECT_GT(r["time_us"].get<double>(), 0);
+        EXPECT_NEAR(r["algbw_gbps"].get<double>(),
+                    double(sizes[i]) / (r["time_us"].get<double>() * 1e3),
+                    1e-9);
+        EXPECT_NEAR(r["busbw_gbps"].get<double>(), r["algbw_gbps"].get<double>() * 1.5, 1e-9);
+        EXPECT_EQ(r["wrong"], 0);
+    }
+    // Bigger messages move at a higher rate.
+    EXPECT_GT(j["rows"][3]["busbw_gbps"].get<double>(), j["rows"][0]["busbw_gbps"].get<double>());
+    EXPECT_EQ(j["backend"], "analytical");
+    EXPECT_EQ(j["ranks"], 4);
+    const std::string csv = test::Slurp(dir + "/collective.csv");
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+    EXPECT_TRUE(Exists(dir + "/timing.json"));
+}
+
+TEST(CollectiveCommand, SameScenarioGivesByteIdenticalResultsOnThePacketFabric)
+{
+    const std::string sc = WriteScenario(test::SingleSwitchScenario(4, "100Gbps"), "det");
+    std::string a = test::FreshDir("det-a");
+    std::string b = test::FreshDir("det-b");
+    for (const std::string& d : {a, b})
+    {
+        ASSERT_EQ(Cli({"collective", sc,   "--coll",    "allgather", "--algo", "ring", "-b",
+                       "64K",        "-e", "1M",        "-f",        "16",     "-n",   "2",
+                       "-w",         "1",  "--backend", "packet",    "--out",  d}),
+                  0);
+    }
+    const std::string ja = test::Slurp(a + "/collective.json");
+    EXPECT_FALSE(ja.empty());
+    EXPECT_EQ(ja, test::Slurp(b + "/collective.json"));
+    json j = json::parse(ja);
+    EXPECT_EQ(j["rows"][0]["iterations_us"].size(), 2u);
+    EXPECT_EQ(j["rows"][0]["fabric"]["drops"], 0);
+}
+
+TEST(CollectiveCommand, RunsAScheduleFile)
+{
+    if (test::CorpusDir().empty())
+    {
+        GTEST_SKIP() << "MSCCL corpus not found next to the repository; skipped";
+    }
+    const std::string sc = WriteScenario(test::SingleSwitchScenario(8, "100Gbps"), "file");
+    const std::string dir = test::FreshDir("file-out");
+    const std::string file
+        = test::CorpusDir() + "/generated/mscclang-allreduce_ring_simple_8_1.xml";
+    ASSERT_EQ(Cli({"collective",
+                   sc,
+                   "--coll",
+                   "allreduce",
+                   "--schedule",
+                   file,
+                   "-b",
+                   "1M",
+                   "-e",
+                   "1M",
+                   "--backend",
+                   "packet",
+                   "--out",
+                   dir}),
+              0);
+    json j = json::parse(test::Slurp(dir + "/collective.json"));
+    EXPECT_EQ(j["schedule"], file);
+    EXPECT_TRUE(j["complete"].get<bool>());
+    EXPECT_EQ(j["rows"][0]["wrong"], 0);
+}
+
+TEST(CollectiveCommand, ExecutorAttributesComeFromTheCommandLineAndTheScenario)
+{
+    json doc = test::SingleSwitchScenario(4, "100Gbps");
+    auto timeWith = [&](const json& d, const std::vector<std::string>& extra)
+    {
+        const std::string sc = WriteScenario(d, "attr");
+        const std::string dir = test::FreshDir("attr-out");
+        std::vector<std::string> args = {"collective",
+                                         sc,
+                                         "--coll",
+                                         "allreduce",
+                                         "--algo",
+                                         "ring",
+                                         "-b",
+                                         "1K",
+                                         "--backend",
+                                         "analytical",
+                                         "--out",
+                                         dir};
+        args.insert(args.end(), extra.begin(), extra.end());
+        EXPECT_EQ(Cli(args), 0);
+        return json::parse(test::Slurp(dir + "/collective.json"))["rows"][0]["time_us"]
+            .get<double>();
+    };
+    const double base = timeWith(doc, {});
+    // 2 us more per step: at least one step's worth, at most all 7 of a rank's steps.
+    const double slowSteps = timeWith(doc, {"--ns3::CollectiveExecutor::StepLatency=2.5us"});
+    EXPECT_GT(slowSteps, base + 2.0);
+    EXPECT_LE(slowSteps, base + 7 * 2.0 + 0.001);
+    json slow = doc;
+    slow["attributes"] = {{"ns3::CollectiveExecutor::LaunchLatency", "14us"}};
+    EXPECT_NEAR(timeWith(slow, {}), base + 10.0, 0.01);
+}
+
+TEST(CollectiveCommand, StuckCollectiveExitsOneWithTheReport)
+{
+    json doc = test::SingleSwitchScenario(4, "100Gbps");
+    doc["link_events"]
+        = json::array({{{"link", 3}, {"at_ns", 20000}, {"state", "down"}}}); // after connecting
+    doc["stop_ns"] = 2000000;
+    const std::string sc = WriteScenario(doc, "stuck");
+    const std::string dir = test::FreshDir("stuck-out");
+    std::string out;
+    std::string err;
+    EXPECT_EQ(Cli({"collective",
+                   sc,
+                   "--coll",
+                   "allreduce",
+                   "--algo",
+                   "ring",
+                   "-b",
+                   "1M",
+                   "--backend",
+                   "packet",
+                   "--out",
+                   dir},
+                  &out,
+                  &err),
+              1);
+    EXPECT_NE(err.find("ranks stuck"), std::string::npos) << err;
+    EXPECT_NE(err.find("waits for a message from rank"), std::string::npos) << err;
+    json j = json::parse(test::Slurp(dir + "/collective.json"));
+    EXPECT_FALSE(j["complete"].get<bool>());
+    EXPECT_TRUE(j["rows"][0]["time_us"].is_null());
+    EXPECT_NE(j["rows"][0]["stuck"].get<std::string>().find("undelivered"), std::string::npos);
+}
+
+TEST(CollectiveCommand, BadInputIsRefusedBeforeAnythingIsWritten)
+{
+    const std::string sc = WriteScenario(test::SingleSwitchScenario(4, "100Gbps"), "bad");
+    const std::vector<std::vector<std::string>> cases = {
+        {"--coll", "allreduce", "--algo", "ring", "--backend", "fluid"},
+        {"--algo", "ring"},
+        {"--coll", "allsum", "--algo", "ring"},
+        {"--coll", "allreduce"},
+        {"--coll", "allreduce", "--algo", "ring", "--schedule", "x.xml"},
+        {"--coll", "allreduce", "--algo", "ring", "-b", "1M", "-e", "1K"},
+        {"--coll", "allreduce", "--algo", "ring", "-b", "12X"},
+        {"--coll", "allreduce", "--algo", "ring", "-n", "0"},
+        {"--coll", "allreduce", "--algo", "nosuch"},
+        {"--coll", "alltoall", "--algo", "tree"},
+        {"--coll", "allreduce", "--algo", "ring", "--ranks", "9"},
+        {"--coll", "allreduce", "--algo", "ring", "--ns3::CollectiveExecutor::NoSuch=1"},
+        {"--coll", "allreduce", "--algo", "ring", "--set", "transport.cc=nosuch"},
+        {"--coll", "allreduce", "--algo", "ring", "--bogus"},
+    };
+    for (const auto& c : cases)
+    {
+        const std::string dir = test::FreshDir("bad-out");
+        std::vector<std::string> args = {"collective", sc, "--out", dir};
+        args.insert(args.end(), c.begin(), c.end());
+        EXPECT_THROW(Cli(args), ns3::InputError) << c[c.size() - 1];
+        EXPECT_FALSE(Exists(dir)) << c[c.size() - 1];
+    }
+    if (!test::CorpusDir().empty())
+    {
+        // An 8-rank schedule on a 4-host scenario.
+        const std::string dir = test::FreshDir("bad-out");
+        EXPECT_THROW(Cli({"collective",
+                          sc,
+                          "--coll",
+                          "allreduce",
+                          "--schedule",
+                          test::CorpusDir() + "/generated/mscclang-allreduce_ring_simple_8_1.xml",
+                          "--out",
+                          dir}),
+                     ns3::InputError);
+        EXPECT_FALSE(Exists(dir));
+    }
+}
+
+TEST(ValidateCommand, ExitCodesFollowTheVerdict)
+{
+    if (test::CorpusDir().empty())
+    {
+        GTEST_SKIP() << "MSCCL corpus not found next to the repository; skipped";
+    }
+    const std::string dir = test::CorpusDir();
+    std::string out;
+    EXPECT_EQ(Cli({"validate", dir + "/generated/mscclang-allreduce_ring_simple_8_1.xml"}, &out),
+              0);
+    EXPECT_NE(out.find(": VALID"), std::string::npos) << out;
+    EXPECT_EQ(Cli({"validate", dir + "/public/ns3msccl-allreduce_ring_2_1.xml"}), 1);
+    EXPECT_EQ(Cli({"validate",
+                   dir + "/generated/mscclang-allreduce_ring_simple_8_1.xml",
+                   "--coll",
+                   "allgather"}),
+              1);
+    EXPECT_EQ(Cli({"validate",
+                   dir + "/generated/mscclang-allreduce_ring_simple_8_1.xml",
+                   "--ranks",
+                   "8",
+                   "--coll",
+                   "allreduce"}),
+              0);
+    EXPECT_EQ(Cli({"validate", "/nonexistent/schedule.xml"}), 2);
+    EXPECT_THROW(Cli({"validate"}), ns3::InputError);
+    EXPECT_THROW(Cli({"validate", "a.xml", "--ranks", "x"}), ns3::InputError);
+}
+
+} // namespace
+} // namespace fabricsim
