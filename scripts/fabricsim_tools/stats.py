@@ -50,5 +50,6 @@ def format_bytes(n):
         if n >= scale:
             v = n / scale
             digits = 0 if v >= 100 else 1 if v >= 10 else 2  # three significant digits
-            return ("%.*f" % (digits, v)).rstrip("0").rstrip(".") + unit
+            text = "%.*f" % (digits, v)
+            return (text.rstrip("0").rstrip(".") if "." in text else text) + unit
     return str(int(n))

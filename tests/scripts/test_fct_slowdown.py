@@ -115,6 +115,13 @@ class FctSlowdown(ScriptTestCase):
         self.assertTrue(md[0].startswith("| flow size (bytes) | dcqcn n |"))
         self.assertEqual(md[2], "| <= 5K | 5 | 9.00 | 15.00 | 15.00 | 5 | 3.00 | 5.00 | 5.00 |")
 
+    def test_bin_labels_name_the_edges(self):
+        path = write_fct(os.path.join(self.dir, "fct.csv"), [(150000, 1000, 1000), (16234, 1000, 1000),
+                                                             (5000000, 1000, 1000)])
+        md = fct_slowdown(path, "--bins", "16234,200K,1M", "--format", "markdown").stdout.splitlines()
+        self.assertEqual([line.split(" | ")[0] for line in md[2:]],
+                         ["| <= 16.2K", "| 16.2K-200K", "| 200K-1M", "| > 1M", "| all"])
+
     def test_exclude_incast_drops_flows_that_start_together(self):
         flows = [(500000, 9000, 1000, 5, 777)] * 3 + [(500000, 2000, 1000, 5, 778), (20000, 1000, 1000, 5, 777)]
         path = write_fct(os.path.join(self.dir, "fct.csv"), flows)
