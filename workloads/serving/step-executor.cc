@@ -688,8 +688,14 @@ StepExecutor::StartCollective(const std::string& key)
     }
     if (c.op == CommOp::Gather)
     {
-        // Point-to-point sends of each member's part to group index 0.
+        // Point-to-point sends of each member's part to group index 0. The sizes are read
+        // first: a backend that completes a send at once would erase the collective.
         c.left = ranks.size() - 1;
+        std::vector<uint64_t> parts;
+        for (const ProgramItem* m : c.members)
+        {
+            parts.push_back(m->bytes);
+        }
         for (size_t i = 1; i < ranks.size(); ++i)
         {
             uint32_t src = ranks[i];
@@ -707,7 +713,7 @@ StepExecutor::StartCollective(const std::string& key)
                     CommDone(root, key);
                 }
             };
-            uint64_t bytes = c.members[i]->bytes;
+            uint64_t bytes = parts[i];
             if (bytes == 0)
             {
                 m_api.Schedule(0, delivered);
