@@ -45,9 +45,9 @@ Coalesce(const std::vector<Piece>& pieces, bool withRed)
         if (!out.empty())
         {
             Piece& last = out.back();
-            if (Continues(last.m_src, last.m_count, p.m_src) &&
-                Continues(last.m_dst, last.m_count, p.m_dst) &&
-                (!withRed || Continues(last.m_red, last.m_count, p.m_red)))
+            if (Continues(last.m_src, last.m_count, p.m_src)
+                && Continues(last.m_dst, last.m_count, p.m_dst)
+                && (!withRed || Continues(last.m_red, last.m_count, p.m_red)))
             {
                 last.m_count += p.m_count;
                 continue;
@@ -65,11 +65,10 @@ ScheduleBuilder::ScheduleBuilder(CollectiveKind kind,
                                  const GeneratorOptions& opt,
                                  const std::string& name,
                                  bool inPlace)
-    : m_schedule(
-          Schedule::Create(kind, ranks, chunksPerLoop, false, opt.protocol, channels)),
-      m_aliasing(inPlace),
-      m_perRank(ranks > 0 ? chunksPerLoop / ranks : 0),
-      m_ranks(ranks)
+    : m_schedule(Schedule::Create(kind, ranks, chunksPerLoop, false, opt.protocol, channels))
+    , m_aliasing(inPlace)
+    , m_perRank(ranks > 0 ? chunksPerLoop / ranks : 0)
+    , m_ranks(ranks)
 {
     m_schedule.m_name = name;
     // With hazards tracked on the in-place storage, both readings are correct.
@@ -91,12 +90,13 @@ ScheduleBuilder::Tb(int rank, int sendPeer, int recvPeer, int channel)
     {
         return it->second;
     }
-    auto owned = [&](std::map<std::pair<int, int>, int>& owners, int peer, const char* what) {
+    auto owned = [&](std::map<std::pair<int, int>, int>& owners, int peer, const char* what)
+    {
         if (peer >= 0 && owners.count({peer, channel}))
         {
-            throw std::logic_error("generator: " + Where(rank, owners[{peer, channel}]) +
-                                   " already " + what + " peer " + std::to_string(peer) +
-                                   " on channel " + std::to_string(channel));
+            throw std::logic_error("generator: " + Where(rank, owners[{peer, channel}])
+                                   + " already " + what + " peer " + std::to_string(peer)
+                                   + " on channel " + std::to_string(channel));
         }
     };
     owned(rs.m_sendOwner, sendPeer, "sends to");
@@ -155,25 +155,21 @@ ScheduleBuilder::Slot(int rank, BufferKind buf, int off)
 }
 
 int
-ScheduleBuilder::Add(int rank,
-                     int tb,
-                     StepOp op,
-                     Loc src,
-                     Loc dst,
-                     int count,
-                     const std::vector<Dependency>& extra)
+ScheduleBuilder::Add(
+    int rank, int tb, StepOp op, Loc src, Loc dst, int count, const std::vector<Dependency>& extra)
 {
     Threadblock& block = m_schedule.Rank(rank).m_threadblocks.at(tb);
     if ((OpSends(op) && block.m_sendPeer < 0) || (OpReceives(op) && block.m_recvPeer < 0))
     {
-        throw std::logic_error("generator: '" + MscclName(op) + "' on " + Where(rank, tb) +
-                               " which lacks that peer");
+        throw std::logic_error("generator: '" + MscclName(op) + "' on " + Where(rank, tb)
+                               + " which lacks that peer");
     }
     const int step = static_cast<int>(block.m_steps.size());
     std::map<int, int> deps;
     const bool reads = OpReadsSrc(op);
     const bool writes = OpWritesDst(op);
-    auto gather = [&](const Loc& loc, bool write) {
+    auto gather = [&](const Loc& loc, bool write)
+    {
         for (int i = 0; i < count; ++i)
         {
             SlotState& s = Slot(rank, loc.m_buf, loc.m_off + i);
@@ -219,13 +215,13 @@ ScheduleBuilder::Add(int rank,
     }
     block.AddStep(op, src.m_buf, src.m_off, dst.m_buf, dst.m_off, count, list);
 
-    auto noteRead = [&](const Loc& loc) {
+    auto noteRead = [&](const Loc& loc)
+    {
         for (int i = 0; i < count; ++i)
         {
             auto& readers = Slot(rank, loc.m_buf, loc.m_off + i).m_readers;
-            auto it = std::find_if(readers.begin(), readers.end(), [tb](const auto& r) {
-                return r.first == tb;
-            });
+            auto it = std::find_if(
+                readers.begin(), readers.end(), [tb](const auto& r) { return r.first == tb; });
             if (it == readers.end())
             {
                 readers.emplace_back(tb, step);
@@ -281,17 +277,17 @@ ScheduleBuilder::Match(int rank, int tb, int step, int count)
     auto& fifo = m_fifos[{block.m_recvPeer, rank, block.m_channel}];
     if (fifo.empty())
     {
-        throw std::logic_error("generator: receive on " + Where(rank, tb) + " step " +
-                               std::to_string(step) + " added before its send from rank " +
-                               std::to_string(block.m_recvPeer));
+        throw std::logic_error("generator: receive on " + Where(rank, tb) + " step "
+                               + std::to_string(step) + " added before its send from rank "
+                               + std::to_string(block.m_recvPeer));
     }
     const Pending sent = fifo.front();
     fifo.pop_front();
     if (sent.m_count != count)
     {
-        throw std::logic_error("generator: receive on " + Where(rank, tb) + " step " +
-                               std::to_string(step) + " takes " + std::to_string(count) +
-                               " chunks, its send carries " + std::to_string(sent.m_count));
+        throw std::logic_error("generator: receive on " + Where(rank, tb) + " step "
+                               + std::to_string(step) + " takes " + std::to_string(count)
+                               + " chunks, its send carries " + std::to_string(sent.m_count));
     }
     Step& s = m_schedule.Rank(sent.m_rank).m_threadblocks[sent.m_tb].m_steps[sent.m_step];
     Step& r = m_schedule.Rank(rank).m_threadblocks[tb].m_steps[step];
@@ -346,12 +342,8 @@ ScheduleBuilder::LastStep(int rank, int tb) const
 }
 
 void
-ScheduleBuilder::Transfer(int from,
-                          int fromTb,
-                          int to,
-                          int toTb,
-                          const std::vector<Piece>& pieces,
-                          StepOp recvOp)
+ScheduleBuilder::Transfer(
+    int from, int fromTb, int to, int toTb, const std::vector<Piece>& pieces, StepOp recvOp)
 {
     for (const Piece& p : pieces)
     {
@@ -396,10 +388,10 @@ ScheduleBuilder::Finish()
     {
         if (!fifo.empty())
         {
-            throw std::logic_error("generator: " + std::to_string(fifo.size()) +
-                                   " message(s) from rank " + std::to_string(std::get<0>(key)) +
-                                   " to rank " + std::to_string(std::get<1>(key)) +
-                                   " are never received");
+            throw std::logic_error("generator: " + std::to_string(fifo.size())
+                                   + " message(s) from rank " + std::to_string(std::get<0>(key))
+                                   + " to rank " + std::to_string(std::get<1>(key))
+                                   + " are never received");
         }
     }
     for (int r = 0; r < Ranks(); ++r)

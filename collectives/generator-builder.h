@@ -171,7 +171,8 @@ class ScheduleBuilder
      * Sends \p pieces from \p from to \p to and receives them there with \p recvOp (kRecv or
      * kRecvReduceCopy), one send and its receive after the other, piece by piece.
      */
-    void Transfer(int from, int fromTb, int to, int toTb, const std::vector<Piece>& pieces, StepOp recvOp);
+    void Transfer(
+        int from, int fromTb, int to, int toTb, const std::vector<Piece>& pieces, StepOp recvOp);
 
     /**
      * Two-way exchange between \p a and \p b, sends and receives alternating piece by piece on

@@ -47,11 +47,19 @@ DirectReduceScatter(ScheduleBuilder& b, int chan, const LocOf& block, const Loc&
     {
         acc[r] = block(r);
     }
-    ForPairs(b, chan, [&](int x, int y, int tx, int ty) {
-        b.Exchange(x, tx, {One(block(y), result, acc[y])}, y, ty, {One(block(x), result, acc[x])},
-                   StepOp::kRecvReduceCopy);
-        acc[x] = acc[y] = result;
-    });
+    ForPairs(b,
+             chan,
+             [&](int x, int y, int tx, int ty)
+             {
+                 b.Exchange(x,
+                            tx,
+                            {One(block(y), result, acc[y])},
+                            y,
+                            ty,
+                            {One(block(x), result, acc[x])},
+                            StepOp::kRecvReduceCopy);
+                 acc[x] = acc[y] = result;
+             });
 }
 
 } // namespace
@@ -65,8 +73,14 @@ GenerateDirect(CollectiveKind kind, int n, const GeneratorOptions& opt)
     for (int u = 0; u < units; ++u)
     {
         const int chan = split.Channel(u);
-        const LocOf in = [units, u](int g) { return In(g * units + u); };
-        const LocOf out = [units, u](int g) { return Out(g * units + u); };
+        const LocOf in = [units, u](int g)
+        {
+            return In(g * units + u);
+        };
+        const LocOf out = [units, u](int g)
+        {
+            return Out(g * units + u);
+        };
         switch (kind)
         {
         case CollectiveKind::kAllToAll:
@@ -74,41 +88,72 @@ GenerateDirect(CollectiveKind kind, int n, const GeneratorOptions& opt)
             {
                 b.Copy(r, b.Tb(r, -1, -1, chan), in(r), out(r));
             }
-            ForPairs(b, chan, [&](int x, int y, int tx, int ty) {
-                b.Exchange(x, tx, {One(in(y), out(x))}, y, ty, {One(in(x), out(y))}, StepOp::kRecv);
-            });
+            ForPairs(
+                b,
+                chan,
+                [&](int x, int y, int tx, int ty) {
+                    b.Exchange(
+                        x, tx, {One(in(y), out(x))}, y, ty, {One(in(x), out(y))}, StepOp::kRecv);
+                });
             break;
         case CollectiveKind::kAllGather:
             for (int r = 0; r < n; ++r)
             {
                 b.Copy(r, b.Tb(r, -1, -1, chan), In(u), out(r));
             }
-            ForPairs(b, chan, [&](int x, int y, int tx, int ty) {
-                b.Exchange(x, tx, {One(In(u), out(x))}, y, ty, {One(In(u), out(y))}, StepOp::kRecv);
-            });
+            ForPairs(
+                b,
+                chan,
+                [&](int x, int y, int tx, int ty) {
+                    b.Exchange(
+                        x, tx, {One(In(u), out(x))}, y, ty, {One(In(u), out(y))}, StepOp::kRecv);
+                });
             break;
         case CollectiveKind::kReduceScatter:
             DirectReduceScatter(b, chan, in, Out(u));
             break;
-        case CollectiveKind::kAllReduce: {
+        case CollectiveKind::kAllReduce:
+        {
             // Two-shot: reduce-scatter into the output, then every rank sends its block to all.
-            const LocOf inBlock = [n, u](int g) { return In(u * n + g); };
-            const LocOf outBlock = [n, u](int g) { return Out(u * n + g); };
+            const LocOf inBlock = [n, u](int g)
+            {
+                return In(u * n + g);
+            };
+            const LocOf outBlock = [n, u](int g)
+            {
+                return Out(u * n + g);
+            };
             std::vector<Loc> acc(n);
             for (int r = 0; r < n; ++r)
             {
                 acc[r] = inBlock(r);
             }
-            ForPairs(b, chan, [&](int x, int y, int tx, int ty) {
-                b.Exchange(x, tx, {One(inBlock(y), outBlock(y), acc[y])}, y, ty,
-                           {One(inBlock(x), outBlock(x), acc[x])}, StepOp::kRecvReduceCopy);
-                acc[x] = outBlock(x);
-                acc[y] = outBlock(y);
-            });
-            ForPairs(b, chan, [&](int x, int y, int tx, int ty) {
-                b.Exchange(x, tx, {One(outBlock(x), outBlock(x))}, y, ty,
-                           {One(outBlock(y), outBlock(y))}, StepOp::kRecv);
-            });
+            ForPairs(b,
+                     chan,
+                     [&](int x, int y, int tx, int ty)
+                     {
+                         b.Exchange(x,
+                                    tx,
+                                    {One(inBlock(y), outBlock(y), acc[y])},
+                                    y,
+                                    ty,
+                                    {One(inBlock(x), outBlock(x), acc[x])},
+                                    StepOp::kRecvReduceCopy);
+                         acc[x] = outBlock(x);
+                         acc[y] = outBlock(y);
+                     });
+            ForPairs(b,
+                     chan,
+                     [&](int x, int y, int tx, int ty)
+                     {
+                         b.Exchange(x,
+                                    tx,
+                                    {One(outBlock(x), outBlock(x))},
+                                    y,
+                                    ty,
+                                    {One(outBlock(y), outBlock(y))},
+                                    StepOp::kRecv);
+                     });
             break;
         }
         default:
@@ -129,8 +174,8 @@ GeneratePairwise(CollectiveKind kind, int n, const GeneratorOptions& opt)
     const int units = split.Units();
     // Out of place only: round i overwrites o[r - i], which in place is the input block that
     // round n - i still has to send.
-    ScheduleBuilder b(kind, n, n * units, split.m_channels, opt, ScheduleName("pairwise", kind),
-                      false);
+    ScheduleBuilder b(
+        kind, n, n * units, split.m_channels, opt, ScheduleName("pairwise", kind), false);
     for (int c = 0; c < split.m_channels; ++c)
     {
         for (int r = 0; r < n; ++r)

@@ -71,7 +71,10 @@ HierarchicalAllReduce(ScheduleBuilder& b, const Layout& lay, const Split& split)
         for (int h = 0; h < lay.m_hosts; ++h)
         {
             RingReduceScatter(
-                b, lay.HostRanks(h), split.Channel(u), shard,
+                b,
+                lay.HostRanks(h),
+                split.Channel(u),
+                shard,
                 [&](int l) { return In(u * n + l * shard); },
                 [&](int l) { return Out(u * n + l * shard); });
         }
@@ -80,7 +83,10 @@ HierarchicalAllReduce(ScheduleBuilder& b, const Layout& lay, const Split& split)
     {
         for (int l = 0; l < lay.m_local; ++l)
         {
-            const LocOf at = [&](int h) { return Out(u * n + l * shard + h); };
+            const LocOf at = [&](int h)
+            {
+                return Out(u * n + l * shard + h);
+            };
             RingAllReduce(b, lay.RailRanks(l), split.Channel(u), 1, at, at);
         }
     }
@@ -88,7 +94,10 @@ HierarchicalAllReduce(ScheduleBuilder& b, const Layout& lay, const Split& split)
     {
         for (int h = 0; h < lay.m_hosts; ++h)
         {
-            const LocOf at = [&](int l) { return Out(u * n + l * shard); };
+            const LocOf at = [&](int l)
+            {
+                return Out(u * n + l * shard);
+            };
             RingAllGather(b, lay.HostRanks(h), split.Channel(u), shard, at, at);
         }
     }
@@ -103,7 +112,11 @@ HierarchicalAllGather(ScheduleBuilder& b, const Layout& lay, const Split& split)
         for (int l = 0; l < lay.m_local; ++l)
         {
             RingAllGather(
-                b, lay.RailRanks(l), split.Channel(u), 1, [&](int) { return In(u); },
+                b,
+                lay.RailRanks(l),
+                split.Channel(u),
+                1,
+                [&](int) { return In(u); },
                 [&](int h) { return Out(lay.Rank(h, l) * units + u); });
         }
     }
@@ -114,7 +127,10 @@ HierarchicalAllGather(ScheduleBuilder& b, const Layout& lay, const Split& split)
         {
             for (int from = 0; from < lay.m_hosts; ++from)
             {
-                const LocOf at = [&](int l) { return Out(lay.Rank(from, l) * units + u); };
+                const LocOf at = [&](int l)
+                {
+                    return Out(lay.Rank(from, l) * units + u);
+                };
                 RingAllGather(b, lay.HostRanks(h), split.Channel(u), 1, at, at);
             }
         }
@@ -136,7 +152,10 @@ HierarchicalReduceScatter(ScheduleBuilder& b, const Layout& lay, const Split& sp
                 for (int to = 0; to < lay.m_hosts; ++to)
                 {
                     RingReduceScatter(
-                        b, lay.HostRanks(h), split.Channel(u), 1,
+                        b,
+                        lay.HostRanks(h),
+                        split.Channel(u),
+                        1,
                         [&](int l) { return In(lay.Rank(to, l) * units + u); },
                         [&](int) { return rail ? Scr(to * units + u) : Out(u); });
                 }
@@ -152,10 +171,12 @@ HierarchicalReduceScatter(ScheduleBuilder& b, const Layout& lay, const Split& sp
         for (int l = 0; l < lay.m_local; ++l)
         {
             RingReduceScatter(
-                b, lay.RailRanks(l), split.Channel(u), 1,
-                [&](int h) {
-                    return lay.m_local > 1 ? Scr(h * units + u) : In(lay.Rank(h, l) * units + u);
-                },
+                b,
+                lay.RailRanks(l),
+                split.Channel(u),
+                1,
+                [&](int h)
+                { return lay.m_local > 1 ? Scr(h * units + u) : In(lay.Rank(h, l) * units + u); },
                 [&](int) { return Out(u); });
         }
     }
@@ -167,7 +188,10 @@ HierarchicalAllToAll(ScheduleBuilder& b, const Layout& lay, const Split& split)
     const int units = split.Units();
     const int L = lay.m_local;
     const int H = lay.m_hosts;
-    auto block = [units](int rank, int u) { return rank * units + u; };
+    auto block = [units](int rank, int u)
+    {
+        return rank * units + u;
+    };
     // Rank (h, l') stages the block from (h, l) for (h', l') at scratch[block((h', l), u)].
     for (int u = 0; u < units; ++u)
     {
@@ -191,7 +215,8 @@ HierarchicalAllToAll(ScheduleBuilder& b, const Layout& lay, const Split& split)
                 {
                     const int x = lay.Rank(h, l);
                     const int y = lay.Rank(h, l2);
-                    auto pieces = [&](int from, int fromLocal, int toLocal) {
+                    auto pieces = [&](int from, int fromLocal, int toLocal)
+                    {
                         std::vector<Piece> list;
                         for (int h2 = 0; h2 < H; ++h2)
                         {
@@ -202,8 +227,13 @@ HierarchicalAllToAll(ScheduleBuilder& b, const Layout& lay, const Split& split)
                         }
                         return Coalesce(list, false);
                     };
-                    b.Exchange(x, b.Tb(x, y, y, chan), pieces(x, l, l2), y, b.Tb(y, x, x, chan),
-                               pieces(y, l2, l), StepOp::kRecv);
+                    b.Exchange(x,
+                               b.Tb(x, y, y, chan),
+                               pieces(x, l, l2),
+                               y,
+                               b.Tb(y, x, x, chan),
+                               pieces(y, l2, l),
+                               StepOp::kRecv);
                 }
             }
         }
@@ -220,17 +250,25 @@ HierarchicalAllToAll(ScheduleBuilder& b, const Layout& lay, const Split& split)
                     const int x = lay.Rank(h, l);
                     const int y = lay.Rank(h2, l);
                     // x forwards what its host has for y: staged at block((h2, l2)).
-                    auto pieces = [&](int fromHost, int toHost) {
+                    auto pieces = [&](int fromHost, int toHost)
+                    {
                         std::vector<Piece> list;
                         for (int l2 = 0; l2 < L; ++l2)
                         {
                             list.push_back(Piece{Scr(block(lay.Rank(toHost, l2), u)),
-                                                 Out(block(lay.Rank(fromHost, l2), u)), Loc{}, 1});
+                                                 Out(block(lay.Rank(fromHost, l2), u)),
+                                                 Loc{},
+                                                 1});
                         }
                         return Coalesce(list, false);
                     };
-                    b.Exchange(x, b.Tb(x, y, y, chan), pieces(h, h2), y, b.Tb(y, x, x, chan),
-                               pieces(h2, h), StepOp::kRecv);
+                    b.Exchange(x,
+                               b.Tb(x, y, y, chan),
+                               pieces(h, h2),
+                               y,
+                               b.Tb(y, x, x, chan),
+                               pieces(h2, h),
+                               StepOp::kRecv);
                 }
             }
         }
@@ -244,8 +282,8 @@ GenerateHierarchical(CollectiveKind kind, int n, const GeneratorOptions& opt)
 {
     const Split split = SplitOf(opt);
     const Layout lay{n / opt.localSize, opt.localSize};
-    ScheduleBuilder b(kind, n, n * split.Units(), split.m_channels, opt,
-                      ScheduleName("hierarchical", kind));
+    ScheduleBuilder b(
+        kind, n, n * split.Units(), split.m_channels, opt, ScheduleName("hierarchical", kind));
     switch (kind)
     {
     case CollectiveKind::kAllReduce:

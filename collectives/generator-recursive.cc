@@ -107,8 +107,12 @@ DoublingAllReduce(ScheduleBuilder& b, const Fold& f, int chan, int chunk)
         if (f.Resting(r))
         {
             const int h = f.Helper(r);
-            b.Transfer(r, b.Tb(r, h, -1, chan), h, b.Tb(h, -1, r, chan),
-                       {Piece{In(chunk), Out(chunk), In(chunk), 1}}, StepOp::kRecvReduceCopy);
+            b.Transfer(r,
+                       b.Tb(r, h, -1, chan),
+                       h,
+                       b.Tb(h, -1, r, chan),
+                       {Piece{In(chunk), Out(chunk), In(chunk), 1}},
+                       StepOp::kRecvReduceCopy);
             acc[h] = Out(chunk);
         }
     }
@@ -123,8 +127,12 @@ DoublingAllReduce(ScheduleBuilder& b, const Fold& f, int chan, int chunk)
             }
             const int x = f.Rank(i);
             const int y = f.Rank(j);
-            b.Exchange(x, b.Tb(x, y, y, chan), {Piece{acc[x], Out(chunk), acc[y], 1}}, y,
-                       b.Tb(y, x, x, chan), {Piece{acc[y], Out(chunk), acc[x], 1}},
+            b.Exchange(x,
+                       b.Tb(x, y, y, chan),
+                       {Piece{acc[x], Out(chunk), acc[y], 1}},
+                       y,
+                       b.Tb(y, x, x, chan),
+                       {Piece{acc[y], Out(chunk), acc[x], 1}},
                        StepOp::kRecvReduceCopy);
             acc[x] = acc[y] = Out(chunk);
         }
@@ -134,8 +142,12 @@ DoublingAllReduce(ScheduleBuilder& b, const Fold& f, int chan, int chunk)
         if (f.Resting(r))
         {
             const int h = f.Helper(r);
-            b.Transfer(h, b.Tb(h, r, -1, chan), r, b.Tb(r, -1, h, chan),
-                       {Piece{Out(chunk), Out(chunk), Loc{}, 1}}, StepOp::kRecv);
+            b.Transfer(h,
+                       b.Tb(h, r, -1, chan),
+                       r,
+                       b.Tb(r, -1, h, chan),
+                       {Piece{Out(chunk), Out(chunk), Loc{}, 1}},
+                       StepOp::kRecv);
         }
     }
 }
@@ -147,7 +159,10 @@ DoublingAllReduce(ScheduleBuilder& b, const Fold& f, int chan, int chunk)
 void
 DoublingAllGather(ScheduleBuilder& b, const Fold& f, int chan, int units, int u)
 {
-    const LocOf out = [units, u](int g) { return Out(g * units + u); };
+    const LocOf out = [units, u](int g)
+    {
+        return Out(g * units + u);
+    };
     for (int r = 0; r < f.m_n; ++r)
     {
         b.Copy(r, b.Tb(r, -1, -1, chan), In(u), out(r));
@@ -157,8 +172,12 @@ DoublingAllGather(ScheduleBuilder& b, const Fold& f, int chan, int units, int u)
         if (f.Resting(r))
         {
             const int h = f.Helper(r);
-            b.Transfer(r, b.Tb(r, h, -1, chan), h, b.Tb(h, -1, r, chan),
-                       {Piece{In(u), out(r), Loc{}, 1}}, StepOp::kRecv);
+            b.Transfer(r,
+                       b.Tb(r, h, -1, chan),
+                       h,
+                       b.Tb(h, -1, r, chan),
+                       {Piece{In(u), out(r), Loc{}, 1}},
+                       StepOp::kRecv);
         }
     }
     for (int s = 0; s < f.m_rounds; ++s)
@@ -174,8 +193,11 @@ DoublingAllGather(ScheduleBuilder& b, const Fold& f, int chan, int units, int u)
             const int x = f.Rank(i);
             const int y = f.Rank(j);
             const int lo = (i / width) * width; // x's window; y's is the next one
-            b.Exchange(x, b.Tb(x, y, y, chan), Blocks(f.Start(lo), f.Start(lo + width), out, out),
-                       y, b.Tb(y, x, x, chan),
+            b.Exchange(x,
+                       b.Tb(x, y, y, chan),
+                       Blocks(f.Start(lo), f.Start(lo + width), out, out),
+                       y,
+                       b.Tb(y, x, x, chan),
                        Blocks(f.Start(lo + width), f.Start(lo + 2 * width), out, out),
                        StepOp::kRecv);
         }
@@ -185,7 +207,11 @@ DoublingAllGather(ScheduleBuilder& b, const Fold& f, int chan, int units, int u)
         if (f.Resting(r))
         {
             const int h = f.Helper(r);
-            b.Transfer(h, b.Tb(h, r, -1, chan), r, b.Tb(r, -1, h, chan), AllBut(f.m_n, r, out, out),
+            b.Transfer(h,
+                       b.Tb(h, r, -1, chan),
+                       r,
+                       b.Tb(r, -1, h, chan),
+                       AllBut(f.m_n, r, out, out),
                        StepOp::kRecv);
         }
     }
@@ -217,7 +243,11 @@ HalvingReduceScatter(ScheduleBuilder& b,
                 pieces.push_back(Piece{acc[r][g], store(h, g, f.m_rounds == 0), acc[h][g], 1});
                 acc[h][g] = pieces.back().m_dst;
             }
-            b.Transfer(r, b.Tb(r, h, -1, chan), h, b.Tb(h, -1, r, chan), Coalesce(pieces, true),
+            b.Transfer(r,
+                       b.Tb(r, h, -1, chan),
+                       h,
+                       b.Tb(h, -1, r, chan),
+                       Coalesce(pieces, true),
                        StepOp::kRecvReduceCopy);
         }
     }
@@ -238,7 +268,8 @@ HalvingReduceScatter(ScheduleBuilder& b,
             const int y = f.Rank(j);
             const int mid = lo[i] + (hi[i] - lo[i]) / 2;
             // x keeps [lo, mid), y keeps [mid, hi).
-            auto half = [&](int from, int to, int first, int end) {
+            auto half = [&](int from, int to, int first, int end)
+            {
                 std::vector<Piece> pieces;
                 for (int g = f.Start(first); g < f.Start(end); ++g)
                 {
@@ -248,10 +279,10 @@ HalvingReduceScatter(ScheduleBuilder& b,
             };
             const auto toY = half(x, y, mid, hi[i]);
             const auto toX = half(y, x, lo[i], mid);
-            b.Exchange(x, b.Tb(x, y, y, chan), toY, y, b.Tb(y, x, x, chan), toX,
-                       StepOp::kRecvReduceCopy);
-            for (const auto& [who, first, end] : {std::make_tuple(x, lo[i], mid),
-                                                  std::make_tuple(y, mid, hi[i])})
+            b.Exchange(
+                x, b.Tb(x, y, y, chan), toY, y, b.Tb(y, x, x, chan), toX, StepOp::kRecvReduceCopy);
+            for (const auto& [who, first, end] :
+                 {std::make_tuple(x, lo[i], mid), std::make_tuple(y, mid, hi[i])})
             {
                 for (int g = f.Start(first); g < f.Start(end); ++g)
                 {
@@ -281,7 +312,10 @@ DoublingExchange(ScheduleBuilder& b, const Fold& f, int chan, const LocOf& at)
             const int x = f.Rank(i);
             const int y = f.Rank(j);
             const int lo = (i / width) * width;
-            b.Exchange(x, b.Tb(x, y, y, chan), Blocks(f.Start(lo), f.Start(lo + width), at, at), y,
+            b.Exchange(x,
+                       b.Tb(x, y, y, chan),
+                       Blocks(f.Start(lo), f.Start(lo + width), at, at),
+                       y,
                        b.Tb(y, x, x, chan),
                        Blocks(f.Start(lo + width), f.Start(lo + 2 * width), at, at),
                        StepOp::kRecv);
@@ -293,7 +327,10 @@ void
 HalvingDoublingAllReduce(ScheduleBuilder& b, const Fold& f, int chan, int u)
 {
     const int n = f.m_n;
-    const LocOf out = [n, u](int g) { return Out(u * n + g); };
+    const LocOf out = [n, u](int g)
+    {
+        return Out(u * n + g);
+    };
     std::vector<std::vector<Loc>> acc(n);
     for (int r = 0; r < n; ++r)
     {
@@ -309,7 +346,11 @@ HalvingDoublingAllReduce(ScheduleBuilder& b, const Fold& f, int chan, int u)
         if (f.Resting(r))
         {
             const int h = f.Helper(r);
-            b.Transfer(h, b.Tb(h, r, -1, chan), r, b.Tb(r, -1, h, chan), Blocks(0, n, out, out),
+            b.Transfer(h,
+                       b.Tb(h, r, -1, chan),
+                       r,
+                       b.Tb(r, -1, h, chan),
+                       Blocks(0, n, out, out),
                        StepOp::kRecv);
         }
     }
@@ -328,16 +369,23 @@ HalvingReduceScatterUnit(ScheduleBuilder& b, const Fold& f, int chan, int units,
         }
     }
     // Partial sums wait in scratch; a rank's own block lands in its output in the last round.
-    HalvingReduceScatter(b, f, chan, acc, [&](int r, int g, bool last) {
-        return last && g == r ? Out(u) : Scr(g * units + u);
-    });
+    HalvingReduceScatter(b,
+                         f,
+                         chan,
+                         acc,
+                         [&](int r, int g, bool last)
+                         { return last && g == r ? Out(u) : Scr(g * units + u); });
     for (int r = 0; r < n; ++r)
     {
         if (f.Resting(r))
         {
             const int h = f.Helper(r);
-            b.Transfer(h, b.Tb(h, r, -1, chan), r, b.Tb(r, -1, h, chan),
-                       {Piece{acc[h][r], Out(u), Loc{}, 1}}, StepOp::kRecv);
+            b.Transfer(h,
+                       b.Tb(h, r, -1, chan),
+                       r,
+                       b.Tb(r, -1, h, chan),
+                       {Piece{acc[h][r], Out(u), Loc{}, 1}},
+                       StepOp::kRecv);
         }
     }
 }

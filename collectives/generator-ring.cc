@@ -271,8 +271,8 @@ GenerateRing(CollectiveKind kind, int n, const GeneratorOptions& opt)
     const int units = split.Units();
     const std::vector<int> ring = FullRing(n);
     const bool rooted = kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce;
-    ScheduleBuilder b(kind, n, rooted ? units : n * units, split.m_channels, opt,
-                      ScheduleName("ring", kind));
+    ScheduleBuilder b(
+        kind, n, rooted ? units : n * units, split.m_channels, opt, ScheduleName("ring", kind));
     switch (kind)
     {
     case CollectiveKind::kAllReduce:
@@ -280,7 +280,10 @@ GenerateRing(CollectiveKind kind, int n, const GeneratorOptions& opt)
         for (int u = 0; u < units; ++u)
         {
             RingAllReduce(
-                b, ring, split.Channel(u), 1,
+                b,
+                ring,
+                split.Channel(u),
+                1,
                 [&](int g) { return In(u * n + g); },
                 [&](int g) { return Out(u * n + g); });
         }
@@ -289,7 +292,11 @@ GenerateRing(CollectiveKind kind, int n, const GeneratorOptions& opt)
         for (int u = 0; u < units; ++u)
         {
             RingAllGather(
-                b, ring, split.Channel(u), 1, [&](int) { return In(u); },
+                b,
+                ring,
+                split.Channel(u),
+                1,
+                [&](int) { return In(u); },
                 [&](int g) { return Out(g * units + u); });
         }
         break;
@@ -297,7 +304,11 @@ GenerateRing(CollectiveKind kind, int n, const GeneratorOptions& opt)
         for (int u = 0; u < units; ++u)
         {
             RingReduceScatter(
-                b, ring, split.Channel(u), 1, [&](int g) { return In(g * units + u); },
+                b,
+                ring,
+                split.Channel(u),
+                1,
+                [&](int g) { return In(g * units + u); },
                 [&](int) { return Out(u); });
         }
         break;

@@ -93,8 +93,8 @@ LinkParents(RankTree& t)
     {
         if (parents[x] != (x == t.m_root ? 0 : 1))
         {
-            throw std::logic_error("double binary tree: rank " + std::to_string(x) + " has " +
-                                   std::to_string(parents[x]) + " parents");
+            throw std::logic_error("double binary tree: rank " + std::to_string(x) + " has "
+                                   + std::to_string(parents[x]) + " parents");
         }
     }
 }
@@ -195,7 +195,8 @@ TreeDown(ScheduleBuilder& b,
         }
         else
         {
-            b.Add(x, b.Tb(x, children[0], parent, chan), StepOp::kRecvCopySend, Loc{}, Out(chunk), 1);
+            b.Add(
+                x, b.Tb(x, children[0], parent, chan), StepOp::kRecvCopySend, Loc{}, Out(chunk), 1);
             for (size_t k = 1; k < children.size(); ++k)
             {
                 b.Send(x, b.Tb(x, children[k], -1, chan), Out(chunk));
@@ -214,7 +215,8 @@ GenerateTree(CollectiveKind kind, int n, const GeneratorOptions& opt)
     if (kind == CollectiveKind::kAllReduce)
     {
         // Tree t carries chunks [t * units, (t + 1) * units) on channels t * C + c.
-        ScheduleBuilder b(kind, n, 2 * units, 2 * split.m_channels, opt, ScheduleName("tree", kind));
+        ScheduleBuilder b(
+            kind, n, 2 * units, 2 * split.m_channels, opt, ScheduleName("tree", kind));
         for (int which = 0; which < 2; ++which)
         {
             const RankTree t = DoubleBinaryTree(n, which);

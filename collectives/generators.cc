@@ -29,7 +29,12 @@ Algorithms()
     static const std::vector<Algorithm> kAlgorithms = {
         {"ring",
          gen::GenerateRing,
-         {K::kAllReduce, K::kAllGather, K::kReduceScatter, K::kAllToAll, K::kBroadcast, K::kReduce}},
+         {K::kAllReduce,
+          K::kAllGather,
+          K::kReduceScatter,
+          K::kAllToAll,
+          K::kBroadcast,
+          K::kReduce}},
         {"tree", gen::GenerateTree, {K::kAllReduce, K::kBroadcast, K::kReduce}},
         {"rhd", gen::GenerateHalvingDoubling, {K::kAllReduce, K::kAllGather, K::kReduceScatter}},
         {"rd", gen::GenerateRecursiveDoubling, {K::kAllReduce, K::kAllGather}},
@@ -88,12 +93,15 @@ StepsPerRankAndUnit(CollectiveKind kind, const std::string& algorithm, int64_t n
 }
 
 void
-CheckOptions(CollectiveKind kind, const std::string& algorithm, int ranks, const GeneratorOptions& opt)
+CheckOptions(CollectiveKind kind,
+             const std::string& algorithm,
+             int ranks,
+             const GeneratorOptions& opt)
 {
     if (ranks < 1 || ranks > kMaxRanks)
     {
-        throw ns3::InputError("", "ranks", "between 1 and " + std::to_string(kMaxRanks),
-                              std::to_string(ranks));
+        throw ns3::InputError(
+            "", "ranks", "between 1 and " + std::to_string(kMaxRanks), std::to_string(ranks));
     }
     if (opt.channels < 1)
     {
@@ -106,42 +114,46 @@ CheckOptions(CollectiveKind kind, const std::string& algorithm, int ranks, const
     const int64_t chunks = int64_t(ranks) * opt.channels * opt.chunksPerRank;
     if (chunks > kMaxChunks)
     {
-        throw ns3::InputError("", "chunksPerRank",
-                              "ranks x channels x chunksPerRank at most " +
-                                  std::to_string(kMaxChunks),
+        throw ns3::InputError("",
+                              "chunksPerRank",
+                              "ranks x channels x chunksPerRank at most "
+                                  + std::to_string(kMaxChunks),
                               std::to_string(chunks));
     }
     const int64_t steps = chunks * StepsPerRankAndUnit(kind, algorithm, ranks);
     if (steps > kMaxSteps)
     {
-        throw ns3::InputError("", "ranks",
-                              "a schedule of at most " + std::to_string(kMaxSteps) +
-                                  " steps (" + algorithm + " " + ToString(kind) + " runs about " +
-                                  std::to_string(StepsPerRankAndUnit(kind, algorithm, ranks)) +
-                                  " per rank and unit of data; fewer ranks, channels or "
-                                  "chunksPerRank)",
-                              "about " + std::to_string(steps) + " steps for " +
-                                  std::to_string(ranks) + " ranks");
+        throw ns3::InputError("",
+                              "ranks",
+                              "a schedule of at most " + std::to_string(kMaxSteps) + " steps ("
+                                  + algorithm + " " + ToString(kind) + " runs about "
+                                  + std::to_string(StepsPerRankAndUnit(kind, algorithm, ranks))
+                                  + " per rank and unit of data; fewer ranks, channels or "
+                                    "chunksPerRank)",
+                              "about " + std::to_string(steps) + " steps for "
+                                  + std::to_string(ranks) + " ranks");
     }
-    if ((kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce) &&
-        opt.root >= static_cast<uint32_t>(ranks))
+    if ((kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce)
+        && opt.root >= static_cast<uint32_t>(ranks))
     {
-        throw ns3::InputError("", "root", "a rank in [0, " + std::to_string(ranks) + ")",
-                              std::to_string(opt.root));
+        throw ns3::InputError(
+            "", "root", "a rank in [0, " + std::to_string(ranks) + ")", std::to_string(opt.root));
     }
     if (algorithm == "hierarchical")
     {
         if (opt.localSize < 1)
         {
-            throw ns3::InputError("", "localSize",
+            throw ns3::InputError("",
+                                  "localSize",
                                   "the ranks per scale-up domain (>= 1) for hierarchical",
                                   std::to_string(opt.localSize));
         }
         if (ranks % opt.localSize != 0)
         {
-            throw ns3::InputError("", "localSize",
-                                  "a divisor of the rank count " + std::to_string(ranks) +
-                                      " (hierarchical needs whole scale-up domains)",
+            throw ns3::InputError("",
+                                  "localSize",
+                                  "a divisor of the rank count " + std::to_string(ranks)
+                                      + " (hierarchical needs whole scale-up domains)",
                                   std::to_string(opt.localSize));
         }
     }
@@ -185,11 +197,15 @@ AlgorithmsFor(CollectiveKind kind)
 }
 
 Schedule
-GenerateSchedule(CollectiveKind kind, const std::string& algorithm, int ranks, const GeneratorOptions& opt)
+GenerateSchedule(CollectiveKind kind,
+                 const std::string& algorithm,
+                 int ranks,
+                 const GeneratorOptions& opt)
 {
     if (kind == CollectiveKind::kCustom)
     {
-        throw ns3::InputError("", "collective",
+        throw ns3::InputError("",
+                              "collective",
                               "a built-in collective (allreduce, allgather, reducescatter, "
                               "alltoall, broadcast or reduce); custom ones have no generator",
                               "custom");
@@ -215,9 +231,10 @@ GenerateSchedule(CollectiveKind kind, const std::string& algorithm, int ranks, c
         {
             supported.push_back(ToString(k));
         }
-        throw ns3::InputError("", "algorithm",
-                              "an algorithm for " + ToString(kind) + ": " +
-                                  Join(AlgorithmsFor(kind)),
+        throw ns3::InputError("",
+                              "algorithm",
+                              "an algorithm for " + ToString(kind) + ": "
+                                  + Join(AlgorithmsFor(kind)),
                               "\"" + algorithm + "\", which supports only " + Join(supported));
     }
     CheckOptions(kind, algorithm, ranks, opt);

@@ -96,8 +96,9 @@ TEST(GeneratorsBroken, DroppedReductionIsMissingContribution)
     bool namesRank2 = false;
     for (const auto& p : r.m_problems)
     {
-        namesRank2 = namesRank2 || (p.m_kind == ProblemKind::kMissingContribution &&
-                                    p.m_message.find("missing {r2.") != std::string::npos);
+        namesRank2 = namesRank2
+                     || (p.m_kind == ProblemKind::kMissingContribution
+                         && p.m_message.find("missing {r2.") != std::string::npos);
     }
     EXPECT_TRUE(namesRank2) << Dump(r);
 }
@@ -282,8 +283,11 @@ TEST(GeneratorsSpeed, SixtyFourRanksEightChannels)
         EXPECT_TRUE(r.m_valid) << run.m_algorithm << Dump(r);
         std::printf("%-12s %-9s 64 ranks x 8 channels: %zu steps, generate %.3f s, "
                     "generate + validate %.3f s\n",
-                    run.m_algorithm, ToString(run.m_kind).c_str(), s.StepCount(),
-                    generated - start, seconds);
+                    run.m_algorithm,
+                    ToString(run.m_kind).c_str(),
+                    s.StepCount(),
+                    generated - start,
+                    seconds);
 #if !defined(__SANITIZE_ADDRESS__)
         if (std::string(run.m_algorithm) == "ring")
         {

@@ -33,8 +33,8 @@ RunOnPipes(const Schedule& s, uint64_t bytes, uint32_t slots)
 
 TEST(GeneratorsOnExecutor, EveryScheduleCompletesWithBoundedSlots)
 {
-    for (K kind : {K::kAllReduce, K::kAllGather, K::kReduceScatter, K::kAllToAll, K::kBroadcast,
-                   K::kReduce})
+    for (K kind :
+         {K::kAllReduce, K::kAllGather, K::kReduceScatter, K::kAllToAll, K::kBroadcast, K::kReduce})
     {
         for (const auto& algo : AlgorithmsFor(kind))
         {
@@ -88,7 +88,8 @@ RunOnSwitch(const Schedule& s, uint64_t bytes)
 TEST(GeneratorsOnExecutor, TextbookCostOrdering)
 {
     const int n = 16;
-    auto time = [n](K kind, const char* algo, uint64_t bytes) {
+    auto time = [n](K kind, const char* algo, uint64_t bytes)
+    {
         return RunOnSwitch(GenerateSchedule(kind, algo, n), bytes);
     };
     // Small allreduce is latency-bound: recursive doubling's log n rounds beat the ring's

@@ -47,11 +47,10 @@ Options(int channels = 1, int chunksPerRank = 1, int localSize = 0, uint32_t roo
 Schedule
 Checked(K kind, const std::string& algo, int n, const GeneratorOptions& opt)
 {
-    const std::string what = algo + " " + ToString(kind) + " n=" + std::to_string(n) +
-                             " channels=" + std::to_string(opt.channels) +
-                             " chunks=" + std::to_string(opt.chunksPerRank) +
-                             " local=" + std::to_string(opt.localSize) +
-                             " root=" + std::to_string(opt.root);
+    const std::string what = algo + " " + ToString(kind) + " n=" + std::to_string(n)
+                             + " channels=" + std::to_string(opt.channels)
+                             + " chunks=" + std::to_string(opt.chunksPerRank) + " local="
+                             + std::to_string(opt.localSize) + " root=" + std::to_string(opt.root);
     Schedule s = GenerateSchedule(kind, algo, n, opt);
     EXPECT_EQ(s.m_collective, kind) << what;
     EXPECT_EQ(s.m_ranks, n) << what;
@@ -94,8 +93,8 @@ std::vector<Case>
 AllCases()
 {
     std::vector<Case> cases;
-    for (K kind : {K::kAllReduce, K::kAllGather, K::kReduceScatter, K::kAllToAll, K::kBroadcast,
-                   K::kReduce})
+    for (K kind :
+         {K::kAllReduce, K::kAllGather, K::kReduceScatter, K::kAllToAll, K::kBroadcast, K::kReduce})
     {
         for (const auto& algo : AlgorithmsFor(kind))
         {
@@ -136,8 +135,8 @@ TEST_P(EveryGenerator, ValidWithChannelsAndPipelining)
     const bool rooted = c.m_kind == K::kBroadcast || c.m_kind == K::kReduce;
     for (int n : {2, 3, 5, 6, 8})
     {
-        for (const auto& [channels, chunks] : {std::make_pair(2, 1), std::make_pair(1, 3),
-                                               std::make_pair(2, 2)})
+        for (const auto& [channels, chunks] :
+             {std::make_pair(2, 1), std::make_pair(1, 3), std::make_pair(2, 2)})
         {
             if (c.m_algorithm == "hierarchical")
             {
@@ -150,7 +149,9 @@ TEST_P(EveryGenerator, ValidWithChannelsAndPipelining)
                 }
                 continue;
             }
-            Checked(c.m_kind, c.m_algorithm, n,
+            Checked(c.m_kind,
+                    c.m_algorithm,
+                    n,
                     Options(channels, chunks, 0, rooted ? uint32_t(n - 1) : 0));
         }
     }
@@ -169,15 +170,16 @@ TEST_P(EveryGenerator, DeterministicAndNamed)
 INSTANTIATE_TEST_SUITE_P(Generators,
                          EveryGenerator,
                          ::testing::ValuesIn(AllCases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                             return info.param.m_algorithm + "_" + ToString(info.param.m_kind);
-                         });
+                         [](const ::testing::TestParamInfo<Case>& info)
+                         { return info.param.m_algorithm + "_" + ToString(info.param.m_kind); });
 
 TEST(Generators, AlgorithmsForEachCollective)
 {
     using V = std::vector<std::string>;
-    EXPECT_EQ(AlgorithmsFor(K::kAllReduce), (V{"ring", "tree", "rhd", "rd", "direct", "hierarchical"}));
-    EXPECT_EQ(AlgorithmsFor(K::kAllToAll), (V{"ring", "direct", "pairwise", "bruck", "hierarchical"}));
+    EXPECT_EQ(AlgorithmsFor(K::kAllReduce),
+              (V{"ring", "tree", "rhd", "rd", "direct", "hierarchical"}));
+    EXPECT_EQ(AlgorithmsFor(K::kAllToAll),
+              (V{"ring", "direct", "pairwise", "bruck", "hierarchical"}));
     EXPECT_EQ(AlgorithmsFor(K::kBroadcast), (V{"ring", "tree"}));
     EXPECT_TRUE(AlgorithmsFor(K::kCustom).empty());
 }
@@ -205,33 +207,45 @@ ExpectInputError(F f, const std::string& field, const std::vector<std::string>& 
 
 TEST(Generators, UnsupportedRequestsThrowInputError)
 {
-    ExpectInputError([] { GenerateSchedule(K::kAllGather, "tree", 4); }, "algorithm",
-                     {"allgather", "ring", "\"tree\"", "supports only allreduce, broadcast or reduce"});
-    ExpectInputError([] { GenerateSchedule(K::kAllToAll, "rhd", 4); }, "algorithm",
+    ExpectInputError(
+        [] { GenerateSchedule(K::kAllGather, "tree", 4); },
+        "algorithm",
+        {"allgather", "ring", "\"tree\"", "supports only allreduce, broadcast or reduce"});
+    ExpectInputError([] { GenerateSchedule(K::kAllToAll, "rhd", 4); },
+                     "algorithm",
                      {"alltoall", "pairwise", "bruck"});
-    ExpectInputError([] { GenerateSchedule(K::kReduceScatter, "rd", 4); }, "algorithm",
+    ExpectInputError([] { GenerateSchedule(K::kReduceScatter, "rd", 4); },
+                     "algorithm",
                      {"reducescatter", "rhd"});
-    ExpectInputError([] { GenerateSchedule(K::kBroadcast, "pairwise", 4); }, "algorithm",
+    ExpectInputError([] { GenerateSchedule(K::kBroadcast, "pairwise", 4); },
+                     "algorithm",
                      {"broadcast", "ring or tree"});
-    ExpectInputError([] { GenerateSchedule(K::kAllReduce, "nvls", 4); }, "algorithm",
+    ExpectInputError([] { GenerateSchedule(K::kAllReduce, "nvls", 4); },
+                     "algorithm",
                      {"one of ring, tree", "\"nvls\""});
     ExpectInputError([] { GenerateSchedule(K::kCustom, "ring", 4); }, "collective", {"custom"});
     ExpectInputError([] { GenerateSchedule(K::kAllReduce, "ring", 0); }, "ranks", {"found 0"});
-    ExpectInputError([] { GenerateSchedule(K::kAllReduce, "ring", 4, Options(0)); }, "channels",
-                     {"at least 1"});
+    ExpectInputError(
+        [] { GenerateSchedule(K::kAllReduce, "ring", 4, Options(0)); }, "channels", {"at least 1"});
     ExpectInputError([] { GenerateSchedule(K::kAllReduce, "ring", 4, Options(1, 0)); },
-                     "chunksPerRank", {"at least 1"});
+                     "chunksPerRank",
+                     {"at least 1"});
     ExpectInputError([] { GenerateSchedule(K::kAllReduce, "ring", 4096, Options(64, 64)); },
-                     "chunksPerRank", {"at most"});
+                     "chunksPerRank",
+                     {"at most"});
     // A ring alltoall relays every block around the ring: n^2 steps per rank.
-    ExpectInputError([] { GenerateSchedule(K::kAllToAll, "ring", 1024); }, "ranks",
+    ExpectInputError([] { GenerateSchedule(K::kAllToAll, "ring", 1024); },
+                     "ranks",
                      {"at most 33554432 steps", "1024 ranks"});
     ExpectInputError([] { GenerateSchedule(K::kBroadcast, "ring", 4, Options(1, 1, 0, 4)); },
-                     "root", {"[0, 4)", "found 4"});
-    ExpectInputError([] { GenerateSchedule(K::kAllReduce, "hierarchical", 8); }, "localSize",
+                     "root",
+                     {"[0, 4)", "found 4"});
+    ExpectInputError([] { GenerateSchedule(K::kAllReduce, "hierarchical", 8); },
+                     "localSize",
                      {"scale-up domain", "found 0"});
     ExpectInputError([] { GenerateSchedule(K::kAllReduce, "hierarchical", 6, Options(1, 1, 4)); },
-                     "localSize", {"divisor of the rank count 6", "found 4"});
+                     "localSize",
+                     {"divisor of the rank count 6", "found 4"});
 }
 
 TEST(Generators, RingAllReduceSendsTwiceNMinusOnePerChunk)
@@ -245,7 +259,8 @@ TEST(Generators, RingAllReduceSendsTwiceNMinusOnePerChunk)
             EXPECT_EQ(s.m_channels, channels);
             for (int r = 0; r < n; ++r)
             {
-                EXPECT_EQ(Sends(s, r), 2 * (n - 1) * channels * chunks) << "n=" << n << " rank " << r;
+                EXPECT_EQ(Sends(s, r), 2 * (n - 1) * channels * chunks)
+                    << "n=" << n << " rank " << r;
                 // One threadblock per channel: send to r + 1, receive from r - 1.
                 ASSERT_EQ(s.Rank(r).m_threadblocks.size(), size_t(channels));
                 for (const auto& tb : s.Rank(r).m_threadblocks)
@@ -452,7 +467,8 @@ TEST(Generators, HierarchicalTrafficIsRailAligned)
 TEST(Generators, HierarchicalAllReduceMovesLessAcrossHosts)
 {
     // 2 hosts x 4: the rail allreduce moves 1/4 of what a flat ring pushes between hosts.
-    auto interHostChunks = [](const Schedule& s, int local) {
+    auto interHostChunks = [](const Schedule& s, int local)
+    {
         int chunks = 0;
         for (const auto& p : s.m_programs)
         {
