@@ -1,0 +1,36 @@
+/*
+ * Reads trace files that may be gzip-compressed (torch.profiler writes .json.gz): the gzip
+ * magic bytes decide, not the file name. The decompressed size is capped so a small malicious
+ * file cannot exhaust memory.
+ */
+#ifndef FABRICSIM_TRACES_COMPRESSED_FILE_H
+#define FABRICSIM_TRACES_COMPRESSED_FILE_H
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fabricsim
+{
+
+/// Default cap on decompressed bytes (4 GiB).
+constexpr uint64_t kMaxDecompressedBytes = 4ULL << 30;
+
+/// True when \p bytes start with the gzip magic (1f 8b).
+bool IsGzip(std::string_view bytes);
+
+/**
+ * Decompress a gzip stream (concatenated members allowed).
+ * \throws ns3::InputError naming \p file on corrupt or truncated data or when the output would
+ *         exceed \p maxBytes
+ */
+std::string Gunzip(std::string_view bytes,
+                   const std::string& file,
+                   uint64_t maxBytes = kMaxDecompressedBytes);
+
+/// The contents of \p path, decompressed when it is gzip. InputError when unreadable.
+std::string ReadMaybeGzipFile(const std::string& path, uint64_t maxBytes = kMaxDecompressedBytes);
+
+} // namespace fabricsim
+
+#endif
