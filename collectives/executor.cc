@@ -150,6 +150,12 @@ Executor::CheckExecutable() const
                               std::to_string(m_rankMap.size()) + " ranks (the rank group)",
                               std::to_string(s.m_ranks));
     }
+    std::vector<uint32_t> sorted = m_rankMap;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    {
+        throw ns3::InputError(where, "ranks", "distinct transport ranks", "a rank mapped twice");
+    }
     for (uint32_t r : m_rankMap)
     {
         if (r >= m_transport.NumRanks())

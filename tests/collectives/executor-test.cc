@@ -271,6 +271,7 @@ TEST(Executor, UnexecutableStructureIsAnInputError)
     // More schedule ranks than the transport has.
     PipeTransport small(2, 1.0, 0);
     EXPECT_THROW(Executor(small, Chain(), Bare()), ns3::InputError);
+    EXPECT_THROW(Executor(t, Chain(), Bare(), {0, 1, 1}), ns3::InputError); // one rank twice
     Executor ok(t, Chain(), Bare());
     EXPECT_THROW(ok.Start(0), ns3::InputError);
 }
