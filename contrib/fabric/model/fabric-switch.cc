@@ -98,16 +98,26 @@ FabricSwitch::FabricSwitch()
       m_seed(0)
 {
     m_mmu = CreateObject<SharedBufferMmu>();
+    m_watchdog = CreateObject<PfcWatchdog>();
     m_rng = CreateObject<UniformRandomVariable>();
 }
 
 void
 FabricSwitch::DoDispose()
 {
+    m_watchdog->Dispose();
+    m_watchdog = nullptr;
     m_ports.clear();
     m_routes = nullptr;
     m_mmu = nullptr;
     Object::DoDispose();
+}
+
+void
+FabricSwitch::DoInitialize()
+{
+    m_watchdog->Start(this);
+    Object::DoInitialize();
 }
 
 void
@@ -198,6 +208,11 @@ FabricSwitch::Forward(SwitchPort* in, FabricPacket* p)
     if (!op->IsLinkUp())
     {
         in->DropPacket(p, DropReason::LinkDown);
+        return;
+    }
+    if (op->IsWatchdogDropping(p->priority))
+    {
+        op->DropPacket(p, DropReason::PfcWatchdog);
         return;
     }
     uint32_t inIdx = in->GetPortIndex();

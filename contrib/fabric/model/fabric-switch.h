@@ -7,6 +7,7 @@
 #define FABRICSIM_FABRIC_SWITCH_H
 
 #include "fabric-route-table.h"
+#include "pfc-watchdog.h"
 #include "shared-buffer-mmu.h"
 #include "switch-port.h"
 
@@ -73,6 +74,12 @@ class FabricSwitch : public Object
         return m_mmu;
     }
 
+    /// The switch's PFC watchdog (configured by the ns3::PfcWatchdog attribute defaults).
+    Ptr<PfcWatchdog> GetPfcWatchdog() const
+    {
+        return m_watchdog;
+    }
+
     /// Size the MMU once all ports are attached; nicRateBps = host NIC speed.
     void ConfigureBuffer(uint64_t nicRateBps, uint32_t mtuFrameBytes);
 
@@ -95,6 +102,8 @@ class FabricSwitch : public Object
 
   protected:
     void DoDispose() override;
+    /// Starts the PFC watchdog once every port is attached (at simulation start).
+    void DoInitialize() override;
 
   private:
     uint32_t m_topoId;
@@ -102,6 +111,7 @@ class FabricSwitch : public Object
     std::vector<Ptr<SwitchPort>> m_ports;
     Ptr<FabricRouteTable> m_routes;
     Ptr<SharedBufferMmu> m_mmu;
+    Ptr<PfcWatchdog> m_watchdog;
     Ptr<UniformRandomVariable> m_rng;
     QueueHistogram m_qhist;
 };

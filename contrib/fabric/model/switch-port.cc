@@ -138,6 +138,23 @@ SwitchPort::Pop(uint8_t prio)
     return p;
 }
 
+uint64_t
+SwitchPort::FlushQueue(uint8_t prio, DropReason reason)
+{
+    // Detach the queue first: releasing buffer may resume peers and wake ports re-entrantly.
+    std::deque<FabricPacket*> q;
+    q.swap(m_q[prio]);
+    m_totalBytes -= m_qBytes[prio];
+    m_qBytes[prio] = 0;
+    m_deficit[prio] = 0;
+    for (auto* p : q)
+    {
+        m_switch->OnDequeue(this, p);
+        DropPacket(p, reason);
+    }
+    return q.size();
+}
+
 FabricPacket*
 SwitchPort::DequeueNext(Time& wakeAt)
 {

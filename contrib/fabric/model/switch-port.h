@@ -29,6 +29,10 @@ class SwitchPort : public FabricNetDevice
     {
         return m_index;
     }
+    FabricSwitch* GetSwitch() const
+    {
+        return m_switch;
+    }
 
     /// Queue a frame for transmission on this port.
     void Enqueue(FabricPacket* p);
@@ -74,6 +78,28 @@ class SwitchPort : public FabricNetDevice
     /// Send XON toward the peer on `prio` if we were pausing it.
     void ResumePeer(uint8_t prio);
 
+    /// Frames waiting in the egress queue of class `prio`, oldest first (read-only view).
+    const std::deque<FabricPacket*>& Queue(uint8_t prio) const
+    {
+        return m_q[prio];
+    }
+
+    /**
+     * Drop every frame waiting in the egress queue of `prio` with `reason`, releasing their
+     * buffer (which may resume the ports they came from). Returns the number of frames dropped.
+     */
+    uint64_t FlushQueue(uint8_t prio, DropReason reason);
+
+    /// PFC watchdog "drop" action: frames switched to class `prio` of this port are dropped.
+    void SetWatchdogDrop(uint8_t prio, bool drop)
+    {
+        m_wdDrop = drop ? uint8_t(m_wdDrop | (1u << prio)) : uint8_t(m_wdDrop & ~(1u << prio));
+    }
+    bool IsWatchdogDropping(uint8_t prio) const
+    {
+        return m_wdDrop & (1u << prio);
+    }
+
     /// ECN RED parameters (bytes, probability) of this port.
     void SetEcn(uint64_t kmin, uint64_t kmax, double pmax);
 
@@ -118,6 +144,7 @@ class SwitchPort : public FabricNetDevice
     uint32_t m_intHopBytes;
     uint64_t m_txWireBytes = 0;   ///< bytes put on the link, preamble and IFG included (INT tx counter)
     uint64_t m_intBytesAdded = 0;
+    uint8_t m_wdDrop = 0; ///< classes the PFC watchdog drops (bit mask)
     std::array<bool, 8> m_xoff{};
     std::array<EventId, 8> m_xoffRefresh;
 };

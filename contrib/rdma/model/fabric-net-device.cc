@@ -90,6 +90,8 @@ FabricNetDevice::FabricNetDevice()
       m_wakeAt(Time::Max())
 {
     m_pausedUntil.fill(Time(0));
+    m_peerPausedUntil.fill(Time(0));
+    m_pauseStart.fill(Time(0));
 }
 
 FabricNetDevice::~FabricNetDevice()
@@ -136,6 +138,28 @@ FabricNetDevice::IsPaused(uint8_t prio) const
     return Simulator::Now() < m_pausedUntil[prio];
 }
 
+bool
+FabricNetDevice::PeerPausing(uint8_t prio) const
+{
+    return Simulator::Now() < m_peerPausedUntil[prio];
+}
+
+void
+FabricNetDevice::SetPauseIgnored(uint8_t prio, bool ignore)
+{
+    if (ignore)
+    {
+        m_pauseIgnored |= uint8_t(1u << prio);
+        m_pausedUntil[prio] = Simulator::Now();
+    }
+    else
+    {
+        m_pauseIgnored &= uint8_t(~(1u << prio));
+        m_pausedUntil[prio] = m_peerPausedUntil[prio];
+    }
+    Wake();
+}
+
 void
 FabricNetDevice::Receive(FabricPacket* p)
 {
@@ -158,14 +182,24 @@ FabricNetDevice::Receive(FabricPacket* p)
             uint16_t q = p->pfcQuanta[c];
             (q ? m_stats.pfcReceived[c] : m_stats.pfcResumeReceived[c])++;
             m_pfcRxTrace(c, q);
+            Time now = Simulator::Now();
             if (q == 0)
             {
-                m_pausedUntil[c] = Simulator::Now();
+                m_peerPausedUntil[c] = now;
             }
             else
             {
-                m_pausedUntil[c] = Simulator::Now() +
-                                   PicoSeconds(int64_t(uint64_t(q) * 512ULL * 1000000000000ULL / m_rateBps));
+                if (now >= m_peerPausedUntil[c])
+                {
+                    m_pauseStart[c] = now; // a new pause, not a refresh
+                }
+                m_peerPausedUntil[c]
+                    = now
+                      + PicoSeconds(int64_t(uint64_t(q) * 512ULL * 1000000000000ULL / m_rateBps));
+            }
+            if (!(m_pauseIgnored & (1u << c)))
+            {
+                m_pausedUntil[c] = m_peerPausedUntil[c];
             }
         }
         delete p;

@@ -78,8 +78,26 @@ class FabricNetDevice : public NetDevice
     /// Ask the transmitter to look for work now (new data, pause lifted, ...).
     void Wake();
 
-    /// True while the peer has paused priority `prio` at this port.
+    /// True while the peer has paused priority `prio` at this port (and it is not ignored).
     bool IsPaused(uint8_t prio) const;
+
+    /// True while the peer asks for a pause of `prio`, whether or not this port obeys it.
+    bool PeerPausing(uint8_t prio) const;
+    /// Start of the peer's current (or last) uninterrupted pause of `prio`.
+    Time PausedSince(uint8_t prio) const
+    {
+        return m_pauseStart[prio];
+    }
+    /// End of the peer's current (future) or last (past) pause of `prio`.
+    Time PeerPauseEnd(uint8_t prio) const
+    {
+        return m_peerPausedUntil[prio];
+    }
+    /**
+     * Ignore (or obey again) the peer's pauses of `prio`: the PFC watchdog's "ignore-pause"
+     * action. The peer's pause state keeps being tracked for PeerPausing().
+     */
+    void SetPauseIgnored(uint8_t prio, bool ignore);
 
     /// Send a PFC frame pausing (quanta > 0) or resuming (quanta 0) class `prio` at the peer.
     void SendPfc(uint8_t prio, uint16_t quanta);
@@ -182,7 +200,10 @@ class FabricNetDevice : public NetDevice
     uint64_t m_rateBps;
     Time m_busyUntil;        ///< end of the current frame's serialisation
     bool m_completionPending; ///< a TransmitComplete event is scheduled for m_busyUntil
-    std::array<Time, 8> m_pausedUntil;
+    std::array<Time, 8> m_pausedUntil;     ///< pause the transmitter obeys
+    std::array<Time, 8> m_peerPausedUntil; ///< pause the peer asked for (obeyed or not)
+    std::array<Time, 8> m_pauseStart;      ///< start of the peer's uninterrupted pause
+    uint8_t m_pauseIgnored = 0;            ///< classes whose pauses are ignored (watchdog)
     std::deque<FabricPacket*> m_pfcQueue;
     EventId m_wakeEvent;
     Time m_wakeAt;

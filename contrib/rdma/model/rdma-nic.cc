@@ -508,6 +508,7 @@ RdmaNic::ReceiveCnp(FabricPacket* p)
     NS_ABORT_MSG_IF(p->dstQpn >= m_qps.size(), "RdmaNic: CNP for unknown QP " << p->dstQpn);
     RdmaQueuePair* qp = PeekPointer(m_qps[p->dstQpn]);
     m_cnpsReceived++;
+    qp->m_cnpsReceived++;
     m_cnpRxTrace(qp->m_qpn, qp->m_dstHost);
     qp->m_cc->OnCnp();
     delete p;

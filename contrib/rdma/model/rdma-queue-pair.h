@@ -106,6 +106,12 @@ class RdmaQueuePair : public Object
         return m_timeouts;
     }
 
+    /// CNPs this QP received (congestion notifications from its receiver).
+    uint64_t GetCnpsReceived() const
+    {
+        return m_cnpsReceived;
+    }
+
   private:
     friend class RdmaNic;
 
@@ -133,6 +139,7 @@ class RdmaQueuePair : public Object
     EventId m_rtoEvent;
     uint64_t m_retransmitPackets = 0;
     uint64_t m_timeouts = 0;
+    uint64_t m_cnpsReceived = 0;
     uint32_t m_highestSent = 0;
 
     TracedCallback<uint64_t, uint64_t, Time> m_msgCompleteTrace; ///< id, bytes, posted time
