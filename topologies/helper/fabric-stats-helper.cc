@@ -2,6 +2,9 @@
 
 #include "ns3/simulator.h"
 
+#include <algorithm>
+#include <sstream>
+
 namespace ns3
 {
 
@@ -71,12 +74,43 @@ FabricStatsHelper::EnablePfcLog(std::ostream* os)
 void
 FabricStatsHelper::EnableMonitor(std::ostream* queues, std::ostream* links, Time interval, Time start, Time end)
 {
-    m_qlog = queues;
-    m_llog = links;
+    MonitorStreams m;
+    m.queues = queues;
+    m.links = links;
+    EnableMonitor(m, interval, start, end);
+}
+
+void
+FabricStatsHelper::EnableMonitor(const MonitorStreams& streams, Time interval, Time start, Time end)
+{
+    m_mon = streams;
     m_interval = interval;
     m_end = end;
-    *queues << "time_ns,node,port,priority,bytes\n";
-    *links << "time_ns,node,port,utilisation\n";
+    if (m_mon.queues)
+    {
+        *m_mon.queues << "time_ns,node,port,priority,bytes\n";
+    }
+    if (m_mon.links)
+    {
+        *m_mon.links << "time_ns,node,port,utilisation\n";
+    }
+    if (m_mon.qpRates)
+    {
+        *m_mon.qpRates << "time_ns,host,qpn,dst,sport,priority,rate_gbps\n";
+    }
+    if (m_mon.cnps)
+    {
+        *m_mon.cnps << "time_ns,host,qpn,dst,sport,cnps,cnps_total\n";
+    }
+    if (m_mon.pauseState)
+    {
+        *m_mon.pauseState << "time_ns,node,port,priority,paused_ns\n";
+    }
+    bool any = m_mon.queues || m_mon.links || m_mon.qpRates || m_mon.cnps || m_mon.pauseState;
+    if (!any || !interval.IsStrictlyPositive() || start > end)
+    {
+        return;
+    }
     const auto& topo = m_fabric.GetTopology();
     for (uint32_t n = 0; n < topo.nodes.size(); ++n)
     {
@@ -92,43 +126,117 @@ FabricStatsHelper::EnableMonitor(std::ostream* queues, std::ostream* links, Time
         }
     }
     m_lastTxBytes.assign(m_devices.size(), 0);
+    m_nics = m_fabric.GetAllNics();
+    m_lastCnps.assign(m_nics.size(), {});
     Simulator::Schedule(start, &FabricStatsHelper::Sample, this);
 }
 
 void
 FabricStatsHelper::Sample()
 {
-    int64_t t = Simulator::Now().GetNanoSeconds();
+    SampleOnce();
+    if (Simulator::Now() + m_interval <= m_end)
+    {
+        Simulator::Schedule(m_interval, &FabricStatsHelper::Sample, this);
+    }
+}
+
+void
+FabricStatsHelper::FinishMonitor()
+{
+    Time now = Simulator::Now();
+    if (!m_lastSample.IsNegative() && now > m_lastSample && now <= m_end)
+    {
+        SampleOnce();
+    }
+}
+
+void
+FabricStatsHelper::SampleOnce()
+{
+    Time now = Simulator::Now();
+    int64_t t = now.GetNanoSeconds();
+    // Rates cover the time since the previous sample; the first sample only sets the baseline.
+    double elapsedS = m_lastSample.IsNegative() ? 0.0 : (now - m_lastSample).GetSeconds();
     const auto& topo = m_fabric.GetTopology();
     for (size_t i = 0; i < m_devices.size(); ++i)
     {
         const auto& dev = m_devices[i];
         const std::string& name = topo.nodes[m_portIds[i].first].name;
-        if (auto sp = DynamicCast<SwitchPort>(dev))
+        uint32_t portNo = m_portIds[i].second;
+        if (m_mon.queues)
         {
-            for (uint8_t c = 0; c < 8; ++c)
+            if (auto sp = DynamicCast<SwitchPort>(dev))
             {
-                if (sp->QueueBytes(c))
+                for (uint8_t c = 0; c < 8; ++c)
                 {
-                    *m_qlog << t << ',' << name << ',' << m_portIds[i].second << ',' << int(c) << ',' << sp->QueueBytes(c)
-                            << '\n';
+                    if (sp->QueueBytes(c))
+                    {
+                        *m_mon.queues << t << ',' << name << ',' << portNo << ',' << int(c) << ','
+                                      << sp->QueueBytes(c) << '\n';
+                    }
                 }
             }
         }
-        const auto& st = dev->GetStats();
-        // Wire bytes: frames plus preamble and inter-frame gap.
-        uint64_t wire = st.txBytes + st.txFrames * RoceSize::kWireOverhead;
-        uint64_t delta = wire - m_lastTxBytes[i];
-        m_lastTxBytes[i] = wire;
-        if (delta && Simulator::Now() > Time(0))
+        if (m_mon.links)
         {
-            double util = double(delta) * 8.0 / (double(dev->GetRateBps()) * m_interval.GetSeconds());
-            *m_llog << t << ',' << name << ',' << m_portIds[i].second << ',' << util << '\n';
+            const auto& st = dev->GetStats();
+            // Wire bytes: frames plus preamble and inter-frame gap.
+            uint64_t wire = st.txBytes + st.txFrames * RoceSize::kWireOverhead;
+            uint64_t delta = wire - m_lastTxBytes[i];
+            m_lastTxBytes[i] = wire;
+            if (delta && elapsedS > 0)
+            {
+                double util = double(delta) * 8.0 / (double(dev->GetRateBps()) * elapsedS);
+                *m_mon.links << t << ',' << name << ',' << portNo << ',' << util << '\n';
+            }
+        }
+        if (m_mon.pauseState)
+        {
+            for (uint8_t c = 0; c < 8; ++c)
+            {
+                if (dev->PeerPausing(c))
+                {
+                    *m_mon.pauseState << t << ',' << name << ',' << portNo << ',' << int(c) << ','
+                                      << (now - dev->PausedSince(c)).GetNanoSeconds() << '\n';
+                }
+            }
         }
     }
-    if (Simulator::Now() + m_interval <= m_end)
+    if (m_mon.qpRates || m_mon.cnps)
     {
-        Simulator::Schedule(m_interval, &FabricStatsHelper::Sample, this);
+        SampleQps(t);
+    }
+    m_lastSample = now;
+}
+
+void
+FabricStatsHelper::SampleQps(int64_t t)
+{
+    for (size_t n = 0; n < m_nics.size(); ++n)
+    {
+        const auto& qps = m_nics[n]->GetQueuePairs();
+        auto& last = m_lastCnps[n];
+        last.resize(qps.size(), 0);
+        for (size_t i = 0; i < qps.size(); ++i)
+        {
+            const RdmaQueuePair& qp = *qps[i];
+            if (m_mon.qpRates && !qp.IsIdle())
+            {
+                *m_mon.qpRates << t << ',' << qp.GetSrcHost() << ',' << qp.GetQpn() << ','
+                               << qp.GetDstHost() << ',' << qp.GetSport() << ','
+                               << int(qp.GetPriority()) << ','
+                               << double(qp.GetCc()->GetRateBps()) / 1e9 << '\n';
+            }
+            uint64_t total = qp.GetCnpsReceived();
+            if (m_mon.cnps && total != last[i])
+            {
+                *m_mon.cnps << t << ',' << qp.GetSrcHost() << ',' << qp.GetQpn() << ','
+                            << qp.GetDstHost() << ',' << qp.GetSport() << ',' << total - last[i]
+                            << ',' << total << '\n';
+            }
+            last[i] = total;
+        }
     }
 }
 
@@ -216,6 +324,113 @@ FabricStatsHelper::Collect() const
     t.p99QueueBytes = hist.Quantile(0.99);
     t.p95QueueBytes = hist.Quantile(0.95);
     return t;
+}
+
+nlohmann::json
+FabricStatsHelper::WatchdogJson() const
+{
+    const auto& topo = m_fabric.GetTopology();
+    nlohmann::json queues = nlohmann::json::array();
+    uint64_t triggers = 0;
+    uint64_t flushed = 0;
+    bool enabled = false;
+    std::string action;
+    for (auto& sw : m_fabric.GetAllSwitches())
+    {
+        Ptr<PfcWatchdog> wd = sw->GetPfcWatchdog();
+        enabled = enabled || wd->IsEnabled();
+        action = wd->GetAction() == PfcWatchdog::REPORT         ? "report"
+                 : wd->GetAction() == PfcWatchdog::IGNORE_PAUSE ? "ignore-pause"
+                                                                : "drop";
+        for (const auto& r : wd->GetRecords())
+        {
+            triggers += r.triggers;
+            flushed += r.flushedFrames;
+            queues.push_back(
+                {{"switch", topo.nodes[sw->GetTopologyId()].name},
+                 {"port", r.port},
+                 {"priority", r.priority},
+                 {"triggers", r.triggers},
+                 {"restorations", r.restorations},
+                 {"first_trigger_ns", r.firstTrigger.GetNanoSeconds()},
+                 {"paused_ns_at_first_trigger", r.pausedAtFirstTrigger.GetNanoSeconds()},
+                 {"flushed_frames", r.flushedFrames},
+                 {"active_at_end", r.active}});
+        }
+    }
+    nlohmann::json j = {{"enabled", enabled},
+                        {"triggers", triggers},
+                        {"flushed_frames", flushed},
+                        {"queues", queues}};
+    if (enabled)
+    {
+        j["action"] = action;
+    }
+    return j;
+}
+
+std::string
+FabricStatsHelper::PeerName(const DeadlockHop& h) const
+{
+    const auto& topo = m_fabric.GetTopology();
+    if (h.peerIsSwitch)
+    {
+        return topo.nodes[h.peerNode].name + " port " + std::to_string(h.peerPort);
+    }
+    return h.peerNode < topo.NumHosts() ? topo.nodes[topo.hosts[h.peerNode]].name : "?";
+}
+
+nlohmann::json
+FabricStatsHelper::DeadlockJson(const DeadlockReport& r) const
+{
+    const auto& topo = m_fabric.GetTopology();
+    nlohmann::json hops = nlohmann::json::array();
+    nlohmann::json switches = nlohmann::json::array();
+    for (const auto& h : r.hops)
+    {
+        const std::string& name = topo.nodes[h.node].name;
+        hops.push_back({{"switch", name},
+                        {"port", h.port},
+                        {"priority", h.priority},
+                        {"paused_by", PeerName(h)},
+                        {"paused_ns", h.pausedFor.GetNanoSeconds()},
+                        {"queued_frames", h.queuedFrames},
+                        {"queued_bytes", h.queuedBytes}});
+        if (std::find(switches.begin(), switches.end(), name) == switches.end())
+        {
+            switches.push_back(name);
+        }
+    }
+    return {{"kind", r.cycle ? "cycle" : "stall"},
+            {"time_ns", r.time.GetNanoSeconds()},
+            {"stalled_ns", r.stalledFor.GetNanoSeconds()},
+            {"switches", switches},
+            {r.cycle ? "cycle" : "paused_queues", hops}};
+}
+
+std::string
+FabricStatsHelper::DeadlockText(const DeadlockReport& r) const
+{
+    const auto& topo = m_fabric.GetTopology();
+    std::ostringstream s;
+    s << "t=" << r.time.GetNanoSeconds() << " ns: ";
+    if (r.cycle)
+    {
+        s << "PFC deadlock, cyclic buffer dependency of " << r.hops.size() << " paused queues: ";
+    }
+    else
+    {
+        s << "fabric stalled (no frame sent for " << r.stalledFor.GetNanoSeconds() << " ns), "
+          << r.hops.size() << " paused queues hold frames: ";
+    }
+    for (size_t i = 0; i < r.hops.size(); ++i)
+    {
+        const auto& h = r.hops[i];
+        s << (i ? (r.cycle ? " -> " : "; ") : "") << topo.nodes[h.node].name << " port " << h.port
+          << " prio " << int(h.priority) << " (paused by " << PeerName(h) << " for "
+          << h.pausedFor.GetNanoSeconds() << " ns, " << h.queuedFrames << " frames)";
+    }
+    return s.str();
 }
 
 } // namespace ns3

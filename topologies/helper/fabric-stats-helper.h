@@ -1,7 +1,8 @@
 /*
- * Observes an installed fabric: PFC event log, periodic queue-length and link-utilisation
- * samples (CSV), and the end-of-run totals (drops by reason, PFC frames, queue max and p99,
- * frame conservation). Everything is read from per-device counters and merged at the end.
+ * Observes an installed fabric: PFC event log, periodic monitor samples (CSV: queue lengths,
+ * link utilisation, per-QP rates and CNPs, PFC pause state), and the end-of-run totals (drops
+ * by reason, PFC frames, queue max and p99, frame conservation). Everything is read from per-device
+ * counters and merged at the end.
  */
 #ifndef FABRICSIM_FABRIC_STATS_HELPER_H
 #define FABRICSIM_FABRIC_STATS_HELPER_H
@@ -52,6 +53,16 @@ struct FabricTotals
     nlohmann::json ToJson() const;
 };
 
+/// Where each monitor series goes; a null stream leaves that series out.
+struct MonitorStreams
+{
+    std::ostream* queues = nullptr;     ///< time_ns,node,port,priority,bytes (non-empty queues)
+    std::ostream* links = nullptr;      ///< time_ns,node,port,utilisation (busy links)
+    std::ostream* qpRates = nullptr;    ///< time_ns,host,qpn,dst,sport,priority,rate_gbps
+    std::ostream* cnps = nullptr;       ///< time_ns,host,qpn,dst,sport,cnps,cnps_total
+    std::ostream* pauseState = nullptr; ///< time_ns,node,port,priority,paused_ns
+};
+
 class FabricStatsHelper
 {
   public:
@@ -61,27 +72,57 @@ class FabricStatsHelper
     void EnablePfcLog(std::ostream* os);
 
     /**
-     * Sample every `interval` from `start` to `end`: non-empty queues per (port, priority) to
-     * `queues` (time_ns,node,port,priority,bytes) and busy links to `links`
-     * (time_ns,node,port,utilisation).
+     * Sample every `interval` from `start` to `end` into the streams given (each gets a CSV
+     * header now): non-empty egress queues per (port, priority); link utilisation over the last
+     * interval (wire bytes, busy links only); the congestion-control rate of every QP with
+     * unacknowledged data; CNPs each QP received in the interval and in all (QPs that got
+     * some); and every (port, priority) its peer pauses, with how long it has been paused.
+     * Nothing is scheduled unless some stream is given and `interval` > 0.
      */
+    void EnableMonitor(const MonitorStreams& streams, Time interval, Time start, Time end);
+
+    /// Queue and link series only (the original form).
     void EnableMonitor(std::ostream* queues, std::ostream* links, Time interval, Time start, Time end);
+
+    /**
+     * Take a last sample at the current time (call after the run) when the window is open and
+     * time moved since the previous sample, so that per-interval counts add up to run totals.
+     */
+    void FinishMonitor();
 
     FabricTotals Collect() const;
 
+    /**
+     * PFC watchdog results for summary.json: total triggers and, per (switch, port, priority)
+     * that triggered, the count, the first time and how long the queue had been paused then.
+     */
+    nlohmann::json WatchdogJson() const;
+
+    /// A deadlock report in summary.json form, with switch and host names.
+    nlohmann::json DeadlockJson(const DeadlockReport& r) const;
+
+    /// A deadlock report as one line for people.
+    std::string DeadlockText(const DeadlockReport& r) const;
+
   private:
+    /// "sw1 port 2" or "host4" for the peer of a deadlock hop.
+    std::string PeerName(const DeadlockHop& h) const;
     void Sample();
+    void SampleOnce();
+    void SampleQps(int64_t t);
     void PfcTx(uint32_t node, uint32_t port, uint8_t prio, uint16_t quanta);
 
     FabricTopologyHelper& m_fabric;
     std::ostream* m_pfcLog = nullptr;
-    std::ostream* m_qlog = nullptr;
-    std::ostream* m_llog = nullptr;
+    MonitorStreams m_mon;
     Time m_interval;
     Time m_end;
+    Time m_lastSample = Time(-1); ///< negative until the first sample
     std::vector<uint64_t> m_lastTxBytes;
     std::vector<std::pair<uint32_t, uint32_t>> m_portIds; ///< (node, port) per monitored device
     std::vector<Ptr<FabricNetDevice>> m_devices;
+    std::vector<Ptr<RdmaNic>> m_nics;
+    std::vector<std::vector<uint64_t>> m_lastCnps; ///< per NIC, per QP
 };
 
 } // namespace ns3

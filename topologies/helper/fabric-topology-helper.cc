@@ -31,6 +31,29 @@ class TopologyRouteTable : public FabricRouteTable
     std::shared_ptr<fabricsim::Routing> m_r;
 };
 
+/// Shortest-path routes with some (node, destination) entries forced (non-minimal routing).
+class OverrideRouteTable : public FabricRouteTable
+{
+  public:
+    using Overrides = std::map<std::pair<uint32_t, uint32_t>, std::vector<uint16_t>>;
+
+    OverrideRouteTable(std::shared_ptr<fabricsim::Routing> r, Overrides o)
+        : m_r(std::move(r))
+        , m_o(std::move(o))
+    {
+    }
+
+    const std::vector<uint16_t>& NextHops(uint32_t node, uint32_t dstHost) const override
+    {
+        auto it = m_o.find({node, dstHost});
+        return it != m_o.end() ? it->second : m_r->NextHops(node, dstHost);
+    }
+
+  private:
+    std::shared_ptr<fabricsim::Routing> m_r;
+    Overrides m_o;
+};
+
 int64_t
 TxPs(uint64_t wireBytes, uint64_t bps)
 {
@@ -175,7 +198,22 @@ void
 FabricTopologyHelper::InstallRoutes()
 {
     m_routing = std::make_shared<fabricsim::Routing>(m_topo, m_linkDown);
-    Ptr<FabricRouteTable> table = Create<TopologyRouteTable>(m_routing);
+    PublishRoutes();
+}
+
+void
+FabricTopologyHelper::PublishRoutes()
+{
+    // The plain table when nothing is overridden: no lookup on the forwarding path then.
+    Ptr<FabricRouteTable> table;
+    if (m_routeOverrides.empty())
+    {
+        table = Create<TopologyRouteTable>(m_routing);
+    }
+    else
+    {
+        table = Create<OverrideRouteTable>(m_routing, m_routeOverrides);
+    }
     for (auto& sw : m_switches)
     {
         if (sw)
@@ -336,6 +374,22 @@ FabricTopologyHelper::SetLinkState(uint32_t linkId, bool up)
     m_linkDown.at(linkId) = !up;
     m_links[linkId]->SetUp(up);
     InstallRoutes();
+}
+
+void
+FabricTopologyHelper::SetRouteOverride(uint32_t node,
+                                       uint32_t dstHost,
+                                       const std::vector<uint16_t>& ports)
+{
+    NS_ABORT_MSG_IF(node >= m_topo.nodes.size()
+                        || m_topo.nodes[node].kind != fabricsim::NodeKind::Switch,
+                    "route override: node " << node << " is not a switch");
+    NS_ABORT_MSG_IF(dstHost >= m_topo.NumHosts(), "route override: no host " << dstHost);
+    m_routeOverrides[{node, dstHost}] = ports;
+    if (m_installed)
+    {
+        PublishRoutes();
+    }
 }
 
 void

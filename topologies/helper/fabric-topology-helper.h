@@ -12,6 +12,7 @@
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -92,6 +93,13 @@ class FabricTopologyHelper
                                const ObjectFactory& cc,
                                Callback<void, uint64_t> onDelivered = Callback<void, uint64_t>());
 
+    /**
+     * Route frames of switch `node` toward host `dstHost` through `ports` only (ECMP among
+     * them), replacing the shortest-path next hops: non-minimal routes, e.g. the cyclic routes
+     * of a PFC deadlock study. Kept when routes are recomputed after a link change.
+     */
+    void SetRouteOverride(uint32_t node, uint32_t dstHost, const std::vector<uint16_t>& ports);
+
     /// Take a link down (or up) at time `at`; routes are recomputed then.
     void ScheduleLinkState(uint32_t linkId, Time at, bool up);
 
@@ -104,10 +112,14 @@ class FabricTopologyHelper
   private:
     void SetLinkState(uint32_t linkId, bool up);
     void InstallRoutes();
+    /// Hand the switches a route table over m_routing (and the overrides, if any).
+    void PublishRoutes();
 
     fabricsim::Topology m_topo;
     std::vector<bool> m_linkDown;
     std::shared_ptr<fabricsim::Routing> m_routing;
+    /// (node, destination host) -> forced next-hop ports
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint16_t>> m_routeOverrides;
     ObjectFactory m_nicFactory;
     ObjectFactory m_portFactory;
     ObjectFactory m_mmuFactory;
