@@ -79,6 +79,12 @@ ProgressTick(ProgressState* st)
     Simulator::Schedule(st->stop / 200, &ProgressTick, st);
 }
 
+void
+StopOnDeadlock(const DeadlockReport&)
+{
+    Simulator::Stop();
+}
+
 } // namespace
 
 void
@@ -203,6 +209,13 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
         }
     }
     auto fabric = InstallFabric(sc);
+    for (const RouteOverride& r : sc.routes)
+    {
+        for (uint32_t h : r.dstHosts)
+        {
+            fabric->SetRouteOverride(r.node, h, r.ports);
+        }
+    }
     std::vector<FlowSpec> flows = ExpandTraffic(sc, *fabric);
 
     OutputDir dir(opt.outDir);
@@ -238,14 +251,46 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     FabricStatsHelper stats(*fabric);
     std::ofstream pfcLog(dir.Path("pfc.csv"));
     stats.EnablePfcLog(&pfcLog);
-    std::ofstream qlog;
-    std::ofstream llog;
+    // Monitor series: files exist only for the series that are on (nothing is scheduled when off).
+    std::ofstream qlog, llog, rlog, clog, plog;
     if (sc.monitor.intervalNs > 0)
     {
-        qlog.open(dir.Path("queue.csv"));
-        llog.open(dir.Path("link_util.csv"));
+        MonitorStreams ms;
+        auto open = [&dir](bool on, std::ofstream& f, const char* name) -> std::ostream*
+        {
+            if (!on)
+            {
+                return nullptr;
+            }
+            f.open(dir.Path(name));
+            return &f;
+        };
+        ms.queues = open(sc.monitor.queues, qlog, "queue.csv");
+        ms.links = open(sc.monitor.links, llog, "link_util.csv");
+        ms.qpRates = open(sc.monitor.qpRates, rlog, "qp_rate.csv");
+        ms.cnps = open(sc.monitor.cnps, clog, "cnp.csv");
+        ms.pauseState = open(sc.monitor.pauseState, plog, "pause.csv");
         uint64_t end = std::min(sc.monitor.endNs, sc.stopNs);
-        stats.EnableMonitor(&qlog, &llog, NanoSeconds(sc.monitor.intervalNs), NanoSeconds(sc.monitor.startNs), NanoSeconds(end));
+        stats.EnableMonitor(ms,
+                            NanoSeconds(sc.monitor.intervalNs),
+                            NanoSeconds(sc.monitor.startNs),
+                            NanoSeconds(end));
+    }
+    // PFC deadlock detection (lossless fabrics only): it ends the run instead of idling.
+    Ptr<DeadlockDetector> detector;
+    if (sc.transport.pfc && sc.deadlock.checkIntervalNs > 0)
+    {
+        detector = CreateObject<DeadlockDetector>();
+        std::vector<Ptr<FabricNetDevice>> nics;
+        for (auto& nic : fabric->GetAllNics())
+        {
+            nics.push_back(nic);
+        }
+        detector->Install(fabric->GetAllSwitches(), nics);
+        if (sc.deadlock.stop)
+        {
+            detector->TraceConnectWithoutContext("Deadlock", MakeCallback(&StopOnDeadlock));
+        }
     }
     if (opt.progress)
     {
@@ -263,9 +308,13 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     {
         std::fprintf(stderr, "\n");
     }
+    stats.FinishMonitor();
     uint64_t simNs = uint64_t(Simulator::Now().GetNanoSeconds());
     uint64_t events = Simulator::GetEventCount();
     FabricTotals totals = stats.Collect();
+    const std::vector<DeadlockReport> noReports;
+    const std::vector<DeadlockReport>& deadlocks = detector ? detector->GetReports() : noReports;
+    bool deadlockStop = sc.deadlock.stop && !deadlocks.empty();
 
     // ---- outputs ----
     std::ostringstream fct;
@@ -328,6 +377,20 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     {
         summary[it.key()] = it.value();
     }
+    summary["pfc_watchdog"] = stats.WatchdogJson();
+    json jdl = {{"enabled", bool(detector)},
+                {"detected", !deadlocks.empty()},
+                {"reports", deadlocks.size()}};
+    if (!deadlocks.empty())
+    {
+        json first = stats.DeadlockJson(deadlocks.front());
+        for (auto it = first.begin(); it != first.end(); ++it)
+        {
+            jdl[it.key()] = it.value();
+        }
+        jdl["run_stopped"] = deadlockStop;
+    }
+    summary["deadlock"] = jdl;
     // Wall-clock figures live in timing.json so that summary.json is byte-identical per seed.
     summary["sim"] = {{"simulated_ns", simNs}, {"events", events}, {"wall_s_in", "timing.json"}};
     WriteFileAtomic(dir.Path("summary.json"), summary.dump(2) + "\n");
@@ -335,8 +398,10 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     json timing = {{"wall_s", wall}, {"events", events}, {"events_per_s", wall > 0 ? double(events) / wall : 0}};
     WriteFileAtomic(dir.Path("timing.json"), timing.dump(2) + "\n");
     pfcLog.close();
-    qlog.close();
-    llog.close();
+    for (auto* f : {&qlog, &llog, &rlog, &clog, &plog})
+    {
+        f->close();
+    }
     Simulator::Destroy();
     dir.Commit();
 
@@ -352,18 +417,40 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     out << "  PFC pauses sent      " << totals.pfcPauseSent << "\n";
     out << "  queue max / p99      " << totals.maxQueueBytes << " / " << totals.p99QueueBytes << " bytes\n";
     out << "  conservation         " << (totals.Conserved() ? "ok" : "VIOLATED") << "\n";
+    if (summary["pfc_watchdog"]["enabled"].get<bool>())
+    {
+        out << "  PFC watchdog         " << summary["pfc_watchdog"]["triggers"] << " triggers ("
+            << summary["pfc_watchdog"]["action"].get<std::string>() << ")\n";
+    }
+    if (!deadlocks.empty())
+    {
+        out << "  deadlock             " << jdl["kind"].get<std::string>() << " at "
+            << double(deadlocks.front().time.GetNanoSeconds()) / 1e6 << " ms"
+            << (deadlockStop ? ", run stopped" : ", reported") << "\n";
+    }
     out << "  simulated            " << double(simNs) / 1e6 << " ms, " << events << " events, " << wall << " s wall\n";
     out << "  outputs              " << opt.outDir << "/summary.json\n";
     for (auto& jf : incomplete)
     {
-        std::cerr << "fabricsim: flow " << jf["id"] << " (" << jf["src"] << " -> " << jf["dst"] << ", "
-                  << jf["size_bytes"] << " B) did not complete by stop_ns: " << jf["pending_bytes"]
-                  << " bytes unacknowledged\n";
+        std::cerr << "fabricsim: flow " << jf["id"] << " (" << jf["src"] << " -> " << jf["dst"]
+                  << ", " << jf["size_bytes"] << " B) did not complete "
+                  << (deadlockStop ? "before the deadlock stopped the run: " : "by stop_ns: ")
+                  << jf["pending_bytes"] << " bytes unacknowledged\n";
+    }
+    for (const DeadlockReport& r : deadlocks)
+    {
+        std::cerr << "fabricsim: " << stats.DeadlockText(r) << "\n";
     }
     if (!totals.Conserved())
     {
         std::cerr << "fabricsim: frame conservation violated (see summary.json conservation)\n";
         return 1;
+    }
+    if (deadlockStop)
+    {
+        std::cerr << "fabricsim: run stopped by the deadlock detector (exit 3; summary.json "
+                     "\"deadlock\")\n";
+        return 3;
     }
     return 0;
 }

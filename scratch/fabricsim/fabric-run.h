@@ -1,8 +1,9 @@
 /*
  * Runs a fabric scenario end to end: installs the fabric, expands the traffic (explicit flows,
  * HPCC flow files, Poisson arrivals from a flow-size CDF, incasts), runs until every flow is
- * done or the stop time, and writes summary.json, fct.csv, pfc.csv, queue.csv, link_util.csv
- * (and pcaps) atomically into the output directory.
+ * done, a PFC deadlock or the stop time, and writes summary.json, fct.csv, pfc.csv, the monitor
+ * series (queue.csv, link_util.csv, qp_rate.csv, cnp.csv, pause.csv) and pcaps atomically into
+ * the output directory.
  */
 #ifndef FABRICSIM_FABRIC_RUN_H
 #define FABRICSIM_FABRIC_RUN_H
@@ -28,7 +29,10 @@ struct RunOptions
 /// Expand the scenario's generated traffic into flows (deterministic for a seed).
 std::vector<FlowSpec> ExpandTraffic(const FabricScenario& sc, const ns3::FabricTopologyHelper& fabric);
 
-/// Run the scenario. Returns the process exit code (0 on success). Throws InputError on bad input.
+/**
+ * Run the scenario. Returns the process exit code: 0 on success, 1 when frame conservation
+ * fails, 3 when the deadlock detector stopped the run. Throws InputError on bad input.
+ */
 int RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream& out);
 
 /// Arm a stderr progress line (simulated time, events/s, ETA) until `stop`.

@@ -269,6 +269,134 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const std::string
     }
 }
 
+void
+ParseWatchdog(const json& w, const std::string& file, PfcWatchdogSpec& spec)
+{
+    const std::string path = "switch.pfc_watchdog";
+    RequireObj(w, file, path);
+    CheckKeys(
+        w, file, path, {"enabled", "poll_interval_ns", "detection_ns", "restoration_ns", "action"});
+    spec.enabled = GetBool(w, file, path, "enabled", true);
+    spec.pollNs = GetU64(w, file, path, "poll_interval_ns", spec.pollNs, 1);
+    spec.detectionNs = GetU64(w, file, path, "detection_ns", spec.detectionNs);
+    spec.restorationNs = GetU64(w, file, path, "restoration_ns", spec.restorationNs);
+    spec.action = GetStr(w, file, path, "action", spec.action);
+    if (spec.action != "report" && spec.action != "ignore-pause" && spec.action != "drop")
+    {
+        throw InputError(file,
+                         path + ".action",
+                         "\"report\", \"ignore-pause\" or \"drop\"",
+                         "\"" + spec.action + "\"");
+    }
+}
+
+/// Switch name of a route entry.
+uint32_t
+RouteSwitch(const json& r, const Topology& topo, const std::string& file, const std::string& p)
+{
+    std::string example;
+    for (const auto& n : topo.nodes)
+    {
+        if (n.kind == NodeKind::Switch)
+        {
+            example = n.name;
+            break;
+        }
+    }
+    uint32_t id = r.contains("switch") && r["switch"].is_string()
+                      ? topo.FindNode(r["switch"].get<std::string>())
+                      : UINT32_MAX;
+    if (id == UINT32_MAX || topo.nodes[id].kind != NodeKind::Switch)
+    {
+        throw InputError(file,
+                         p + ".switch",
+                         "the name of a switch (e.g. \"" + example + "\")",
+                         r.contains("switch") ? DescribeJson(r["switch"]) : "nothing");
+    }
+    return id;
+}
+
+std::vector<RouteOverride>
+ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
+{
+    if (!routes.is_array())
+    {
+        throw InputError(
+            file, "routes", "an array of {switch, dst, next | port}", DescribeJson(routes));
+    }
+    // Port k of a node is the k-th link touching it (the installer's numbering).
+    std::vector<std::vector<uint32_t>> peers(topo.nodes.size());
+    for (const auto& l : topo.links)
+    {
+        peers[l.a].push_back(l.b);
+        peers[l.b].push_back(l.a);
+    }
+    std::vector<RouteOverride> out;
+    for (size_t i = 0; i < routes.size(); ++i)
+    {
+        std::string p = "routes[" + std::to_string(i) + "]";
+        const json& r = routes[i];
+        RequireObj(r, file, p);
+        CheckKeys(r, file, p, {"switch", "dst", "next", "port"});
+        RouteOverride ro;
+        ro.node = RouteSwitch(r, topo, file, p);
+        const auto& nb = peers[ro.node];
+        if (!r.contains("dst"))
+        {
+            throw InputError(file, p + ".dst", "a host index or an array of them", "nothing");
+        }
+        if (r["dst"].is_array())
+        {
+            ro.dstHosts = GetHostList(r, topo, file, p, "dst");
+        }
+        else
+        {
+            ro.dstHosts.push_back(GetHost(r["dst"], topo, file, p + ".dst"));
+        }
+        if (r.contains("next") == r.contains("port"))
+        {
+            throw InputError(file,
+                             p,
+                             "exactly one of \"next\" (a neighbour's name) and \"port\"",
+                             r.contains("next") ? "both" : "neither");
+        }
+        if (r.contains("port"))
+        {
+            uint64_t port = GetU64(r, file, p, "port", 0);
+            if (port >= nb.size())
+            {
+                throw InputError(file,
+                                 p + ".port",
+                                 "a port of " + topo.nodes[ro.node].name + " in [0, "
+                                     + std::to_string(nb.size() - 1) + "]",
+                                 DescribeJson(r["port"]));
+            }
+            ro.ports.push_back(uint16_t(port));
+        }
+        else
+        {
+            uint32_t next
+                = r["next"].is_string() ? topo.FindNode(r["next"].get<std::string>()) : UINT32_MAX;
+            for (uint16_t k = 0; k < nb.size(); ++k)
+            {
+                if (nb[k] == next)
+                {
+                    ro.ports.push_back(k); // every parallel link to it
+                }
+            }
+            if (ro.ports.empty())
+            {
+                throw InputError(file,
+                                 p + ".next",
+                                 "the name of a neighbour of " + topo.nodes[ro.node].name,
+                                 DescribeJson(r["next"]));
+            }
+        }
+        out.push_back(ro);
+    }
+    return out;
+}
+
 } // namespace
 
 void
@@ -428,8 +556,23 @@ ParseFabricScenario(const json& doc, const std::string& file)
     sc.dir = slash == std::string::npos ? "." : file.substr(0, slash);
     sc.raw = doc;
     RequireObj(doc, file, "");
-    CheckKeys(doc, file, "", {"name", "description", "seed", "stop_ns", "topology", "transport", "switch", "traffic",
-                              "link_events", "pcap", "monitor", "attributes"});
+    CheckKeys(doc,
+              file,
+              "",
+              {"name",
+               "description",
+               "seed",
+               "stop_ns",
+               "topology",
+               "transport",
+               "switch",
+               "traffic",
+               "link_events",
+               "pcap",
+               "monitor",
+               "deadlock",
+               "routes",
+               "attributes"});
     sc.seed = GetU64(doc, file, "", "seed", 1, 1);
     sc.stopNs = GetU64(doc, file, "", "stop_ns", 1000000000ULL, 1);
     if (!doc.contains("topology"))
@@ -489,8 +632,18 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& s = doc["switch"];
         RequireObj(s, file, "switch");
-        CheckKeys(s, file, "switch", {"buffer_bytes", "alpha", "reserve_bytes", "resume_offset_bytes", "headroom_bytes",
-                                      "pause_quanta", "ecmp_seed", "ecn"});
+        CheckKeys(s,
+                  file,
+                  "switch",
+                  {"buffer_bytes",
+                   "alpha",
+                   "reserve_bytes",
+                   "resume_offset_bytes",
+                   "headroom_bytes",
+                   "pause_quanta",
+                   "ecmp_seed",
+                   "ecn",
+                   "pfc_watchdog"});
         sc.sw.bufferBytes = GetBytes(s, file, "switch", "buffer_bytes", sc.sw.bufferBytes);
         if (sc.sw.bufferBytes == 0)
         {
@@ -526,6 +679,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 throw InputError(file, "switch.ecn.kmax_bytes", "greater than kmin_bytes (" + std::to_string(sc.sw.ecn.kminBytes) + ")",
                                  std::to_string(sc.sw.ecn.kmaxBytes));
             }
+        }
+        if (s.contains("pfc_watchdog"))
+        {
+            ParseWatchdog(s["pfc_watchdog"], file, sc.sw.watchdog);
         }
     }
 
@@ -753,10 +910,58 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& m = doc["monitor"];
         RequireObj(m, file, "monitor");
-        CheckKeys(m, file, "monitor", {"interval_ns", "start_ns", "end_ns"});
+        CheckKeys(m,
+                  file,
+                  "monitor",
+                  {"interval_ns",
+                   "start_ns",
+                   "end_ns",
+                   "queues",
+                   "links",
+                   "qp_rates",
+                   "cnps",
+                   "pause_state"});
         sc.monitor.intervalNs = GetU64(m, file, "monitor", "interval_ns", sc.monitor.intervalNs);
         sc.monitor.startNs = GetU64(m, file, "monitor", "start_ns", 0);
         sc.monitor.endNs = GetU64(m, file, "monitor", "end_ns", UINT64_MAX);
+        if (sc.monitor.endNs < sc.monitor.startNs)
+        {
+            throw InputError(file,
+                             "monitor.end_ns",
+                             "a time >= monitor.start_ns (" + std::to_string(sc.monitor.startNs)
+                                 + ")",
+                             std::to_string(sc.monitor.endNs));
+        }
+        sc.monitor.queues = GetBool(m, file, "monitor", "queues", true);
+        sc.monitor.links = GetBool(m, file, "monitor", "links", true);
+        sc.monitor.qpRates = GetBool(m, file, "monitor", "qp_rates", true);
+        sc.monitor.cnps = GetBool(m, file, "monitor", "cnps", true);
+        sc.monitor.pauseState = GetBool(m, file, "monitor", "pause_state", true);
+    }
+
+    // A watchdog that resolves deadlocks gets the chance to: detection then only reports.
+    sc.deadlock.stop = !(sc.sw.watchdog.enabled && sc.sw.watchdog.action != "report");
+    if (doc.contains("deadlock"))
+    {
+        const json& d = doc["deadlock"];
+        RequireObj(d, file, "deadlock");
+        CheckKeys(d, file, "deadlock", {"check_interval_ns", "stall_ns", "on_detect"});
+        sc.deadlock.checkIntervalNs
+            = GetU64(d, file, "deadlock", "check_interval_ns", sc.deadlock.checkIntervalNs);
+        sc.deadlock.stallNs = GetU64(d, file, "deadlock", "stall_ns", sc.deadlock.stallNs);
+        std::string on
+            = GetStr(d, file, "deadlock", "on_detect", sc.deadlock.stop ? "stop" : "report");
+        if (on != "stop" && on != "report")
+        {
+            throw InputError(
+                file, "deadlock.on_detect", "\"stop\" or \"report\"", "\"" + on + "\"");
+        }
+        sc.deadlock.stop = on == "stop";
+    }
+
+    if (doc.contains("routes"))
+    {
+        sc.routes = ParseRoutes(doc["routes"], sc.topology, file);
     }
 
     if (doc.contains("attributes"))

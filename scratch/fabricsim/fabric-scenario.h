@@ -80,6 +80,16 @@ struct EcnSpec
     double perRateBps = 25e9; ///< thresholds scale with port rate relative to this (0 = absolute)
 };
 
+/// PFC watchdog of every switch ("switch.pfc_watchdog"; off unless the object is given).
+struct PfcWatchdogSpec
+{
+    bool enabled = false;
+    uint64_t pollNs = 10000000;         ///< polling interval
+    uint64_t detectionNs = 200000000;   ///< paused this long with frames queued = stuck
+    uint64_t restorationNs = 200000000; ///< no pause this long = normal again
+    std::string action = "drop";        ///< "report", "ignore-pause" or "drop"
+};
+
 struct SwitchSpec
 {
     uint64_t bufferBytes = 32ull << 20;
@@ -90,13 +100,36 @@ struct SwitchSpec
     uint32_t pauseQuanta = 0xffff;
     uint32_t ecmpSeed = 0;
     EcnSpec ecn;
+    PfcWatchdogSpec watchdog;
 };
 
+/// Monitor time series ("monitor"): off unless interval_ns > 0; each series can be left out.
 struct MonitorSpec
 {
-    uint64_t intervalNs = 10000; ///< 0 disables the CSV time series
+    uint64_t intervalNs = 0; ///< 0 disables the CSV time series
     uint64_t startNs = 0;
     uint64_t endNs = UINT64_MAX;
+    bool queues = true;     ///< queue.csv
+    bool links = true;      ///< link_util.csv
+    bool qpRates = true;    ///< qp_rate.csv
+    bool cnps = true;       ///< cnp.csv
+    bool pauseState = true; ///< pause.csv
+};
+
+/// PFC deadlock detection ("deadlock"; runs only with PFC on).
+struct DeadlockSpec
+{
+    uint64_t checkIntervalNs = 100000; ///< 0 disables it
+    uint64_t stallNs = 1000000;        ///< nothing transmitted this long with frames queued
+    bool stop = true; ///< "on_detect": "stop" ends the run (exit 3); "report" only records it
+};
+
+/// Forced next hops of a switch toward some hosts ("routes").
+struct RouteOverride
+{
+    uint32_t node = 0; ///< topology node id of the switch
+    std::vector<uint32_t> dstHosts;
+    std::vector<uint16_t> ports;
 };
 
 struct FabricScenario
@@ -116,6 +149,8 @@ struct FabricScenario
     std::vector<uint32_t> pcapHosts;
     std::vector<std::string> pcapSwitches; ///< switch node names
     MonitorSpec monitor;
+    DeadlockSpec deadlock;
+    std::vector<RouteOverride> routes;
     std::vector<std::pair<std::string, std::string>> attributes; ///< ns-3 attribute defaults
 };
 

@@ -51,6 +51,15 @@ ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3
     SetDefault("ns3::SharedBufferMmu::LosslessClasses", UintegerValue(1u << t.priority));
     SetDefault("ns3::SwitchPort::PauseQuanta", UintegerValue(s.pauseQuanta));
     SetDefault("ns3::FabricSwitch::EcmpSeed", UintegerValue(s.ecmpSeed));
+    const PfcWatchdogSpec& wd = s.watchdog;
+    SetDefault("ns3::PfcWatchdog::Interval",
+               TimeValue(wd.enabled ? NanoSeconds(wd.pollNs) : Time(0)));
+    SetDefault("ns3::PfcWatchdog::DetectionTime", TimeValue(NanoSeconds(wd.detectionNs)));
+    SetDefault("ns3::PfcWatchdog::RestorationTime", TimeValue(NanoSeconds(wd.restorationNs)));
+    SetDefault("ns3::PfcWatchdog::Action", StringValue(wd.action));
+    SetDefault("ns3::DeadlockDetector::CheckInterval",
+               TimeValue(NanoSeconds(sc.deadlock.checkIntervalNs)));
+    SetDefault("ns3::DeadlockDetector::StallTime", TimeValue(NanoSeconds(sc.deadlock.stallNs)));
 
     for (auto& [name, value] : sc.attributes)
     {
