@@ -60,7 +60,7 @@ def write_slurm(out, pending, jobs=None, timeout=None, extra=(), plot=False):
         "#SBATCH --output=%s/%%A_%%a.log" % logs,
     ]
     if timeout:
-        # Slurm's limit leaves a minute beyond the point's own timeout for setup and publishing.
+        # Slurm's limit (minutes) leaves 1-2 minutes beyond the point's own timeout for start-up.
         lines.append("#SBATCH --time=%d" % (int(timeout) // 60 + 2))
     lines += ["#SBATCH %s" % e for e in extra]
     lines += ["", "exec " + _sweep_cmd(out, "--run-point", "$SLURM_ARRAY_TASK_ID").replace(

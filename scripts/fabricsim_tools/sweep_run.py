@@ -87,6 +87,10 @@ def run_point(plan, point, out, timeout=None):
     except subprocess.TimeoutExpired as e:
         rc, log = None, (e.stdout or b"").decode(errors="replace")
         error = "timed out after %g s" % timeout
+        # The killed CLI could not remove its staging directory.
+        for name in os.listdir(tmp):
+            if name.startswith(".partial-"):
+                shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
     except OSError as e:
         rc, log, error = None, "", "cannot run %s: %s" % (cmd[0], e.strerror)
     wall = time.time() - t0

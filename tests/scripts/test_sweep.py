@@ -103,6 +103,20 @@ class Sweep(ScriptTestCase):
                                                              grid[2], grid[3], "--out", self.out).stderr)
         self.assertEqual(glob.glob(os.path.join(self.out, "points", "*.tmp-*")), [])
 
+    def test_a_point_past_its_timeout_fails_alone(self):
+        # 2 GB takes 160 ms of simulated time (seconds of wall time); 10 KB takes microseconds.
+        proc = self.sweep(self.base, "--grid", "traffic.flows.0.size_bytes=10000,2000000000", "--set",
+                          "stop_ns=1000000000", "--timeout", "0.5", "-j", "2", "--out", self.out)
+        self.assertRan(proc, 1)
+        rows = read_results(self.out)
+        self.assertEqual([(r["status"], r["error"]) for r in rows],
+                         [("ok", ""), ("failed", "timed out after 0.5 s")])
+        self.assertEqual(glob.glob(os.path.join(self.out, "points", "*.tmp-*")), [])
+        meta = read_json(os.path.join(self.out, "points", rows[1]["point"], "point.json"))
+        self.assertEqual((meta["status"], meta["returncode"]), ("failed", None))
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "points", rows[1]["point"]))),
+                         ["point.json", "run.log"])
+
     def test_seeds_reach_the_scenario(self):
         base = tiny_scenario(os.path.join(self.dir, "poisson.json"), poisson=True)
         self.assertRan(self.sweep(base, "--seeds", "2", "-j", "2", "--out", self.out))
