@@ -134,7 +134,9 @@ struct PlacementSpec
 {
     TpPlacement tp = TpPlacement::ScaleUp; //!< TP placement rule
     uint32_t accelsPerServer = 8;          //!< accelerators per server (rail-optimised hosts)
-    uint32_t numHosts = 0;                 //!< hosts of the topology when known (0: unchecked)
+    /// Hosts of the topology (0: unchecked). Read from a rail-optimised topology object; a
+    /// caller that builds the topology sets it to Topology::NumHosts() before running.
+    uint32_t numHosts = 0;
 };
 
 /**

@@ -126,6 +126,7 @@ class ServingSimulation::Impl
     /// among those that \p ok accepts; false when none.
     bool PickSlot(uint32_t pool, const std::function<bool(ServingScheduler&)>& ok, SlotRef& out);
     void OnArrival(uint64_t id);
+    void ScheduleArrival(uint64_t id);
     void TryLaunch(const SlotRef& s);
     void Launch(SlotRef s);
     void OnStepDone(SlotRef s, StepRecord rec, const StepStats& stats);
@@ -285,6 +286,14 @@ ServingSimulation::Impl::Validate()
     }
     for (uint32_t h : m_sc.kv.poolHosts)
     {
+        if (m_sc.placement.numHosts > 0 && h >= m_sc.placement.numHosts)
+        {
+            throw ns3::InputError(file,
+                                  "serving/kv_cache/pool_hosts",
+                                  "hosts below the topology's "
+                                      + std::to_string(m_sc.placement.numHosts),
+                                  "host " + std::to_string(h));
+        }
         if (owner.count(h))
         {
             throw ns3::InputError(file,
@@ -349,10 +358,16 @@ ServingSimulation::Impl::Validate()
 void
 ServingSimulation::Impl::Start()
 {
-    for (const auto& r : m_requests)
+    ScheduleArrival(0);
+}
+
+void
+ServingSimulation::Impl::ScheduleArrival(uint64_t id)
+{
+    // One pending arrival at a time keeps the event queue small for long traces.
+    if (id < m_requests.size())
     {
-        uint64_t id = r.id;
-        m_api.Schedule(std::max<int64_t>(0, r.arrivalPs - m_api.NowPs()),
+        m_api.Schedule(std::max<int64_t>(0, m_requests[id].arrivalPs - m_api.NowPs()),
                        [this, id]() { OnArrival(id); });
     }
 }
@@ -399,13 +414,20 @@ ServingSimulation::Impl::NewSequence(uint64_t id, Role role) const
 void
 ServingSimulation::Impl::OnArrival(uint64_t id)
 {
-    Role role = m_pools[0].role;
-    SlotRef slot;
-    PickSlot(0, nullptr, slot);
-    Sched(slot).Enqueue(NewSequence(id, role));
-    VirtualEngine& ve = Ve(slot);
-    ve.deps.notBeforePs = std::max(ve.deps.notBeforePs, m_api.NowPs());
-    TryLaunch(slot);
+    // Every request of this instant arrives now, so that one step can take them all.
+    uint64_t next = id;
+    while (next < m_requests.size() && m_requests[next].arrivalPs <= m_api.NowPs())
+    {
+        Role role = m_pools[0].role;
+        SlotRef slot;
+        PickSlot(0, nullptr, slot);
+        Sched(slot).Enqueue(NewSequence(next, role));
+        VirtualEngine& ve = Ve(slot);
+        ve.deps.notBeforePs = std::max(ve.deps.notBeforePs, m_api.NowPs());
+        TryLaunch(slot);
+        ++next;
+    }
+    ScheduleArrival(next);
 }
 
 void
