@@ -279,7 +279,11 @@ ReadAttr(std::string_view bytes, uint64_t base)
         }
         const Scalar k = KindOf(field);
         // A oneof: a later member replaces an earlier one.
-        a = ChakraAttr{a.name, a.docString, field};
+        ChakraAttr fresh;
+        fresh.name = a.name;
+        fresh.docString = a.docString;
+        fresh.field = field;
+        a = fresh;
         if (field % 2 == 0)
         {
             if (type != WireType::kLength)

@@ -1,0 +1,651 @@
+#include "calibrate-command.h"
+
+#include "analytical-transport.h"
+#include "busbw-plot.h"
+#include "calibration-metrics.h"
+#include "calibration-parameters.h"
+#include "collective-measure.h"
+#include "executor-attributes.h"
+#include "fabric-setup.h"
+#include "generators.h"
+#include "input-error.h"
+#include "measurement-reader.h"
+#include "nccl-report.h"
+#include "nelder-mead.h"
+#include "output-dir.h"
+#include "schedule-collectives.h"
+
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+const char* kCli = "<command line>";
+
+bool
+Take(const std::vector<std::string>& a, size_t& i, const std::string& opt, std::string& value)
+{
+    if (a[i] == opt)
+    {
+        if (i + 1 >= a.size())
+        {
+            throw ns3::InputError(kCli, opt, "a value after " + opt, "nothing");
+        }
+        value = a[++i];
+        return true;
+    }
+    if (a[i].rfind(opt + "=", 0) == 0)
+    {
+        value = a[i].substr(opt.size() + 1);
+        return true;
+    }
+    return false;
+}
+
+std::vector<std::string>
+SplitList(const std::string& v, const std::string& opt)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(v);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (item.empty())
+        {
+            throw ns3::InputError(
+                kCli, opt, "a comma-separated list without empty items", "\"" + v + "\"");
+        }
+        out.push_back(item);
+    }
+    return out;
+}
+
+uint64_t
+Count(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi)
+{
+    size_t used = 0;
+    unsigned long long x = 0;
+    try
+    {
+        x = std::stoull(v, &used);
+    }
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    if (used != v.size() || v.empty() || v[0] == '-' || x < lo || x > hi)
+    {
+        throw ns3::InputError(kCli,
+                              opt,
+                              "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
+                                  + "]",
+                              "\"" + v + "\"");
+    }
+    return x;
+}
+
+/// Runs the points of a measurement set on one version of the scenario.
+class Predictor
+{
+  public:
+    Predictor(const CalibrateCommandOptions& opt)
+        : m_opt(opt)
+    {
+    }
+
+    /// Predicted times (us) of \p points on the scenario \p doc.
+    std::vector<double> Collectives(const nlohmann::json& doc,
+                                    const std::vector<MeasuredPoint>& points)
+    {
+        FabricScenario sc = ParseFabricScenario(doc, m_opt.scenario);
+        std::vector<double> out;
+        for (const MeasuredPoint& p : points)
+        {
+            const int n = int(p.ranks);
+            const uint64_t aligned
+                = std::max<uint64_t>(AlignedSize(p.kind, p.bytes, n), uint64_t(4) * n);
+            const Schedule& s = ScheduleFor(sc, p.kind, aligned, n);
+            CollectiveMeasurement m
+                = MeasureCollective(sc, m_opt.backend, s, aligned, 0, 1, m_opt.ns3Args);
+            if (!m.m_complete)
+            {
+                throw std::runtime_error("simulated " + ToString(p.kind) + " of "
+                                         + std::to_string(aligned)
+                                         + " bytes did not complete: " + m.m_stuckReport);
+            }
+            // Whole elements per rank can round the size; time scales with it at these sizes.
+            out.push_back(m.m_timeUs);
+            m_runs++;
+        }
+        return out;
+    }
+
+    /// Predicted (dispatch, combine) times (us) of a DeepEP point on \p doc.
+    std::pair<double, double> Moe(const nlohmann::json& doc, const MoePoint& p)
+    {
+        FabricScenario sc = ParseFabricScenario(doc, m_opt.scenario);
+        const uint32_t n = 8;
+        const double perRank = double(p.experts) / n;
+        double pairFraction; // expected copies of one token sent to one other rank
+        if (p.mode == "ll")
+        {
+            pairFraction = double(p.topk) / n; // one copy per chosen expert
+        }
+        else
+        {
+            // Normal mode sends a token once to each rank holding at least one of its experts:
+            // 1 - C(E - E/n, k) / C(E, k).
+            double miss = 1;
+            for (uint32_t i = 0; i < p.topk; ++i)
+            {
+                miss *= (double(p.experts) - perRank - i) / (double(p.experts) - i);
+            }
+            pairFraction = 1 - std::max(0.0, miss);
+        }
+        const double fp8 = double(p.hidden) + double(p.hidden) / 128.0 * 4.0; // values + scales
+        const double bf16 = 2.0 * p.hidden;
+        const double dispatchBytes
+            = p.mode == "ll" || m_opt.deepepDispatchDtype == "fp8" ? fp8 : bf16;
+        return {AllToAllUs(sc, n, double(p.tokens) * pairFraction * dispatchBytes),
+                AllToAllUs(sc, n, double(p.tokens) * pairFraction * bf16)};
+    }
+
+    uint64_t Runs() const
+    {
+        return m_runs;
+    }
+
+  private:
+    const Schedule& ScheduleFor(const FabricScenario& sc,
+                                CollectiveKind kind,
+                                uint64_t bytes,
+                                int n)
+    {
+        CollectiveOptions co;
+        co.m_localSize = ServerLocalSize(sc.topology, n);
+        const std::string algo = AutoAlgorithm(kind, bytes, n, co);
+        auto key = std::make_tuple(int(kind), algo, n, co.m_localSize);
+        auto it = m_schedules.find(key);
+        if (it == m_schedules.end())
+        {
+            GeneratorOptions g;
+            g.localSize = co.m_localSize;
+            it = m_schedules.emplace(key, GenerateSchedule(kind, algo, n, g)).first;
+        }
+        return it->second;
+    }
+
+    double AllToAllUs(const FabricScenario& sc, uint32_t n, double pairBytes)
+    {
+        ConfigureSimulator(sc, m_opt.ns3Args);
+        AnalyticalOptions ao;
+        ao.m_mtuBytes = sc.transport.mtuBytes;
+        ao.m_ackInterval = sc.transport.ackInterval;
+        ao.m_messageOverheadPs = ns3::AnalyticalOverheadFromAttributes();
+        AnalyticalTransport t(sc.topology, ao);
+        ScheduleCollectives api(t, ns3::ExecutorConfigFromAttributes());
+        CollectiveRequest req;
+        req.kind = CollectiveKind::kAllToAll;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            req.ranks.push_back(r);
+        }
+        const uint64_t b = std::max<uint64_t>(1, uint64_t(std::llround(pairBytes)));
+        req.alltoallBytes.assign(n, std::vector<uint64_t>(n, b));
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            req.alltoallBytes[r][r] = 0; // local experts: no transfer
+        }
+        int64_t end = -1;
+        api.Start(
+            req, [](uint32_t) {}, [&]() { end = t.NowPs(); });
+        t.Run();
+        m_runs++;
+        if (end < 0)
+        {
+            throw std::runtime_error("simulated all-to-all did not complete");
+        }
+        return double(end) * 1e-6;
+    }
+
+    const CalibrateCommandOptions& m_opt;
+    std::map<std::tuple<int, std::string, int, int>, Schedule> m_schedules;
+    uint64_t m_runs = 0;
+};
+
+nlohmann::json
+WithParameters(nlohmann::json doc,
+               const std::map<std::string, double>& values,
+               const std::string& file)
+{
+    for (const std::string& s : ParameterAssignments(values, doc, file))
+    {
+        ApplySet(doc, s, file);
+    }
+    return doc;
+}
+
+double
+Mape(const std::vector<MeasuredPoint>& pts, const std::vector<double>& pred, uint64_t minBytes)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < pts.size(); ++i)
+    {
+        if (pts[i].bytes >= minBytes)
+        {
+            sum += std::fabs(pred[i] - pts[i].timeUs) / pts[i].timeUs;
+            ++n;
+        }
+    }
+    return n ? sum / double(n) * 100.0 : 0;
+}
+
+} // namespace
+
+CalibrateCommandOptions
+ParseCalibrateArgs(const std::vector<std::string>& a)
+{
+    CalibrateCommandOptions o;
+    for (size_t i = 1; i < a.size(); ++i)
+    {
+        std::string v;
+        if (Take(a, i, "--scenario", v))
+        {
+            o.scenario = v;
+        }
+        else if (Take(a, i, "--fit", v))
+        {
+            o.fit = SplitList(v, "--fit");
+        }
+        else if (Take(a, i, "--params", v))
+        {
+            o.params = v;
+        }
+        else if (Take(a, i, "--out", v))
+        {
+            o.outDir = v;
+        }
+        else if (Take(a, i, "--backend", v))
+        {
+            if (v != "analytical" && v != "packet")
+            {
+                throw ns3::InputError(kCli, "--backend", "analytical or packet", "\"" + v + "\"");
+            }
+            o.backend = v;
+        }
+        else if (Take(a, i, "--coll", v))
+        {
+            o.colls = SplitList(v, "--coll");
+            for (const std::string& c : o.colls)
+            {
+                CollectiveKind k;
+                if (!CollectiveOfTestName(c, k))
+                {
+                    throw ns3::InputError(kCli,
+                                          "--coll",
+                                          "collective names (allreduce, allgather, ...)",
+                                          "\"" + c + "\"");
+                }
+            }
+            o.coll = o.colls.front();
+        }
+        else if (Take(a, i, "--ranks", v))
+        {
+            for (const std::string& r : SplitList(v, "--ranks"))
+            {
+                o.ranks.push_back(uint32_t(Count(r, "--ranks", 1, 1 << 20)));
+            }
+        }
+        else if (Take(a, i, "--dtype", v))
+        {
+            o.dtype = v;
+        }
+        else if (Take(a, i, "--min-bytes", v))
+        {
+            o.minBytes = ParseNcclSize(v, "--min-bytes");
+        }
+        else if (Take(a, i, "--max-bytes", v))
+        {
+            o.maxBytes = ParseNcclSize(v, "--max-bytes");
+        }
+        else if (Take(a, i, "--fit-min-bytes", v))
+        {
+            o.fitMinBytes = ParseNcclSize(v, "--fit-min-bytes");
+        }
+        else if (Take(a, i, "--max-evals", v))
+        {
+            o.maxEvals = int(Count(v, "--max-evals", 1, 10000));
+        }
+        else if (Take(a, i, "--deepep-dispatch-dtype", v))
+        {
+            if (v != "fp8" && v != "bf16")
+            {
+                throw ns3::InputError(
+                    kCli, "--deepep-dispatch-dtype", "fp8 or bf16", "\"" + v + "\"");
+            }
+            o.deepepDispatchDtype = v;
+        }
+        else if (Take(a, i, "--deepep-mode", v))
+        {
+            if (v != "ll" && v != "normal")
+            {
+                throw ns3::InputError(kCli, "--deepep-mode", "ll or normal", "\"" + v + "\"");
+            }
+            o.deepepMode = v;
+        }
+        else if (Take(a, i, "--set", v))
+        {
+            o.sets.push_back(v);
+        }
+        else if (a[i].rfind("--ns3::", 0) == 0)
+        {
+            o.ns3Args.push_back(a[i]);
+        }
+        else if (!a[i].empty() && a[i][0] != '-')
+        {
+            o.files.push_back(a[i]);
+        }
+        else
+        {
+            throw ns3::InputError(kCli,
+                                  a[i],
+                                  "a measurement file or an option of 'fabricsim calibrate'",
+                                  "\"" + a[i] + "\"");
+        }
+    }
+    if (o.files.empty())
+    {
+        throw ns3::InputError(
+            kCli, "MEASUREMENTS", "measurement files (nccl-tests logs or CSV tables)", "nothing");
+    }
+    if (o.scenario.empty())
+    {
+        throw ns3::InputError(
+            kCli, "--scenario", "the scenario describing the measured system", "nothing");
+    }
+    if (o.minBytes > o.maxBytes)
+    {
+        throw ns3::InputError(
+            kCli, "--min-bytes", "at most --max-bytes", std::to_string(o.minBytes));
+    }
+    return o;
+}
+
+int
+RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::ostream& err)
+{
+    const auto wall0 = std::chrono::steady_clock::now();
+    // Inputs first: measurements, scenario, parameters; nothing is written before they check out.
+    std::vector<MeasuredPoint> points;
+    std::vector<MoePoint> moe;
+    for (const std::string& f : opt.files)
+    {
+        MeasurementSet s = ReadMeasurements(f, opt.coll);
+        for (const MeasuredPoint& p : s.collectives)
+        {
+            bool keep = p.bytes >= opt.minBytes && p.bytes <= opt.maxBytes
+                        && (opt.dtype.empty() || p.dtype == opt.dtype);
+            if (!opt.colls.empty())
+            {
+                bool any = false;
+                for (const std::string& c : opt.colls)
+                {
+                    CollectiveKind k;
+                    any = any || (CollectiveOfTestName(c, k) && k == p.kind);
+                }
+                keep = keep && any;
+            }
+            if (!opt.ranks.empty())
+            {
+                keep = keep
+                       && std::find(opt.ranks.begin(), opt.ranks.end(), p.ranks) != opt.ranks.end();
+            }
+            if (keep)
+            {
+                points.push_back(p);
+            }
+        }
+        for (const MoePoint& p : s.moe)
+        {
+            if (opt.deepepMode.empty() || p.mode == opt.deepepMode)
+            {
+                moe.push_back(p);
+            }
+        }
+    }
+    if (points.empty() && moe.empty())
+    {
+        throw ns3::InputError(
+            kCli, "MEASUREMENTS", "at least one point left after the filters", "none");
+    }
+    nlohmann::json doc = LoadScenarioJson(opt.scenario, opt.sets);
+    std::map<std::string, double> applied;
+    if (!opt.params.empty())
+    {
+        applied = ReadOverlayParameters(opt.params);
+        doc = WithParameters(doc, applied, opt.params);
+    }
+    FabricScenario sc = ParseFabricScenario(doc, opt.scenario);
+    ConfigureSimulator(sc, opt.ns3Args);
+    for (const MeasuredPoint& p : points)
+    {
+        if (p.ranks > sc.topology.NumHosts() || p.ranks < 2)
+        {
+            throw ns3::InputError(p.source,
+                                  "ranks",
+                                  "2 to the scenario's " + std::to_string(sc.topology.NumHosts())
+                                      + " hosts",
+                                  std::to_string(p.ranks));
+        }
+    }
+    if (!moe.empty() && sc.topology.NumHosts() < 8)
+    {
+        throw ns3::InputError(opt.scenario,
+                              "topology",
+                              "8 hosts for the DeepEP points (one node of 8 GPUs)",
+                              std::to_string(sc.topology.NumHosts()));
+    }
+    std::vector<FitDimension> dims;
+    for (const std::string& name : opt.fit)
+    {
+        dims.push_back(CalibrationDimension(name, doc, "--fit"));
+    }
+    if (!dims.empty() && points.empty())
+    {
+        throw ns3::InputError(kCli, "--fit", "collective points to fit on", "only DeepEP points");
+    }
+    OutputDir dir(opt.outDir);
+
+    Predictor pred(opt);
+    std::map<std::string, double> fitted;
+    FitResult fit;
+    if (!dims.empty())
+    {
+        fit = NelderMead(
+            dims,
+            [&](const std::vector<double>& x)
+            {
+                std::map<std::string, double> v;
+                for (size_t i = 0; i < dims.size(); ++i)
+                {
+                    v[dims[i].name] = x[i];
+                }
+                return Mape(points,
+                            pred.Collectives(WithParameters(doc, v, opt.scenario), points),
+                            opt.fitMinBytes);
+            },
+            opt.maxEvals);
+        for (size_t i = 0; i < dims.size(); ++i)
+        {
+            fitted[dims[i].name] = fit.best[i];
+        }
+        doc = WithParameters(doc, fitted, opt.scenario);
+    }
+    std::vector<PredictedPoint> results;
+    if (!points.empty())
+    {
+        const std::vector<double> t = pred.Collectives(doc, points);
+        for (size_t i = 0; i < points.size(); ++i)
+        {
+            results.push_back({points[i], t[i]});
+        }
+    }
+
+    nlohmann::json summary;
+    summary["scenario"] = sc.raw.value("name", sc.file);
+    summary["backend"] = opt.backend;
+    summary["measurements"] = opt.files;
+    summary["points"] = points.size();
+    if (!applied.empty())
+    {
+        summary["applied_parameters"] = applied;
+    }
+    if (!results.empty())
+    {
+        summary["error"] = ErrorReport(results);
+    }
+    if (!fitted.empty())
+    {
+        std::map<std::string, double> start;
+        for (const FitDimension& d : dims)
+        {
+            start[d.name] = d.start;
+        }
+        summary["fit"] = {{"parameters", fitted},
+                          {"start", start},
+                          {"objective_mape_pct", fit.value},
+                          {"fit_min_bytes", opt.fitMinBytes},
+                          {"evaluations", fit.evaluations}};
+        nlohmann::json provenance = {{"scenario", opt.scenario},
+                                     {"measurements", opt.files},
+                                     {"points", points.size()},
+                                     {"mape_pct", fit.value}};
+        // The overlay's assignments act on the scenario as given (before the fit).
+        nlohmann::json base = LoadScenarioJson(opt.scenario, opt.sets);
+        if (!applied.empty())
+        {
+            base = WithParameters(base, applied, opt.params);
+        }
+        WriteFileAtomic(dir.Path("overlay.json"),
+                        MakeOverlay(fitted, base, opt.scenario, provenance).dump(2) + "\n");
+    }
+    if (!results.empty())
+    {
+        WriteFileAtomic(dir.Path("points.csv"), PointsCsv(results));
+        WriteFileAtomic(
+            dir.Path("busbw.svg"),
+            BusBwPlotSvg(results,
+                         "fabricsim calibrate: " + summary["scenario"].get<std::string>()));
+    }
+    if (!moe.empty())
+    {
+        std::ostringstream csv;
+        csv.precision(8);
+        csv << "mode,tokens,hidden,topk,experts,sms,dispatch_us,predicted_dispatch_us,dispatch_"
+               "error_pct,combine_us,"
+               "predicted_combine_us,combine_error_pct,source\n";
+        std::map<std::string, std::vector<double>> errs;
+        for (const MoePoint& p : moe)
+        {
+            const auto [d, c] = pred.Moe(doc, p);
+            const double de = (d - p.dispatchUs) / p.dispatchUs * 100;
+            const double ce = (c - p.combineUs) / p.combineUs * 100;
+            csv << p.mode << "," << p.tokens << "," << p.hidden << "," << p.topk << "," << p.experts
+                << "," << p.sms << "," << p.dispatchUs << "," << d << "," << de << ","
+                << p.combineUs << "," << c << "," << ce << "," << p.source << "\n";
+            const std::string range = p.tokens < 128    ? "tokens < 128"
+                                      : p.tokens < 4096 ? "tokens 128-4095"
+                                                        : "tokens >= 4096";
+            errs[p.mode + " dispatch " + range].push_back(de);
+            errs[p.mode + " combine " + range].push_back(ce);
+            if (p.mode == "normal")
+            {
+                // Normal-mode kernels are SM-bound: the error by SM budget shows it.
+                errs["normal dispatch sms " + std::to_string(p.sms)].push_back(de);
+                errs["normal combine sms " + std::to_string(p.sms)].push_back(ce);
+            }
+            errs[p.mode + " dispatch"].push_back(de);
+            errs[p.mode + " combine"].push_back(ce);
+        }
+        nlohmann::json m;
+        for (const auto& [k, v] : errs)
+        {
+            double abs = 0;
+            double bias = 0;
+            double worst = 0;
+            for (double e : v)
+            {
+                abs += std::fabs(e);
+                bias += e;
+                worst = std::fabs(e) > std::fabs(worst) ? e : worst;
+            }
+            m[k] = {{"points", v.size()},
+                    {"mape_pct", abs / v.size()},
+                    {"bias_pct", bias / v.size()},
+                    {"worst_pct", worst}};
+        }
+        summary["moe"] = m;
+        summary["moe_model"]
+            = {{"dispatch_dtype_normal", opt.deepepDispatchDtype},
+               {"routing",
+                "uniform: LL sends one copy per chosen expert, normal one per destination rank"}};
+        WriteFileAtomic(dir.Path("moe.csv"), csv.str());
+    }
+    summary["simulations"] = pred.Runs();
+    WriteFileAtomic(dir.Path("summary.json"), summary.dump(2) + "\n");
+    const double wall
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    WriteFileAtomic(dir.Path("timing.json"), nlohmann::json{{"wall_s", wall}}.dump(2) + "\n");
+
+    out << std::fixed << std::setprecision(2);
+    out << "# fabricsim calibrate: " << points.size() << " collective points, " << moe.size()
+        << " DeepEP points on " << summary["scenario"].get<std::string>() << " (" << opt.backend
+        << ")\n";
+    for (const auto& [k, v] : fitted)
+    {
+        out << "# fitted " << k << " = " << v << "\n";
+    }
+    if (!results.empty())
+    {
+        const nlohmann::json& e = summary["error"];
+        out << "#  group                              points   MAPE %   worst %\n";
+        auto line = [&](const std::string& name, const nlohmann::json& s)
+        {
+            out << "   " << std::setw(35) << std::left << name << std::right << std::setw(6)
+                << s["points"].get<size_t>() << std::setw(9) << s["mape_pct"].get<double>()
+                << std::setw(10) << s["worst_pct"].get<double>() << "\n";
+        };
+        line("all", e["all"]);
+        for (auto it = e["by_size"].begin(); it != e["by_size"].end(); ++it)
+        {
+            line(it.key(), *it);
+        }
+        for (auto it = e["by_collective"].begin(); it != e["by_collective"].end(); ++it)
+        {
+            line(it.key(), *it);
+        }
+    }
+    if (summary.contains("moe"))
+    {
+        for (auto it = summary["moe"].begin(); it != summary["moe"].end(); ++it)
+        {
+            out << "   " << std::setw(35) << std::left << it.key() << std::right << std::setw(6)
+                << (*it)["points"].get<size_t>() << std::setw(9) << (*it)["mape_pct"].get<double>()
+                << std::setw(10) << (*it)["worst_pct"].get<double>() << "\n";
+        }
+    }
+    (void)err;
+    dir.Commit();
+    return 0;
+}
+
+} // namespace fabricsim

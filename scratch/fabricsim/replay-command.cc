@@ -1,0 +1,457 @@
+#include "replay-command.h"
+
+#include "analytical-transport.h"
+#include "chakra-import.h"
+#include "collective-measure.h"
+#include "compressed-file.h"
+#include "executor-attributes.h"
+#include "fabric-setup.h"
+#include "hardware-spec.h"
+#include "input-error.h"
+#include "kineto-import.h"
+#include "output-dir.h"
+#include "packet-transport.h"
+#include "schedule-collectives.h"
+#include "text-file.h"
+#include "trace-replay.h"
+
+#include "ns3/simulator.h"
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+const char* kCli = "<command line>";
+
+bool
+Take(const std::vector<std::string>& a, size_t& i, const std::string& opt, std::string& value)
+{
+    if (a[i] == opt)
+    {
+        if (i + 1 >= a.size())
+        {
+            throw ns3::InputError(kCli, opt, "a value after " + opt, "nothing");
+        }
+        value = a[++i];
+        return true;
+    }
+    if (a[i].rfind(opt + "=", 0) == 0)
+    {
+        value = a[i].substr(opt.size() + 1);
+        return true;
+    }
+    return false;
+}
+
+double
+PositiveNumber(const std::string& v, const std::string& opt)
+{
+    size_t used = 0;
+    double x = 0;
+    try
+    {
+        x = std::stod(v, &used);
+    }
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    if (used != v.size() || v.empty() || !(x > 0) || !std::isfinite(x) || x > 1e6)
+    {
+        throw ns3::InputError(kCli, opt, "a positive number", "\"" + v + "\"");
+    }
+    return x;
+}
+
+/// The first bytes of a file, decompressed when gzip (enough to tell the format).
+std::string
+Head(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw ns3::InputError(path, "", "a readable trace file", "cannot open file");
+    }
+    char buf[64] = {};
+    in.read(buf, sizeof buf);
+    return std::string(buf, size_t(in.gcount()));
+}
+
+ImportedTrace
+Import(const ReplayCommandOptions& opt)
+{
+    std::string format = opt.format;
+    if (format == "auto")
+    {
+        const std::string head = Head(opt.traces.front());
+        format = IsGzip(head) || LooksLikeKineto(head) ? "kineto" : "chakra";
+    }
+    if (format == "kineto")
+    {
+        KinetoOptions ko;
+        ko.step = opt.step;
+        return ImportKineto(opt.traces, ko);
+    }
+    ChakraImportOptions co;
+    co.cpuOps = opt.chakraCpuOps;
+    return ImportChakra(opt.traces, co);
+}
+
+/// A Collective API over the chosen backend on a fresh instance of the scenario's fabric.
+class Fabric
+{
+  public:
+    Fabric(const FabricScenario& sc,
+           const std::string& backend,
+           const std::vector<std::string>& ns3Args)
+    {
+        ConfigureSimulator(sc, ns3Args);
+        const ExecutorConfig cfg = ns3::ExecutorConfigFromAttributes();
+        if (backend == "analytical")
+        {
+            AnalyticalOptions ao;
+            ao.m_mtuBytes = sc.transport.mtuBytes;
+            ao.m_ackInterval = sc.transport.ackInterval;
+            ao.m_messageOverheadPs = ns3::AnalyticalOverheadFromAttributes();
+            m_transport = std::make_unique<AnalyticalTransport>(sc.topology, ao);
+        }
+        else
+        {
+            ns3::ObjectFactory cc = CcFactory(CollectiveCcName(sc), sc.file, "transport.cc");
+            m_fabric = InstallFabric(sc);
+            PacketTransportOptions po;
+            po.m_priority = sc.transport.priority;
+            po.m_stopPs = int64_t(sc.stopNs) * 1000;
+            m_transport = std::make_unique<PacketTransport>(*m_fabric, cc, po);
+        }
+        CollectiveOptions co;
+        co.m_localSize = ServerLocalSize(sc.topology, int(sc.topology.NumHosts()));
+        m_api = std::make_unique<ScheduleCollectives>(*m_transport, cfg, co);
+    }
+
+    ~Fabric()
+    {
+        m_api.reset();
+        m_transport.reset();
+        if (m_fabric)
+        {
+            m_fabric.reset();
+            ns3::Simulator::Destroy();
+        }
+    }
+
+    ReplayRun Replay(const ImportedTrace& trace, const ReplayOptions& opt)
+    {
+        return ReplayTrace(trace, opt, *m_api, [this]() { m_transport->Run(); });
+    }
+
+  private:
+    std::unique_ptr<ns3::FabricTopologyHelper> m_fabric;
+    std::unique_ptr<Transport> m_transport;
+    std::unique_ptr<ScheduleCollectives> m_api;
+};
+
+/// The preset whose name the recorded device names ("NVIDIA A100-PG509-200" -> A100).
+std::string
+PresetFor(const std::string& device)
+{
+    std::string best;
+    for (const std::string& n : HardwareSpec::PresetNames())
+    {
+        if (device.find(n) != std::string::npos && n.size() > best.size())
+        {
+            best = n;
+        }
+    }
+    return best;
+}
+
+double
+Us(int64_t ps)
+{
+    return double(ps) * 1e-6;
+}
+
+} // namespace
+
+ReplayCommandOptions
+ParseReplayArgs(const std::vector<std::string>& a)
+{
+    ReplayCommandOptions o;
+    for (size_t i = 1; i < a.size(); ++i)
+    {
+        std::string v;
+        if (Take(a, i, "--scenario", v))
+        {
+            o.scenario = v;
+        }
+        else if (Take(a, i, "--format", v))
+        {
+            if (v != "auto" && v != "kineto" && v != "chakra")
+            {
+                throw ns3::InputError(kCli, "--format", "auto, kineto or chakra", "\"" + v + "\"");
+            }
+            o.format = v;
+        }
+        else if (Take(a, i, "--step", v))
+        {
+            size_t used = 0;
+            long long s = -1;
+            try
+            {
+                s = std::stoll(v, &used);
+            }
+            catch (const std::exception&)
+            {
+                used = 0;
+            }
+            if (used != v.size() || s < 0)
+            {
+                throw ns3::InputError(
+                    kCli, "--step", "a profiler step number >= 0", "\"" + v + "\"");
+            }
+            o.step = s;
+        }
+        else if (Take(a, i, "--backend", v))
+        {
+            if (v != "analytical" && v != "packet")
+            {
+                throw ns3::InputError(kCli, "--backend", "analytical or packet", "\"" + v + "\"");
+            }
+            o.backend = v;
+        }
+        else if (Take(a, i, "--algo", v))
+        {
+            o.algorithm = v;
+        }
+        else if (Take(a, i, "--compute-scale", v))
+        {
+            o.computeScale = PositiveNumber(v, "--compute-scale");
+        }
+        else if (Take(a, i, "--hw-from", v))
+        {
+            o.hwFrom = v;
+        }
+        else if (Take(a, i, "--hw-to", v))
+        {
+            o.hwTo = v;
+        }
+        else if (a[i] == "--chakra-cpu-ops")
+        {
+            o.chakraCpuOps = true;
+        }
+        else if (a[i] == "--export-chakra")
+        {
+            o.exportChakra = true;
+        }
+        else if (Take(a, i, "--out", v))
+        {
+            o.outDir = v;
+        }
+        else if (Take(a, i, "--set", v))
+        {
+            o.sets.push_back(v);
+        }
+        else if (a[i].rfind("--ns3::", 0) == 0)
+        {
+            o.ns3Args.push_back(a[i]);
+        }
+        else if (!a[i].empty() && a[i][0] != '-')
+        {
+            o.traces.push_back(a[i]);
+        }
+        else
+        {
+            throw ns3::InputError(
+                kCli, a[i], "a trace file or an option of 'fabricsim replay'", "\"" + a[i] + "\"");
+        }
+    }
+    if (o.traces.empty())
+    {
+        throw ns3::InputError(
+            kCli,
+            "TRACE",
+            "one or more trace files (fabricsim replay TRACE... --scenario S.json)",
+            "nothing");
+    }
+    if (o.scenario.empty())
+    {
+        throw ns3::InputError(
+            kCli, "--scenario", "the scenario whose fabric replays the trace", "nothing");
+    }
+    return o;
+}
+
+int
+RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostream& err)
+{
+    // Everything that can be wrong with the input is found before anything is written.
+    nlohmann::json doc = LoadScenarioJson(opt.scenario, opt.sets);
+    FabricScenario sc = ParseFabricScenario(doc, opt.scenario);
+    ConfigureSimulator(sc, opt.ns3Args);
+    ImportedTrace trace = Import(opt);
+    if (trace.worldSize > sc.topology.NumHosts())
+    {
+        throw ns3::InputError(opt.scenario,
+                              "topology",
+                              "at least the trace's " + std::to_string(trace.worldSize)
+                                  + " ranks as hosts",
+                              std::to_string(sc.topology.NumHosts()) + " hosts");
+    }
+    ReplayOptions scaled;
+    scaled.computeScale = opt.computeScale;
+    scaled.algorithm = opt.algorithm;
+    std::string from = opt.hwFrom;
+    if (!opt.hwTo.empty())
+    {
+        if (from.empty())
+        {
+            from = PresetFor(trace.ranks.front().device);
+            if (from.empty())
+            {
+                throw ns3::InputError(kCli,
+                                      "--hw-from",
+                                      "the accelerator the trace ran on (its device '"
+                                          + trace.ranks.front().device + "' matches no preset)",
+                                      "nothing");
+            }
+        }
+        const HardwareSpec a = HardwareSpec::Preset(from);
+        const HardwareSpec b = HardwareSpec::Preset(opt.hwTo);
+        // Roofline ratios: math-bound kernels scale with peak 16-bit FLOPs, the rest with HBM
+        // bandwidth (the trace's GPU ops are mostly one or the other).
+        scaled.classScale[OpClass::kGemm] = a.PeakFlops(DType::Bf16) / b.PeakFlops(DType::Bf16);
+        scaled.classScale[OpClass::kMemory] = a.hbmBwBytesPerSec / b.hbmBwBytesPerSec;
+    }
+
+    OutputDir dir(opt.outDir);
+    // A: the recorded timeline (recorded communication, recorded compute): checks the
+    // dependencies the importer inferred. B: compute scaled. C: communication re-simulated.
+    ReplayOptions recorded;
+    recorded.simulateComm = false;
+    ReplayOptions scaledRecorded = scaled;
+    scaledRecorded.simulateComm = false;
+    ReplayRun a = Fabric(sc, "analytical", opt.ns3Args).Replay(trace, recorded);
+    ReplayRun b = Fabric(sc, "analytical", opt.ns3Args).Replay(trace, scaledRecorded);
+    ReplayRun c = Fabric(sc, opt.backend, opt.ns3Args).Replay(trace, scaled);
+
+    int64_t recordedPs = -1;
+    for (const RankTrace& r : trace.ranks)
+    {
+        recordedPs = std::max(recordedPs, r.recordedSpanPs);
+    }
+    const uint32_t steps = std::max<uint32_t>(1, trace.ranks.front().steps);
+    nlohmann::json rep;
+    rep["scenario"] = sc.raw.value("name", sc.file);
+    rep["backend"] = opt.backend;
+    rep["traces"] = opt.traces;
+    rep["trace"] = SummarizeTrace(trace);
+    rep["steps"] = steps;
+    rep["recorded_us"] = recordedPs < 0 ? nlohmann::json() : nlohmann::json(Us(recordedPs));
+    rep["baseline_us"] = Us(a.spanPs);
+    rep["compute_scaled_us"] = Us(b.spanPs);
+    rep["replayed_us"] = Us(c.spanPs);
+    rep["replayed_step_us"] = Us(c.spanPs) / steps;
+    rep["compute_scale"] = opt.computeScale;
+    if (!opt.hwTo.empty())
+    {
+        rep["hw_from"] = from;
+        rep["hw_to"] = opt.hwTo;
+        rep["class_scale"] = {{"gemm", scaled.classScale[OpClass::kGemm]},
+                              {"memory", scaled.classScale[OpClass::kMemory]}};
+    }
+    rep["change_us"] = {{"total", Us(c.spanPs - a.spanPs)},
+                        {"compute", Us(b.spanPs - a.spanPs)},
+                        {"communication", Us(c.spanPs - b.spanPs)}};
+    nlohmann::json comms = nlohmann::json::array();
+    std::map<std::string, const ReplayedComm*> inB;
+    for (const ReplayedComm& x : b.comms)
+    {
+        inB[x.key] = &x;
+    }
+    std::ostringstream csv;
+    csv << "key,name,collective,bytes,members,simulated,recorded_us,replayed_us,exposed_before_us,"
+           "exposed_after_us,exposed_change_us\n";
+    for (const ReplayedComm& x : c.comms)
+    {
+        const double before = inB.count(x.key) ? inB[x.key]->exposedUs : 0;
+        comms.push_back({{"key", x.key},
+                         {"name", x.name},
+                         {"collective", x.collective},
+                         {"bytes", x.bytes},
+                         {"members", x.members},
+                         {"simulated", x.simulated},
+                         {"recorded_us", x.recordedUs},
+                         {"replayed_us", x.replayedUs},
+                         {"exposed_recorded_us", before},
+                         {"exposed_replayed_us", x.exposedUs},
+                         {"exposed_change_us", x.exposedUs - before}});
+        csv << x.key << "," << '"' << x.name << '"' << "," << x.collective << "," << x.bytes << ","
+            << x.members << "," << (x.simulated ? 1 : 0) << "," << x.recordedUs << ","
+            << x.replayedUs << "," << before << "," << x.exposedUs << "," << x.exposedUs - before
+            << "\n";
+    }
+    rep["communication"] = comms;
+    rep["complete"] = c.complete && a.complete && b.complete;
+    rep["stuck"] = c.stuck;
+    WriteFileAtomic(dir.Path("replay.json"), rep.dump(2) + "\n");
+    WriteFileAtomic(dir.Path("communication.csv"), csv.str());
+    if (opt.exportChakra)
+    {
+        for (uint32_t r = 0; r < trace.ranks.size(); ++r)
+        {
+            WriteChakraFile(dir.Path("trace." + std::to_string(r) + ".et"), ExportChakra(trace, r));
+        }
+    }
+
+    out << std::fixed << std::setprecision(1);
+    out << "# fabricsim replay: " << trace.format << " trace, " << trace.worldSize << " ranks, "
+        << steps << " step(s), on " << rep["scenario"].get<std::string>() << " (" << opt.backend
+        << ")\n";
+    for (const std::string& n : trace.notes)
+    {
+        out << "# note: " << n << "\n";
+    }
+    out << "# recorded      "
+        << (recordedPs < 0 ? std::string("unknown") : std::to_string(int64_t(Us(recordedPs))))
+        << " us\n"
+        << "# baseline      " << Us(a.spanPs)
+        << " us (recorded compute and communication, replayed dependencies)\n"
+        << "# compute       " << Us(b.spanPs) << " us (compute scaled, communication as recorded)\n"
+        << "# replayed      " << Us(c.spanPs) << " us (" << Us(c.spanPs) / steps
+        << " us per step)\n"
+        << "# change        " << Us(c.spanPs - a.spanPs) << " us = compute "
+        << Us(b.spanPs - a.spanPs) << " + communication " << Us(c.spanPs - b.spanPs) << "\n";
+    out << "#\n#  collective          bytes  ranks  recorded_us  replayed_us  exposed_change_us\n";
+    for (const nlohmann::json& x : comms)
+    {
+        out << "  " << std::setw(14) << std::left
+            << x["collective"].get<std::string>().substr(0, 14) << std::right << std::setw(14)
+            << x["bytes"].get<uint64_t>() << std::setw(7) << x["members"].get<uint32_t>()
+            << std::setw(13) << x["recorded_us"].get<double>() << std::setw(13)
+            << x["replayed_us"].get<double>() << std::setw(19)
+            << x["exposed_change_us"].get<double>()
+            << (x["simulated"].get<bool>() ? "" : "  (as recorded)") << "\n";
+    }
+    if (!c.complete)
+    {
+        err << "fabricsim: replay did not complete:\n";
+        for (const std::string& s : c.stuck)
+        {
+            err << "  " << s << "\n";
+        }
+    }
+    dir.Commit();
+    return rep["complete"].get<bool>() ? 0 : 1;
+}
+
+} // namespace fabricsim

@@ -1,0 +1,206 @@
+#include "calibration-test-util.h"
+#include "input-error.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace fabricsim
+{
+
+CliResult
+RunCli(const std::vector<std::string>& args)
+{
+    CliResult r;
+    std::ostringstream out;
+    std::ostringstream err;
+    try
+    {
+        r.code = Dispatch(args, out, err);
+    }
+    catch (const ns3::InputError& e)
+    {
+        err << "fabricsim: error: " << e.what() << "\n";
+        r.code = 2;
+    }
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+namespace
+{
+
+nlohmann::json
+ReadJson(const std::string& path)
+{
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+TEST(CalibrateCommand, FitsLinkEfficiencyAndWritesAnOverlayLaterRunsInclude)
+{
+    REQUIRE_CORPUS_FILE(csv, "measurements/nccl/h100_sxm-nccl-2.29.2.csv");
+    const std::string out = ScratchDir("fit");
+    CliResult r = RunCli({"calibrate",
+                          csv,
+                          "--scenario",
+                          SystemScenario("h100-8gpu"),
+                          "--coll",
+                          "allgather",
+                          "--ranks",
+                          "8",
+                          "--dtype",
+                          "half",
+                          "--min-bytes",
+                          "32M",
+                          "--fit",
+                          "link_efficiency",
+                          "--max-evals",
+                          "20",
+                          "--out",
+                          out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    nlohmann::json s = ReadJson(out + "/summary.json");
+    EXPECT_EQ(s["points"].get<size_t>(), 5u); // 32 MiB .. 512 MiB
+    const double eff = s["fit"]["parameters"]["link_efficiency"].get<double>();
+    // Measured all-gather bus bandwidth on 8 H100 is about 300-335 GB/s of the 450 nominal.
+    EXPECT_GT(eff, 0.6);
+    EXPECT_LT(eff, 0.85);
+    EXPECT_LT(s["error"]["all"]["mape_pct"].get<double>(), 10.0);
+    EXPECT_TRUE(std::filesystem::exists(out + "/busbw.svg"));
+    EXPECT_TRUE(std::filesystem::exists(out + "/points.csv"));
+    nlohmann::json overlay = ReadJson(out + "/overlay.json");
+    EXPECT_DOUBLE_EQ(overlay["parameters"]["link_efficiency"].get<double>(), eff);
+
+    // The overlay slows `fabricsim collective` down by the fitted efficiency.
+    const std::string plain = ScratchDir("plain");
+    const std::string fitted = ScratchDir("fitted");
+    const std::vector<std::string> base = {"collective",
+                                           SystemScenario("h100-8gpu"),
+                                           "--coll",
+                                           "allgather",
+                                           "--algo",
+                                           "ring",
+                                           "-b",
+                                           "256M",
+                                           "-e",
+                                           "256M",
+                                           "--backend",
+                                           "analytical"};
+    std::vector<std::string> a = base;
+    a.insert(a.end(), {"--out", plain});
+    std::vector<std::string> b = base;
+    b.insert(b.end(), {"--overlay", out + "/overlay.json", "--out", fitted});
+    ASSERT_EQ(RunCli(a).code, 0);
+    ASSERT_EQ(RunCli(b).code, 0);
+    const double t0 = ReadJson(plain + "/collective.json")["rows"][0]["time_us"].get<double>();
+    const double t1 = ReadJson(fitted + "/collective.json")["rows"][0]["time_us"].get<double>();
+    EXPECT_NEAR(t0 / t1, eff, 0.03);
+}
+
+TEST(CalibrateCommand, FittedParametersCarryToAnotherSystem)
+{
+    REQUIRE_CORPUS_FILE(csv, "measurements/nccl/a100_sxm-nccl-2.27.3.csv");
+    const std::string dir = ScratchDir("carry");
+    WriteFileAtomic(
+        dir + "/p.json",
+        R"({"fabricsim_overlay": 1, "parameters": {"link_efficiency": 0.7}, "set": []})");
+    CliResult r = RunCli({"calibrate",
+                          csv,
+                          "--scenario",
+                          SystemScenario("a100-8gpu"),
+                          "--params",
+                          dir + "/p.json",
+                          "--coll",
+                          "allreduce",
+                          "--ranks",
+                          "8",
+                          "--dtype",
+                          "half",
+                          "--min-bytes",
+                          "128M",
+                          "--out",
+                          dir + "/out"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    nlohmann::json s = ReadJson(dir + "/out/summary.json");
+    EXPECT_DOUBLE_EQ(s["applied_parameters"]["link_efficiency"].get<double>(), 0.7);
+    // Ring all-reduce at 0.7 x 300 GB/s against the measured ~215 GB/s bus bandwidth.
+    EXPECT_LT(s["error"]["all"]["mape_pct"].get<double>(), 12.0);
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out/overlay.json"));
+}
+
+TEST(CalibrateCommand, DeepEpPointsAreComparedPerModeAndSmBudget)
+{
+    REQUIRE_CORPUS_FILE(ll, "measurements/deepep/h200_sxm-wideep_deepep_ll_perf.csv");
+    const std::string out = ScratchDir("deepep");
+    CliResult r
+        = RunCli({"calibrate", ll, "--scenario", SystemScenario("h200-8gpu"), "--out", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    nlohmann::json s = ReadJson(out + "/summary.json");
+    EXPECT_EQ(s["moe"]["ll dispatch"]["points"].get<size_t>(), 176u);
+    EXPECT_LT(s["moe"]["ll dispatch"]["mape_pct"].get<double>(), 100.0);
+    // DeepSeek-V3-like shape: the predicted dispatch grows with the tokens per rank, and at
+    // 1024 tokens (7.6 MB per rank at 8 x 7392 B per token) it is bandwidth-bound.
+    std::ifstream in(out + "/moe.csv");
+    std::string line;
+    std::map<int, double> predicted;
+    while (std::getline(in, line))
+    {
+        if (line.rfind("ll,", 0) == 0 && line.find(",7168,8,256,") != std::string::npos)
+        {
+            std::vector<std::string> f;
+            std::stringstream ss(line);
+            std::string x;
+            while (std::getline(ss, x, ','))
+            {
+                f.push_back(x);
+            }
+            predicted[std::stoi(f[1])] = std::stod(f[7]);
+        }
+    }
+    ASSERT_EQ(predicted.size(), 11u);
+    double prev = 0;
+    for (const auto& [tokens, us] : predicted)
+    {
+        EXPECT_GT(us, prev) << tokens;
+        prev = us;
+    }
+    EXPECT_GT(predicted[1024], 1024 * 8 * 7392.0 * 7 / 8 / 450e3); // at least the wire time
+}
+
+TEST(CalibrateCommand, BadInputExitsTwoAndWritesNothing)
+{
+    const std::string dir = ScratchDir("bad");
+    WriteFileAtomic(
+        dir + "/m.csv",
+        "op_name,nccl_dtype,num_gpus,message_size,latency\nall_reduce,half,8,1024,zero\n");
+    CliResult r = RunCli({"calibrate",
+                          dir + "/m.csv",
+                          "--scenario",
+                          SystemScenario("h100-8gpu"),
+                          "--out",
+                          dir + "/out"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("line 2 latency"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out/summary.json"));
+    WriteFileAtomic(
+        dir + "/n.csv",
+        "op_name,nccl_dtype,num_gpus,message_size,latency\nall_reduce,half,16,1024,0.1\n");
+    r = RunCli({"calibrate",
+                dir + "/n.csv",
+                "--scenario",
+                SystemScenario("h100-8gpu"),
+                "--out",
+                dir + "/out"});
+    EXPECT_EQ(r.code, 2); // 16 ranks on an 8-GPU system
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out/summary.json"));
+    r = RunCli(
+        {"calibrate", dir + "/n.csv", "--scenario", SystemScenario("h100-8gpu"), "--fit", "warp"});
+    EXPECT_EQ(r.code, 2);
+    r = RunCli({"calibrate", "--scenario", SystemScenario("h100-8gpu")});
+    EXPECT_EQ(r.code, 2);
+}
+
+} // namespace
+} // namespace fabricsim

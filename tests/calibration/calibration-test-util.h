@@ -1,0 +1,69 @@
+/*
+ * Helpers of the calibration tests: corpus paths (skipping when ../shared is absent), a fresh
+ * scratch directory, and running a CLI command in process.
+ */
+#ifndef FABRICSIM_TESTS_CALIBRATION_TEST_UTIL_H
+#define FABRICSIM_TESTS_CALIBRATION_TEST_UTIL_H
+
+#include "cli-commands.h"
+#include "output-dir.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/// Path of \p rel inside the shared corpus, or "" when absent.
+inline std::string
+CorpusFile(const std::string& rel)
+{
+    const std::string p = std::string(FABRICSIM_SHARED_DIR) + "/corpus/" + rel;
+    return std::filesystem::exists(p) ? p : "";
+}
+
+#define REQUIRE_CORPUS_FILE(var, rel)                                                    \
+    const std::string var = ::fabricsim::CorpusFile(rel);                                \
+    if (var.empty())                                                                     \
+    {                                                                                    \
+        GTEST_SKIP() << "shared corpus file " << rel << " not found (../shared absent)"; \
+    }
+
+/// A new empty directory under the system temp folder.
+inline std::string
+ScratchDir(const std::string& name)
+{
+    const auto p = std::filesystem::temp_directory_path()
+                   / ("fabricsim-cal-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(p);
+    std::filesystem::create_directories(p);
+    return p.string();
+}
+
+/// A calibration system scenario of the repository.
+inline std::string
+SystemScenario(const std::string& name)
+{
+    return std::string(FABRICSIM_SOURCE_DIR) + "/collectives/calibration/systems/" + name + ".json";
+}
+
+/// Output of one in-process CLI call.
+struct CliResult
+{
+    int code = 0;
+    std::string out;
+    std::string err;
+};
+
+/// Run the CLI like main() does (InputError -> 2).
+CliResult RunCli(const std::vector<std::string>& args);
+
+} // namespace fabricsim
+
+#endif
