@@ -315,7 +315,8 @@ AnalyticalTransport::Update()
     if (std::isfinite(next))
     {
         const uint64_t gen = ++m_generation;
-        const int64_t delay = std::max<int64_t>(1, int64_t(std::ceil(next * 1e12)));
+        const int64_t delay
+            = std::max<int64_t>(1, int64_t(std::ceil(next * (1.0 + m_opt.m_completionSlack) * 1e12)));
         Push(m_nowPs + delay,
              [this, gen]()
              {

@@ -1,11 +1,10 @@
 #include "cli-commands.h"
 
-#include "calibrate-command.h"
-#include "calibration-parameters.h"
 #include "collective-command.h"
+#include "attribute-doc.h"
 #include "fabric-run.h"
+#include "inference-run.h"
 #include "fabric-scenario.h"
-#include "replay-command.h"
 
 #include "input-error.h"
 
@@ -21,25 +20,19 @@ namespace
 const char* kUsage =
     "usage:\n"
     "  fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
-    "                [--progress | --no-progress]\n"
-    "      Run a scenario (default: scenarios/default.json) and write DIR/summary.json and CSVs.\n"
+    "                [--progress | --no-progress] [--backend packet|analytical] [--trace] [--record]\n"
+    "      Run a fabric or inference scenario (default: scenarios/default.json); write DIR/summary.json\n"
+    "      and CSVs. Inference: --trace writes a Perfetto timeline, --record the replayable programs.\n"
     "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e MAX] [-f FACTOR]\n"
     "                [-n ITERS] [-w WARMUP] [--backend packet|analytical] [--out DIR] [--channels N]\n"
     "                [--chunks N] [--proto Simple|LL|LL128] [--root R] [--ranks N] [--local-size L]\n"
     "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
     "      nccl-tests-style sweep of one collective on the scenario's fabric (ranks = its hosts in order;\n"
     "      sizes take K/M/G suffixes); prints the nccl-tests table, writes DIR/collective.json and .csv.\n"
-    "  fabricsim replay TRACE... --scenario S.json [--step N] [--compute-scale F] [--hw-to GPU [--hw-from GPU]]\n"
-    "                [--backend analytical|packet] [--export-chakra] [--out DIR] [--set key.path=value ...]\n"
-    "      Replay PyTorch profiler (.json / .json.gz) or Chakra (.et) traces on the scenario's fabric; writes\n"
-    "      DIR/replay.json (recorded vs replayed step time, change per collective) and communication.csv.\n"
-    "  fabricsim calibrate MEASUREMENTS... --scenario S.json [--fit p1,p2,...] [--params OVERLAY] [--out DIR]\n"
-    "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--fit-min-bytes N] [--backend B]\n"
-    "      Run measured points (nccl-tests logs, corpus CSV, DeepEP tables) on the scenario; writes per-point\n"
-    "      and aggregate error, busbw.svg and, with --fit, overlay.json (parameters: link_efficiency,\n"
-    "      hop_latency, launch_overhead, step_latency, message_overhead). Any command takes --overlay FILE.\n"
     "  fabricsim validate FILE [--coll C] [--ranks N]\n"
     "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"
+    "  fabricsim attributes\n"
+    "      Print every fabricsim ns-3 attribute and trace source (markdown).\n"
     "  fabricsim help\n";
 
 /// Value of an option given as "--opt value" or "--opt=value".
@@ -64,10 +57,11 @@ TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& opt, 
 }
 
 int
-CmdRun(const std::vector<std::string>& a, std::ostream& out)
+CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
 {
     std::string scenario;
-    RunOptions opt;
+    InferenceRunOptions iopt;
+    RunOptions& opt = iopt.run;
     opt.progress = isatty(2);
     std::vector<std::string> sets;
     for (size_t i = 1; i < a.size(); ++i)
@@ -80,6 +74,18 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out)
         else if (TakeValue(a, i, "--set", v))
         {
             sets.push_back(v);
+        }
+        else if (TakeValue(a, i, "--backend", v))
+        {
+            iopt.backend = v;
+        }
+        else if (a[i] == "--trace")
+        {
+            iopt.timeline = true;
+        }
+        else if (a[i] == "--record")
+        {
+            iopt.record = true;
         }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
@@ -107,6 +113,15 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out)
         scenario = DefaultScenarioPath();
     }
     nlohmann::json doc = LoadScenarioJson(scenario, sets);
+    if (IsInferenceScenario(doc))
+    {
+        return RunInferenceScenario(doc, scenario, iopt, out, err);
+    }
+    if (iopt.timeline || iopt.record || iopt.backend != "packet")
+    {
+        throw ns3::InputError(scenario, "serving", "an inference scenario for --trace, --record or --backend",
+                              "a fabric scenario");
+    }
     FabricScenario sc = ParseFabricScenario(doc, scenario);
     return RunFabricScenario(sc, opt, out);
 }
@@ -120,37 +135,32 @@ DefaultScenarioPath()
 }
 
 int
-Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostream& err)
+Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    // --overlay FILE becomes the file's --set assignments (calibrated parameters).
-    const std::vector<std::string> args = ExpandOverlayArgs(rawArgs);
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h")
     {
         (args.empty() ? err : out) << kUsage;
         return args.empty() ? 2 : 0;
     }
+    if (args[0] == "attributes")
+    {
+        out << AttributeReferenceMarkdown();
+        return 0;
+    }
     if (args[0] == "run")
     {
-        return CmdRun(args, out);
+        return CmdRun(args, out, err);
     }
     if (args[0] == "collective")
     {
         return RunCollectiveCommand(ParseCollectiveArgs(args), out, err);
-    }
-    if (args[0] == "replay")
-    {
-        return RunReplayCommand(ParseReplayArgs(args), out, err);
-    }
-    if (args[0] == "calibrate")
-    {
-        return RunCalibrateCommand(ParseCalibrateArgs(args), out, err);
     }
     if (args[0] == "validate")
     {
         return RunValidateArgs(args, out, err);
     }
     err << kUsage;
-    throw ns3::InputError("<command line>", "command", "one of: run, collective, replay, calibrate, validate, help", "\"" + args[0] + "\"");
+    throw ns3::InputError("<command line>", "command", "one of: run, collective, validate, attributes, help", "\"" + args[0] + "\"");
 }
 
 } // namespace fabricsim

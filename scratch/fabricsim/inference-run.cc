@@ -1,0 +1,245 @@
+#include "inference-run.h"
+
+#include "analytical-transport.h"
+#include "fabric-setup.h"
+#include "input-error.h"
+#include "output-dir.h"
+#include "packet-transport.h"
+#include "schedule-collectives.h"
+#include "serving-simulation.h"
+
+#include "ns3/fabric-stats-helper.h"
+#include "ns3/simulator.h"
+
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+const char* kInferenceKeys[] = {"model", "hardware", "parallelism", "serving"};
+
+std::string
+Dist(const json& d)
+{
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(2);
+    for (const char* k : {"mean", "p50", "p90", "p99"})
+    {
+        o << std::setw(10) << (d.contains(k) ? d[k].get<double>() : 0.0);
+    }
+    return o.str();
+}
+
+void
+PrintTable(const json& s, const InferenceScenario& isc, const InferenceRunOptions& opt, std::ostream& out)
+{
+    out << "fabricsim: " << s["scenario"].get<std::string>() << "\n";
+    out << "  " << s["accelerators"].get<int>() << " x " << isc.hw.name << ", backend " << opt.backend
+        << ", fabric " << s["fabric"]["topology"].get<std::string>() << "\n";
+    const json& r = s["requests"];
+    out << std::fixed << std::setprecision(2);
+    out << "  requests completed      " << r["completed"].get<int>() << " / " << r["count"].get<int>()
+        << " in " << s["duration_s"].get<double>() << " s simulated ("
+        << r["preemptions"].get<int>() << " preemptions)\n";
+    out << "  latency (ms)                  mean       p50       p90       p99\n";
+    out << "    TTFT                  " << Dist(s["ttft_ms"]) << "\n";
+    out << "    TPOT                  " << Dist(s["tpot_ms"]) << "\n";
+    out << "    ITL                   " << Dist(s["itl_ms"]) << "\n";
+    out << "    E2E                   " << Dist(s["e2e_ms"]) << "\n";
+    out << "  throughput              " << s["throughput_tokens_per_s"].get<double>() << " tokens/s (prompt "
+        << s["prompt_tokens_per_s"].get<double>() << ", generation " << s["generation_tokens_per_s"].get<double>()
+        << ")\n";
+    if (s.contains("slo"))
+    {
+        out << "  SLO attainment          " << 100.0 * s["slo"].value("attainment", 0.0) << " %\n";
+    }
+    out << "  cost per M tokens       $" << s["cost_per_million_tokens"].get<double>() << "\n";
+    out << "  MFU / MBU               " << 100.0 * s["mfu"].get<double>() << " % / " << 100.0 * s["mbu"].get<double>()
+        << " %\n";
+    const json& b = s["breakdown"];
+    out << "  step time (ms, sum over " << b["steps"].get<int>() << " steps, mean per rank)\n";
+    out << "    compute               " << b["compute_ms"].get<double>() << "\n";
+    for (auto it = b["exposed_comm_ms"].begin(); it != b["exposed_comm_ms"].end(); ++it)
+    {
+        out << "    " << std::left << std::setw(22) << it.key() << std::right << it.value().get<double>()
+            << "  (exposed communication)\n";
+    }
+    out << "    sync wait             " << b["sync_wait_ms"].get<double>() << "\n";
+    out << "    idle                  " << b["idle_ms"].get<double>() << "\n";
+    if (s["fabric"].contains("drops"))
+    {
+        const json& f = s["fabric"];
+        out << "  fabric                  " << f["drops"]["total"].get<uint64_t>() << " drops, "
+            << f["pfc"]["pause_frames_sent"].get<uint64_t>() << " PFC pauses, max queue "
+            << f["queue"]["max_bytes"].get<uint64_t>() << " B\n";
+    }
+    out << "  outputs                 " << opt.run.outDir << "/summary.json\n";
+}
+
+} // namespace
+
+bool
+IsInferenceScenario(const json& doc)
+{
+    return InferenceScenario::IsInference(doc);
+}
+
+json
+FabricPart(const json& doc)
+{
+    json f = doc;
+    for (const char* k : kInferenceKeys)
+    {
+        f.erase(k);
+    }
+    return f;
+}
+
+int
+RunInferenceScenario(const json& doc,
+                     const std::string& file,
+                     const InferenceRunOptions& opt,
+                     std::ostream& out,
+                     std::ostream& err)
+{
+    // Parse and check everything before any output exists.
+    InferenceScenario isc = InferenceScenario::FromJson(doc, file);
+    json fabricDoc = FabricPart(doc);
+    FabricScenario sc = ParseFabricScenario(fabricDoc, file);
+    if (!sc.flows.empty() || !sc.poisson.empty() || !sc.incasts.empty())
+    {
+        throw ns3::InputError(file, "traffic", "no background traffic in an inference scenario (not supported yet)",
+                              "a traffic block");
+    }
+    if (opt.backend != "packet" && opt.backend != "analytical")
+    {
+        throw ns3::InputError("<command line>", "--backend", "packet or analytical", "\"" + opt.backend + "\"");
+    }
+    if (opt.timeline)
+    {
+        isc.record.timeline = true;
+    }
+    if (opt.record)
+    {
+        isc.record.programs = true;
+    }
+
+    std::unique_ptr<ns3::FabricTopologyHelper> fabric;
+    std::unique_ptr<Transport> transport;
+    PacketTransport* packet = nullptr;
+    if (opt.backend == "packet")
+    {
+        ConfigureSimulator(sc, opt.run.ns3Args);
+        ns3::ObjectFactory cc = CcFactory(sc.transport.cc, sc.file, "transport.cc");
+        fabric = InstallFabric(sc);
+        PacketTransportOptions po;
+        po.m_priority = sc.transport.priority;
+        po.m_stopPs = int64_t(sc.stopNs) * 1000;
+        auto pt = std::make_unique<PacketTransport>(*fabric, cc, po);
+        packet = pt.get();
+        transport = std::move(pt);
+    }
+    else
+    {
+        transport = std::make_unique<AnalyticalTransport>(sc.topology);
+    }
+    if (transport->NumRanks() < isc.NumAccelerators())
+    {
+        throw ns3::InputError(file, "topology", "at least " + std::to_string(isc.NumAccelerators()) +
+                                                    " hosts (accelerators) for the parallelism and pools",
+                              std::to_string(transport->NumRanks()) + " hosts");
+    }
+    ScheduleCollectives api(*transport);
+    OutputDir dir(opt.run.outDir);
+    std::unique_ptr<ns3::FabricStatsHelper> stats;
+    if (fabric)
+    {
+        stats = std::make_unique<ns3::FabricStatsHelper>(*fabric);
+    }
+    if (opt.run.progress && packet)
+    {
+        StartProgress(ns3::NanoSeconds(sc.stopNs));
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    ServingResult result = RunServing(isc, api, [&] { transport->Run(); });
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opt.run.progress && packet)
+    {
+        err << "\n";
+    }
+
+    json s = result.ToJson(true);
+    s["scenario"] = doc.value("name", file);
+    s["seed"] = isc.seed;
+    s["backend"] = opt.backend;
+    json fj = {{"topology", sc.topology.type}, {"hosts", sc.topology.NumHosts()}, {"cc", sc.transport.cc}};
+    uint64_t events = 0;
+    if (stats)
+    {
+        json t = stats->Collect().ToJson();
+        for (auto it = t.begin(); it != t.end(); ++it)
+        {
+            fj[it.key()] = it.value();
+        }
+        events = ns3::Simulator::GetEventCount();
+        fj["simulated_ns"] = ns3::Simulator::Now().GetNanoSeconds();
+        fj["events"] = events;
+    }
+    s["fabric"] = fj;
+    std::vector<std::string> stuck;
+    if (!result.incomplete.empty())
+    {
+        stuck = result.incomplete;
+        for (auto& r : api.StuckReports())
+        {
+            stuck.push_back(r);
+        }
+        if (packet)
+        {
+            for (auto& r : packet->InFlightReport())
+            {
+                stuck.push_back(r);
+            }
+        }
+        s["stuck"] = stuck;
+    }
+    WriteFileAtomic(dir.Path("summary.json"), s.dump(2) + "\n");
+    WriteFileAtomic(dir.Path("timing.json"),
+                    json{{"wall_s", wall}, {"events", events}, {"events_per_s", wall > 0 ? double(events) / wall : 0}}
+                            .dump(2) +
+                        "\n");
+    if (isc.record.programs)
+    {
+        result.WriteProgramTrace(dir.Path("programs.jsonl"));
+    }
+    if (isc.record.timeline && result.timeline)
+    {
+        result.timeline->Write(dir.Path("timeline.json"));
+    }
+    if (packet)
+    {
+        ns3::Simulator::Destroy();
+    }
+    dir.Commit();
+    PrintTable(s, isc, opt, out);
+    out << "  wall                    " << std::setprecision(1) << wall << " s\n";
+    if (!stuck.empty())
+    {
+        err << "fabricsim: the run could not finish:\n";
+        for (auto& line : stuck)
+        {
+            err << "  " << line << "\n";
+        }
+        return 3;
+    }
+    return 0;
+}
+
+} // namespace fabricsim

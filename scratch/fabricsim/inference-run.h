@@ -1,0 +1,48 @@
+/*
+ * `fabricsim run` on an inference scenario (one with a "serving" block): the serving loop of
+ * workloads/serving drives collectives (ScheduleCollectives) over the packet-level fabric or the
+ * analytical flow model; the output is summary.json with the serving metrics and the per-step
+ * breakdown plus the fabric's totals, a readable table on stdout, and on request the Perfetto
+ * timeline and the replayable per-rank program trace.
+ */
+#ifndef FABRICSIM_INFERENCE_RUN_H
+#define FABRICSIM_INFERENCE_RUN_H
+
+#include "fabric-run.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <string>
+
+namespace fabricsim
+{
+
+struct InferenceRunOptions
+{
+    RunOptions run;
+    std::string backend = "packet"; ///< "packet" or "analytical"
+    bool timeline = false;          ///< --trace: DIR/timeline.json (Chrome trace / Perfetto)
+    bool record = false;            ///< --record: DIR/programs.jsonl (replayable)
+};
+
+/// True when the scenario document is an inference scenario.
+bool IsInferenceScenario(const nlohmann::json& doc);
+
+/// The fabric part of an inference scenario (model, hardware, parallelism, serving removed).
+nlohmann::json FabricPart(const nlohmann::json& doc);
+
+/**
+ * Run an inference scenario. Returns the exit code: 0 when every request finished, 3 when the
+ * run could not finish (the stuck ranks and what they wait for are printed and written).
+ * Throws InputError on bad input before anything is written.
+ */
+int RunInferenceScenario(const nlohmann::json& doc,
+                         const std::string& file,
+                         const InferenceRunOptions& opt,
+                         std::ostream& out,
+                         std::ostream& err);
+
+} // namespace fabricsim
+
+#endif
