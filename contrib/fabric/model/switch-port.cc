@@ -175,14 +175,30 @@ SwitchPort::DequeueNext(Time& wakeAt)
             return Pop(uint8_t(c));
         }
     }
-    // DWRR among the other classes that have frames and are not paused.
-    for (int tries = 0; tries < 24; ++tries)
+    // DWRR among the other classes that have frames and are not paused. Deficits grow by a
+    // quantum per visit, so while any class is eligible the loop ends with a frame even when a
+    // frame is larger than the quantum (jumbo MTUs): never give up with frames queued.
+    bool any = false;
+    for (uint32_t c = 0; c < 8; ++c)
+    {
+        if (!(m_strictMask & (1u << c)) && !m_q[c].empty())
+        {
+            if (IsPaused(uint8_t(c)))
+            {
+                wakeAt = std::min(wakeAt, PauseExpiry(uint8_t(c)));
+            }
+            else
+            {
+                any = true;
+            }
+        }
+    }
+    while (any)
     {
         uint32_t c = m_dwrrCur;
         bool eligible = !(m_strictMask & (1u << c)) && !m_q[c].empty();
         if (eligible && IsPaused(uint8_t(c)))
         {
-            wakeAt = std::min(wakeAt, PauseExpiry(uint8_t(c)));
             eligible = false;
         }
         if (eligible)
