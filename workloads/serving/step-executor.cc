@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace fabricsim
 {
@@ -54,25 +55,25 @@ struct StepExecutor::RankState
         std::string key;           //!< what it waits for
     };
 
-    uint32_t rank = 0;                               //!< global rank
-    std::deque<std::pair<StepRun*, size_t>> queue;   //!< programs to run (run, rank index)
-    StepRun* cur = nullptr;                          //!< running program
-    size_t idx = 0;                                  //!< its rank index
-    std::vector<Stream> streams;                     //!< stream cursors
-    std::map<std::string, const ProgramItem*> comms; //!< communication items by key
-    std::map<std::string, int64_t> arrival;          //!< when each was reached
-    std::set<std::string> completed;                 //!< done, not yet consumed
-    std::set<std::string> started;                   //!< started (for exposed vs sync)
-    bool computing = false;                          //!< compute engine busy
-    uint32_t computeStream = 0;                      //!< stream of the running compute
-    int64_t last = 0;                                //!< last accounting time
-    int64_t pcieFree = 0;                            //!< host-tier link free again
-    int64_t sliceStart = -1;                         //!< open compute slice
-    int64_t sliceEnd = -1;                           //!< its end so far
-    uint32_t sliceOps = 0;                           //!< ops merged into it
-    std::string sliceFirst;                          //!< its first op
-    bool advancing = false;                          //!< inside Advance
-    bool again = false;                              //!< Advance requested while inside
+    uint32_t rank = 0;                             //!< global rank
+    std::deque<std::pair<StepRun*, size_t>> queue; //!< programs to run (run, rank index)
+    StepRun* cur = nullptr;                        //!< running program
+    size_t idx = 0;                                //!< its rank index
+    std::vector<Stream> streams;                   //!< stream cursors
+    std::unordered_map<std::string, const ProgramItem*> comms; //!< communication items by key
+    std::unordered_map<std::string, int64_t> arrival;          //!< when each was reached
+    std::unordered_set<std::string> completed;                 //!< done, not yet consumed
+    std::unordered_set<std::string> started;                   //!< started (for exposed vs sync)
+    bool computing = false;                                    //!< compute engine busy
+    uint32_t computeStream = 0;                                //!< stream of the running compute
+    int64_t last = 0;                                          //!< last accounting time
+    int64_t pcieFree = 0;                                      //!< host-tier link free again
+    int64_t sliceStart = -1;                                   //!< open compute slice
+    int64_t sliceEnd = -1;                                     //!< its end so far
+    uint32_t sliceOps = 0;                                     //!< ops merged into it
+    std::string sliceFirst;                                    //!< its first op
+    bool advancing = false;                                    //!< inside Advance
+    bool again = false;                                        //!< Advance requested while inside
 
     RankStepProgram const& Program() const
     {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace fabricsim
@@ -140,15 +141,17 @@ class StepExecutor
     /// The state of rank \p r (created on first use).
     RankState& Rank(uint32_t r);
 
-    CollectiveApi& m_api;                                       //!< the seam
-    ChromeTrace* m_trace = nullptr;                             //!< timeline (optional)
-    uint64_t m_traceMaxSteps = 0;                               //!< timeline step limit
-    TransferPartDone m_transferPartDone;                        //!< KV send callback
-    std::map<uint32_t, std::unique_ptr<RankState>> m_ranks;     //!< per rank
-    std::map<std::string, std::unique_ptr<Collective>> m_colls; //!< pending collectives
-    std::map<std::string, std::unique_ptr<PointToPoint>> m_p2p; //!< pending send/recv pairs
-    std::set<StepRun*> m_runs;                                  //!< steps not finished (owned)
-    size_t m_inFlight = 0;                                      //!< steps not finished
+    CollectiveApi& m_api;                                   //!< the seam
+    ChromeTrace* m_trace = nullptr;                         //!< timeline (optional)
+    uint64_t m_traceMaxSteps = 0;                           //!< timeline step limit
+    TransferPartDone m_transferPartDone;                    //!< KV send callback
+    std::map<uint32_t, std::unique_ptr<RankState>> m_ranks; //!< per rank
+    /// Pending collectives and send/recv pairs by key (hashed: looked up per item; never
+    /// iterated where order would matter).
+    std::unordered_map<std::string, std::unique_ptr<Collective>> m_colls;
+    std::unordered_map<std::string, std::unique_ptr<PointToPoint>> m_p2p;
+    std::set<StepRun*> m_runs; //!< steps not finished (owned)
+    size_t m_inFlight = 0;     //!< steps not finished
 };
 
 } // namespace fabricsim

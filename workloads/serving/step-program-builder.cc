@@ -182,24 +182,36 @@ StepProgramBuilder::StepProgramBuilder(const InferenceScenario& sc, const Engine
 {
 }
 
-std::vector<ProgramItem>
-StepProgramBuilder::RankItems(uint64_t step,
-                              const StepBatch& batch,
-                              uint32_t g,
-                              uint32_t s,
-                              uint32_t t,
-                              uint32_t mb,
-                              uint32_t stream,
-                              bool graphs,
-                              const std::vector<LayerwiseKvSend>& sends,
-                              const std::vector<size_t>& seqIndex) const
+namespace
 {
-    const ParallelismSpec& par = m_layout.par;
-    const uint32_t me = m_layout.Host(g, s, t);
-    RankPosition pos{s, par.ep > 1 ? g * par.tp + t : 0};
-    std::vector<ComputeOp> ops = m_roofline->StepOps(batch, pos);
-    std::vector<CollectiveCall> calls
-        = StepComm(m_sc.model, par, m_sc.routing).Collectives(batch, ops, pos);
+
+/// Ops and collectives of one rank position, shared by the tp ranks that have the same ones.
+struct RankWork
+{
+    std::vector<ComputeOp> ops;
+    std::vector<CollectiveCall> calls;
+};
+
+/// Items of rank (g, s, t) for \p batch as micro-batch \p mb on stream \p stream.
+std::vector<ProgramItem>
+RankItems(const InferenceScenario& sc,
+          const EngineLayout& layout,
+          const RankWork& work,
+          uint64_t step,
+          const StepBatch& batch,
+          uint32_t g,
+          uint32_t s,
+          uint32_t t,
+          uint32_t mb,
+          uint32_t stream,
+          bool graphs,
+          const std::vector<LayerwiseKvSend>& sends,
+          const std::vector<size_t>& seqIndex)
+{
+    const ParallelismSpec& par = layout.par;
+    const uint32_t me = layout.Host(g, s, t);
+    const std::vector<ComputeOp>& ops = work.ops;
+    const std::vector<CollectiveCall>& calls = work.calls;
     const std::string prefix = "s" + std::to_string(step) + "/";
     const std::string mbTag = "/m" + std::to_string(mb) + "/";
     std::map<std::string, uint32_t> counter;
@@ -219,18 +231,18 @@ StepProgramBuilder::RankItems(uint64_t step,
             groupName = "tp" + std::to_string(g) + "." + std::to_string(s);
             for (uint32_t k = 0; k < par.tp; ++k)
             {
-                it.group.push_back(m_layout.Host(g, s, k));
+                it.group.push_back(layout.Host(g, s, k));
             }
             it.groupIndex = t;
         }
         else if (c.group == RankGroup::Ep)
         {
             groupName = "ep" + std::to_string(s);
-            for (uint32_t gg = 0; gg < m_layout.groups; ++gg)
+            for (uint32_t gg = 0; gg < layout.groups; ++gg)
             {
                 for (uint32_t k = 0; k < par.tp; ++k)
                 {
-                    it.group.push_back(m_layout.Host(gg, s, k));
+                    it.group.push_back(layout.Host(gg, s, k));
                 }
             }
             it.groupIndex = g * par.tp + t;
@@ -244,7 +256,7 @@ StepProgramBuilder::RankItems(uint64_t step,
             uint32_t lo = c.kind == CollectiveKind::Send ? s : s - 1;
             groupName
                 = "pp" + std::to_string(g) + "." + std::to_string(lo) + "." + std::to_string(t);
-            it.group = {m_layout.Host(g, lo, t), m_layout.Host(g, lo + 1, t)};
+            it.group = {layout.Host(g, lo, t), layout.Host(g, lo + 1, t)};
             it.groupIndex = c.kind == CollectiveKind::Send ? 0 : 1;
         }
         it.key = prefix + groupName + mbTag + std::to_string(counter[groupName]++);
@@ -252,7 +264,7 @@ StepProgramBuilder::RankItems(uint64_t step,
         return it;
     };
 
-    const bool tier = m_sc.kv.placement != KvPlacement::Hbm;
+    const bool tier = sc.kv.placement != KvPlacement::Hbm;
     auto fetchItem = [&](const ComputeOp& attn)
     {
         ProgramItem it;
@@ -266,14 +278,14 @@ StepProgramBuilder::RankItems(uint64_t step,
         it.bytes = uint64_t(std::llround(attn.kvBytes));
         it.async = true;
         it.group = {me};
-        if (m_sc.kv.placement == KvPlacement::Remote)
+        if (sc.kv.placement == KvPlacement::Remote)
         {
-            const auto& pool = m_sc.kv.poolHosts;
+            const auto& pool = sc.kv.poolHosts;
             it.fetchFrom = pool[me % pool.size()];
         }
         else
         {
-            it.tierBwBytesPerSec = m_sc.kv.tierBwBytesPerSec;
+            it.tierBwBytesPerSec = sc.kv.tierBwBytesPerSec;
         }
         return it;
     };
@@ -327,7 +339,7 @@ StepProgramBuilder::RankItems(uint64_t step,
         c.name = OpKindName(op.kind);
         c.layer = op.layer;
         double ns = graphs ? std::max(op.computeNs, op.memoryNs)
-                                 + op.kernels * m_sc.exec.graphKernelOverheadSec * 1e9
+                                 + op.kernels * sc.exec.graphKernelOverheadSec * 1e9
                            : op.timeNs;
         c.durationPs = NsToPs(ns);
         c.flops = op.flops;
@@ -383,6 +395,8 @@ StepProgramBuilder::RankItems(uint64_t step,
     return items;
 }
 
+} // namespace
+
 StepProgram
 StepProgramBuilder::Build(uint64_t step,
                           const std::vector<StepBatch>& batches,
@@ -399,6 +413,7 @@ StepProgramBuilder::Build(uint64_t step,
         split = split && b.sequences.size() >= 2;
     }
 
+    StepComm comm(m_sc.model, par, m_sc.routing);
     for (uint32_t g = 0; g < m_layout.groups; ++g)
     {
         const StepBatch& batch = batches.at(g);
@@ -413,23 +428,68 @@ StepProgramBuilder::Build(uint64_t step,
         {
             all[i] = i;
         }
+        auto [a, b] = split ? SplitHalves(batch)
+                            : std::pair<std::vector<size_t>, std::vector<size_t>>{all, {}};
+        std::vector<StepBatch> parts = {split ? Subset(batch, a, true) : batch};
+        if (split)
+        {
+            parts.push_back(Subset(batch, b, false));
+        }
         for (uint32_t s = 0; s < par.pp; ++s)
         {
+            // The tp ranks of a stage share ops and collectives unless they hold other experts.
+            std::map<std::pair<size_t, uint32_t>, RankWork> works;
+            auto work = [&](size_t mb, uint32_t t) -> const RankWork&
+            {
+                RankPosition pos{s, par.ep > 1 ? g * par.tp + t : 0};
+                auto key = std::make_pair(mb, pos.epRank);
+                auto it = works.find(key);
+                if (it == works.end())
+                {
+                    RankWork w;
+                    w.ops = m_roofline->StepOps(parts[mb], pos);
+                    w.calls = comm.Collectives(parts[mb], w.ops, pos);
+                    it = works.emplace(key, std::move(w)).first;
+                }
+                return it->second;
+            };
             for (uint32_t t = 0; t < par.tp; ++t)
             {
                 RankStepProgram rp;
                 rp.rank = m_layout.Host(g, s, t);
                 if (!split)
                 {
-                    rp.items = RankItems(step, batch, g, s, t, 0, 0, graphs, sends, all);
+                    rp.items = RankItems(
+                        m_sc, m_layout, work(0, t), step, batch, g, s, t, 0, 0, graphs, sends, all);
                 }
                 else
                 {
-                    auto [a, b] = SplitHalves(batch);
-                    auto segA = Segments(
-                        RankItems(step, Subset(batch, a, true), g, s, t, 0, 0, graphs, sends, a));
-                    auto segB = Segments(
-                        RankItems(step, Subset(batch, b, false), g, s, t, 1, 1, graphs, sends, b));
+                    auto segA = Segments(RankItems(m_sc,
+                                                   m_layout,
+                                                   work(0, t),
+                                                   step,
+                                                   parts[0],
+                                                   g,
+                                                   s,
+                                                   t,
+                                                   0,
+                                                   0,
+                                                   graphs,
+                                                   sends,
+                                                   a));
+                    auto segB = Segments(RankItems(m_sc,
+                                                   m_layout,
+                                                   work(1, t),
+                                                   step,
+                                                   parts[1],
+                                                   g,
+                                                   s,
+                                                   t,
+                                                   1,
+                                                   1,
+                                                   graphs,
+                                                   sends,
+                                                   b));
                     rp.streams = 2;
                     for (size_t k = 0; k < std::max(segA.size(), segB.size()); ++k)
                     {

@@ -105,18 +105,6 @@ class StepProgramBuilder
     }
 
   private:
-    /// Items of rank (g, s, t) for \p batch as micro-batch \p mb on stream \p stream.
-    std::vector<ProgramItem> RankItems(uint64_t step,
-                                       const StepBatch& batch,
-                                       uint32_t g,
-                                       uint32_t s,
-                                       uint32_t t,
-                                       uint32_t mb,
-                                       uint32_t stream,
-                                       bool graphs,
-                                       const std::vector<LayerwiseKvSend>& sends,
-                                       const std::vector<size_t>& seqIndex) const;
-
     InferenceScenario m_sc;               //!< scenario (copied: the builder outlives parsing)
     EngineLayout m_layout;                //!< ranks
     std::unique_ptr<Roofline> m_roofline; //!< compute costs
