@@ -99,10 +99,12 @@ Import(const ReplayCommandOptions& opt)
     {
         KinetoOptions ko;
         ko.step = opt.step;
+        ko.worldSize = opt.worldSize;
         return ImportKineto(opt.traces, ko);
     }
     ChakraImportOptions co;
     co.cpuOps = opt.chakraCpuOps;
+    co.worldSize = opt.worldSize;
     return ImportChakra(opt.traces, co);
 }
 
@@ -244,6 +246,14 @@ ParseReplayArgs(const std::vector<std::string>& a)
         else if (Take(a, i, "--hw-to", v))
         {
             o.hwTo = v;
+        }
+        else if (Take(a, i, "--ranks", v))
+        {
+            o.worldSize = uint32_t(PositiveNumber(v, "--ranks"));
+            if (double(o.worldSize) != std::stod(v))
+            {
+                throw ns3::InputError(kCli, "--ranks", "a whole number of ranks", "\"" + v + "\"");
+            }
         }
         else if (a[i] == "--chakra-cpu-ops")
         {

@@ -24,8 +24,9 @@ struct ReplayCommandOptions
     std::string backend = "analytical";
     std::string algorithm = "auto";
     double computeScale = 1.0;
-    std::string hwFrom; ///< accelerator the trace ran on ("" = from the trace)
-    std::string hwTo;   ///< accelerator to scale compute to (roofline ratios per op class)
+    std::string hwFrom;     ///< accelerator the trace ran on ("" = from the trace)
+    std::string hwTo;       ///< accelerator to scale compute to (roofline ratios per op class)
+    uint32_t worldSize = 0; ///< ranks of the job when the traces do not say (--ranks)
     bool chakraCpuOps = false;
     bool exportChakra = false; ///< also write DIR/trace.<rank>.et
     std::string outDir = "out";

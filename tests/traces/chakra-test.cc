@@ -86,8 +86,55 @@ TEST(ChakraCorpus, ImportKeepsEveryNodeAndSizesTheGpuCollectives)
     }
     EXPECT_EQ(sized,
               (std::vector<uint64_t>{212480, 424, 8196000, 31502336, 26255360, 26550272, 9724160}));
-    // Every dependency that names a node of the file became an edge.
-    EXPECT_EQ(deps + tr.counts["unresolved_deps"] > 3664u, true);
+    // Each node has one control dependency; the data dependencies (median 13) are the edges.
+    EXPECT_EQ(tr.counts["ctrl_deps"], 3664u);
+    EXPECT_GT(tr.counts["data_deps"], 13u * 3664 / 2);
+    EXPECT_EQ(deps + tr.counts["unresolved_deps"] <= tr.counts["data_deps"], true);
+    EXPECT_GT(deps, 0u);
+}
+
+TEST(ChakraCorpus, TheTwoRankJobReplaysWithItsCollectivesOnTheFabric)
+{
+    REQUIRE_CORPUS(path, "traces/chakra/chakra.0.et");
+    ChakraImportOptions opt;
+    opt.worldSize = 2; // the job had two ranks; the trace does not say so
+    ImportedTrace tr = ImportChakra({path}, opt);
+    ASSERT_EQ(tr.ranks.size(), 2u);
+    EXPECT_EQ(tr.ranks[1].mirrorOf, 0);
+    TestFabric fabric(2, 300);
+    ReplayRun run = fabric.Replay(tr, {});
+    ASSERT_TRUE(run.complete) << (run.stuck.empty() ? "" : run.stuck[0]);
+    int simulated = 0;
+    for (const ReplayedComm& c : run.comms)
+    {
+        simulated += c.simulated;
+        EXPECT_EQ(c.members, 2u);
+    }
+    EXPECT_EQ(simulated, 7);
+    // The GPU work alone (CPU ops take no time) bounds the replayed step from below.
+    int64_t gpu = 0;
+    for (const TraceOp& op : tr.ranks[0].ops)
+    {
+        gpu += op.kind == TraceOpKind::kCompute && op.lane == 0 ? op.durationPs : 0;
+    }
+    EXPECT_GE(run.spanPs, gpu);
+}
+
+TEST(ChakraCorpus, ControlDependenciesOfPyTorchTracesFormCyclesAndAreRefused)
+{
+    REQUIRE_CORPUS(path, "traces/chakra/chakra.0.et");
+    ChakraImportOptions opt;
+    opt.ctrlDeps = true; // aten::mul(0) (node 3317) and its kernel (3318) depend on each other
+    try
+    {
+        ImportChakra({path}, opt);
+        FAIL() << "no error";
+    }
+    catch (const ns3::InputError& e)
+    {
+        EXPECT_EQ(e.Expected(), "an acyclic dependency graph");
+        EXPECT_NE(e.Found().find("3317"), std::string::npos) << e.what();
+    }
 }
 
 TEST(ChakraCorpus, AstraMicrobenchmarksImportAsOneCollectivePerRank)

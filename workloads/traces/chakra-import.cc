@@ -82,6 +82,65 @@ ChakraTypeOf(CollectiveKind k)
 
 constexpr int64_t kMaxMicros = int64_t(1) << 40; // about 12.7 days
 
+/// Kahn's algorithm over the imported edges; a cycle is bad input (the ops would never run).
+void
+CheckAcyclic(const RankTrace& rt, const ChakraTrace& t, const std::string& file)
+{
+    const size_t n = rt.ops.size();
+    std::vector<uint32_t> pending(n);
+    std::vector<std::vector<uint32_t>> next(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        pending[i] = uint32_t(rt.ops[i].deps.size());
+        for (const TraceDep& d : rt.ops[i].deps)
+        {
+            next[d.op].push_back(i);
+        }
+    }
+    std::vector<uint32_t> ready;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (pending[i] == 0)
+        {
+            ready.push_back(i);
+        }
+    }
+    size_t done = 0;
+    while (!ready.empty())
+    {
+        const uint32_t i = ready.back();
+        ready.pop_back();
+        ++done;
+        for (uint32_t j : next[i])
+        {
+            if (--pending[j] == 0)
+            {
+                ready.push_back(j);
+            }
+        }
+    }
+    if (done == n)
+    {
+        return;
+    }
+    std::string ids;
+    int shown = 0;
+    uint64_t first = 0;
+    for (uint32_t i = 0; i < n && shown < 5; ++i)
+    {
+        if (pending[i] > 0)
+        {
+            first = shown == 0 ? t.nodes[i].id : first;
+            ids += (shown++ ? ", " : "") + std::to_string(t.nodes[i].id);
+        }
+    }
+    throw ns3::InputError(file,
+                          "node " + std::to_string(first),
+                          "an acyclic dependency graph",
+                          std::to_string(n - done) + " nodes on or behind a cycle (" + ids
+                              + ", ...)");
+}
+
 } // namespace
 
 int64_t
@@ -364,8 +423,14 @@ ImportChakraTrace(const ChakraTrace& t,
         std::set<uint32_t> seen;
         const ChakraAttr* lags = n.Attr(kLagAttr);
         size_t depIndex = 0;
+        out.Count("ctrl_deps", n.ctrlDeps.size());
+        out.Count("data_deps", n.dataDeps.size());
         for (const std::vector<uint64_t>* deps : {&n.dataDeps, &n.ctrlDeps})
         {
+            if (deps == &n.ctrlDeps && !opt.ctrlDeps)
+            {
+                continue;
+            }
             for (uint64_t d : *deps)
             {
                 const size_t li = depIndex++;
@@ -401,6 +466,14 @@ ImportChakraTrace(const ChakraTrace& t,
         out.notes.push_back(file + ": " + std::to_string(unresolved)
                             + " dependencies name nodes that are not in the file; ignored");
     }
+    if (!opt.ctrlDeps && out.counts["ctrl_deps"] > 0)
+    {
+        out.notes.push_back(
+            file + ": dependencies are the data dependencies (as ASTRA-sim's feeder reads them); "
+            + std::to_string(out.counts["ctrl_deps"])
+            + " control dependencies kept in the trace only");
+    }
+    CheckAcyclic(rt, t, file);
     rt.recordedSpanPs = anyStart ? spanEnd : -1;
     for (const ChakraAttr& a : t.metadataAttrs)
     {
@@ -428,6 +501,7 @@ ImportChakra(const std::vector<std::string>& files, const ChakraImportOptions& o
         const uint32_t rank = named >= 0 && files.size() > 1 ? uint32_t(named) : uint32_t(i);
         ImportChakraTrace(ReadChakraFile(files[i]), files[i], rank, opt, out);
     }
+    out.worldSize = std::max(out.worldSize, opt.worldSize);
     CompleteRanks(out);
     return out;
 }

@@ -23,6 +23,12 @@ struct ChakraImportOptions
     /// ASTRA-sim: a CPU op's duration includes its nested children and the GPU work it
     /// launched, so counting it serially would count time twice.
     bool cpuOps = false;
+    /// Control dependencies become edges too. Off by default, as in ASTRA-sim's feeder: in
+    /// traces from PyTorch they tie a CPU op to the kernel it launched in both directions
+    /// (the kernel's data dependency is the CPU op), which would make cycles.
+    bool ctrlDeps = false;
+    /// Ranks in the job when the files do not say (Chakra has no world size); 0 = the files.
+    uint32_t worldSize = 0;
 };
 
 /**

@@ -895,6 +895,7 @@ ImportKineto(const std::vector<std::string>& files, const KinetoOptions& opt)
     {
         throw ns3::InputError("<command line>", "TRACE", "at least one trace file", "none");
     }
+    out.worldSize = std::max(out.worldSize, opt.worldSize);
     CompleteRanks(out);
     return out;
 }

@@ -34,6 +34,8 @@ struct KinetoOptions
     /// stream idled at least m_minIdlePs, is taken to have waited for it.
     int64_t waitWindowPs = 10000000;
     int64_t minIdlePs = 5000000;
+    /// Ranks in the job when the traces do not say (no distributedInfo); 0 = the traces.
+    uint32_t worldSize = 0;
 };
 
 /**

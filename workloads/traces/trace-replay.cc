@@ -237,6 +237,14 @@ struct TraceReplayer::State
         {
             return;
         }
+        if (c.members.size() == 1)
+        {
+            // A group of one has nothing to exchange.
+            c.started = true;
+            ops[r][i].startPs = api->NowPs();
+            Done(r, i);
+            return;
+        }
         c.started = true;
         CollectiveRequest req;
         req.kind = op.collective;
