@@ -156,7 +156,17 @@ RunInferenceScenario(const json& doc,
                                                     " hosts (accelerators) for the parallelism and pools",
                               std::to_string(transport->NumRanks()) + " hosts");
     }
-    ScheduleCollectives api(*transport);
+    // Hierarchical algorithms need the scale-up domain size; host checks need the host count.
+    isc.placement.numHosts = sc.topology.NumHosts();
+    CollectiveOptions copt;
+    for (const auto& n : sc.topology.nodes)
+    {
+        if (n.kind == NodeKind::Host)
+        {
+            copt.m_localSize = std::max<int>(copt.m_localSize, int(n.localIndex) + 1);
+        }
+    }
+    ScheduleCollectives api(*transport, ExecutorConfig{}, copt);
     OutputDir dir(opt.run.outDir);
     std::unique_ptr<ns3::FabricStatsHelper> stats;
     if (fabric)

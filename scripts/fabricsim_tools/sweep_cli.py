@@ -22,7 +22,7 @@ summary metrics."""
 
 EPILOG = """\
 examples:
-  scripts/sweep scenarios/default.json --grid transport.cc=dcqcn,hpcc --grid traffic.poisson.load=0.3,0.5 --seeds 3 -j 2 --out sweep1
+  scripts/sweep scenarios/fabric-incast.json --grid transport.cc=dcqcn,hpcc --grid traffic.poisson.load=0.3,0.5 --seeds 3 -j 2 --out sweep1
   scripts/sweep scenarios/sweeps/ecn-cc-incast.json -j 2 --out sweep2 --plot
   scripts/sweep scenarios/sweeps/ecn-cc-incast.json --out /shared/sweep2 --slurm     # then DIR/submit-slurm.sh
   scripts/sweep --out sweep2 --collect --plot --metric queue_p99_bytes"""

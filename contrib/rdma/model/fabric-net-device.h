@@ -55,6 +55,13 @@ class FabricNetDevice : public NetDevice
   public:
     static TypeId GetTypeId();
     FabricNetDevice();
+
+    /// Signature of the Tx and Rx trace sources.
+    typedef void (*FrameTracedCallback)(const FabricPacket& frame);
+    /// Signature of the Drop trace source.
+    typedef void (*DropTracedCallback)(const FabricPacket& frame, DropReason reason);
+    /// Signature of the PfcRx / PfcTx trace sources (quanta 0 = resume).
+    typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
     ~FabricNetDevice() override;
 
     void Attach(Ptr<FabricChannel> ch);

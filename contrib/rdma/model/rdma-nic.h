@@ -26,6 +26,9 @@ class RdmaNic : public FabricNetDevice
   public:
     static TypeId GetTypeId();
     RdmaNic();
+
+    /// Signature of the CnpReceived (qpn, destination host) and Retransmit (qpn, first PSN) traces.
+    typedef void (*QpTracedCallback)(uint32_t qpn, uint32_t value);
     ~RdmaNic() override;
 
     /// Host index this port belongs to (addresses are derived from it).

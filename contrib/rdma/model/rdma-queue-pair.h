@@ -42,6 +42,9 @@ class RdmaQueuePair : public Object
     static TypeId GetTypeId();
     RdmaQueuePair();
 
+    /// Signature of the MessageComplete trace source: message id, bytes, time posted.
+    typedef void (*MessageCompleteCallback)(uint64_t id, uint64_t bytes, Time posted);
+
     /**
      * Post an RDMA WRITE of `bytes` (any size > 0). `onAcked(id)` runs when the last byte is
      * acknowledged. Returns the message id (0, 1, 2, ... per QP).
