@@ -25,7 +25,7 @@ TypeName(const json& v)
     {
         return "null";
     }
-    std::string dump = v.dump();
+    std::string dump = v.dump(-1, ' ', false, json::error_handler_t::replace); // invalid UTF-8 replaced
     if (dump.size() > 40)
     {
         dump = dump.substr(0, 37) + "...";

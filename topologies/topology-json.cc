@@ -15,7 +15,8 @@ namespace fabricsim
 std::string
 DescribeJson(const nlohmann::json& value)
 {
-    std::string s = value.dump();
+    // Replace invalid UTF-8 (bytes from text files or --set) rather than throw while reporting.
+    std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (s.size() > 60)
     {
         s = s.substr(0, 57) + "...";

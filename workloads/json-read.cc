@@ -27,7 +27,8 @@ JsonWhere::Child(const std::string& key) const
 std::string
 DescribeJson(const json& v)
 {
-    std::string text = v.dump();
+    // Replace invalid UTF-8 (bytes from text files or --set) rather than throw while reporting.
+    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
     if (text.size() > 60)
     {
         text = text.substr(0, 57) + "...";

@@ -115,7 +115,13 @@ CurrentParameterValue(const std::string& name, const nlohmann::json& doc)
         if (attrs != doc.end() && attrs->is_object() && attrs->contains(a->attribute))
         {
             const nlohmann::json& v = (*attrs)[a->attribute];
-            return DelayNs(v.is_string() ? v : nlohmann::json(v.dump() + "ns"), "", a->attribute)
+            return DelayNs(v.is_string()
+                               ? v
+                               : nlohmann::json(
+                                   v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                                   + "ns"),
+                           "",
+                           a->attribute)
                    / 1000.0;
         }
         return a->defaultUs;
@@ -279,10 +285,12 @@ ReadOverlaySets(const std::string& path)
     auto s = o.find("set");
     if (s == o.end() || !s->is_array())
     {
-        throw ns3::InputError(path,
-                              "set",
-                              "an array of \"key.path=value\" strings",
-                              s == o.end() ? "nothing" : s->dump());
+        throw ns3::InputError(
+            path,
+            "set",
+            "an array of \"key.path=value\" strings",
+            s == o.end() ? "nothing"
+                         : s->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     std::vector<std::string> sets;
     for (size_t i = 0; i < s->size(); ++i)
@@ -290,8 +298,10 @@ ReadOverlaySets(const std::string& path)
         const nlohmann::json& e = (*s)[i];
         if (!e.is_string() || e.get<std::string>().find('=') == std::string::npos)
         {
-            throw ns3::InputError(
-                path, "set[" + std::to_string(i) + "]", "a \"key.path=value\" string", e.dump());
+            throw ns3::InputError(path,
+                                  "set[" + std::to_string(i) + "]",
+                                  "a \"key.path=value\" string",
+                                  e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         }
         sets.push_back(e.get<std::string>());
     }
@@ -305,10 +315,12 @@ ReadOverlayParameters(const std::string& path)
     auto p = o.find("parameters");
     if (p == o.end() || !p->is_object())
     {
-        throw ns3::InputError(path,
-                              "parameters",
-                              "an object of parameter values",
-                              p == o.end() ? "nothing" : p->dump());
+        throw ns3::InputError(
+            path,
+            "parameters",
+            "an object of parameter values",
+            p == o.end() ? "nothing"
+                         : p->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     std::map<std::string, double> values;
     const std::vector<std::string> names = CalibrationParameterNames();
@@ -323,7 +335,11 @@ ReadOverlayParameters(const std::string& path)
         }
         if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
         {
-            throw ns3::InputError(path, "parameters." + it.key(), "a number >= 0", it->dump());
+            throw ns3::InputError(
+                path,
+                "parameters." + it.key(),
+                "a number >= 0",
+                it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         }
         values[it.key()] = it->get<double>();
     }

@@ -536,7 +536,9 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
             base = WithParameters(base, applied, opt.params);
         }
         WriteFileAtomic(dir.Path("overlay.json"),
-                        MakeOverlay(fitted, base, opt.scenario, provenance).dump(2) + "\n");
+                        MakeOverlay(fitted, base, opt.scenario, provenance)
+                                .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                            + "\n");
     }
     if (!results.empty())
     {
@@ -601,10 +603,14 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         WriteFileAtomic(dir.Path("moe.csv"), csv.str());
     }
     summary["simulations"] = pred.Runs();
-    WriteFileAtomic(dir.Path("summary.json"), summary.dump(2) + "\n");
+    WriteFileAtomic(dir.Path("summary.json"),
+                    summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     const double wall
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    WriteFileAtomic(dir.Path("timing.json"), nlohmann::json{{"wall_s", wall}}.dump(2) + "\n");
+    WriteFileAtomic(dir.Path("timing.json"),
+                    nlohmann::json{{"wall_s", wall}}.dump(
+                        2, ' ', false, nlohmann::json::error_handler_t::replace)
+                        + "\n");
 
     out << std::fixed << std::setprecision(2);
     out << "# fabricsim calibrate: " << points.size() << " collective points, " << moe.size()

@@ -11,6 +11,7 @@
 #include "kineto-import.h"
 #include "output-dir.h"
 #include "packet-transport.h"
+#include "program-trace-import.h"
 #include "schedule-collectives.h"
 #include "text-file.h"
 #include "trace-replay.h"
@@ -93,7 +94,23 @@ Import(const ReplayCommandOptions& opt)
     if (format == "auto")
     {
         const std::string head = Head(opt.traces.front());
-        format = IsGzip(head) || LooksLikeKineto(head) ? "kineto" : "chakra";
+        std::ifstream in(opt.traces.front());
+        std::string first;
+        std::getline(in, first);
+        format = LooksLikeProgramTrace(first)            ? "program"
+                 : IsGzip(head) || LooksLikeKineto(head) ? "kineto"
+                                                         : "chakra";
+    }
+    if (format == "program")
+    {
+        if (opt.traces.size() != 1)
+        {
+            throw ns3::InputError(kCli,
+                                  "TRACE",
+                                  "one program trace (it holds every rank)",
+                                  std::to_string(opt.traces.size()) + " files");
+        }
+        return ImportProgramTrace(opt.traces.front());
     }
     if (format == "kineto")
     {
@@ -198,9 +215,10 @@ ParseReplayArgs(const std::vector<std::string>& a)
         }
         else if (Take(a, i, "--format", v))
         {
-            if (v != "auto" && v != "kineto" && v != "chakra")
+            if (v != "auto" && v != "kineto" && v != "chakra" && v != "program")
             {
-                throw ns3::InputError(kCli, "--format", "auto, kineto or chakra", "\"" + v + "\"");
+                throw ns3::InputError(
+                    kCli, "--format", "auto, kineto, chakra or program", "\"" + v + "\"");
             }
             o.format = v;
         }
@@ -413,7 +431,8 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
     rep["communication"] = comms;
     rep["complete"] = c.complete && a.complete && b.complete;
     rep["stuck"] = c.stuck;
-    WriteFileAtomic(dir.Path("replay.json"), rep.dump(2) + "\n");
+    WriteFileAtomic(dir.Path("replay.json"),
+                    rep.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     WriteFileAtomic(dir.Path("communication.csv"), csv.str());
     if (opt.exportChakra)
     {

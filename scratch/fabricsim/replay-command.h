@@ -19,7 +19,7 @@ struct ReplayCommandOptions
 {
     std::vector<std::string> traces;
     std::string scenario;
-    std::string format = "auto"; ///< "auto", "kineto" or "chakra"
+    std::string format = "auto"; ///< "auto", "kineto", "chakra" or "program" (fabricsim --record)
     int64_t step = -1;           ///< Kineto: one ProfilerStep#N; -1 = all
     std::string backend = "analytical";
     std::string algorithm = "auto";

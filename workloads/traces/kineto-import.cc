@@ -326,7 +326,9 @@ class KinetoReader
         {
             if (!GetCount(di, "rank", v) || v > 0xffffff)
             {
-                Bad("distributedInfo.rank", "a rank number", di["rank"].dump());
+                Bad("distributedInfo.rank",
+                    "a rank number",
+                    di["rank"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             m_rank.rank = uint32_t(v);
         }
@@ -334,7 +336,10 @@ class KinetoReader
         {
             if (!GetCount(di, "world_size", v) || v == 0 || v > 0xffffff)
             {
-                Bad("distributedInfo.world_size", "a positive world size", di["world_size"].dump());
+                Bad("distributedInfo.world_size",
+                    "a positive world size",
+                    di["world_size"].dump(
+                        -1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             m_out.worldSize = std::max(m_out.worldSize, uint32_t(v));
             m_worldSize = uint32_t(v);
@@ -387,19 +392,27 @@ class KinetoReader
             auto dur = e.find("dur");
             if (ts == e.end() || !ts->is_number() || !std::isfinite(ts->get<double>()))
             {
-                Bad(at + ".ts", "a time in microseconds", ts == e.end() ? "nothing" : ts->dump());
+                Bad(at + ".ts",
+                    "a time in microseconds",
+                    ts == e.end()
+                        ? "nothing"
+                        : ts->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             if (dur == e.end() || !dur->is_number() || !(dur->get<double>() >= 0)
                 || dur->get<double>() > 1e12)
             {
                 Bad(at + ".dur",
                     "a duration in microseconds (>= 0)",
-                    dur == e.end() ? "nothing" : dur->dump());
+                    dur == e.end()
+                        ? "nothing"
+                        : dur->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             ev.ts = ts->get<double>();
             if (std::fabs(ev.ts) > 1e17)
             {
-                Bad(at + ".ts", "a time in microseconds below 1e17", ts->dump());
+                Bad(at + ".ts",
+                    "a time in microseconds below 1e17",
+                    ts->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             ev.dur = dur->get<double>();
             ev.name = GetString(e, "name");
@@ -742,7 +755,8 @@ class KinetoReader
             {
                 Bad(op.name + " Process Group Ranks",
                     "distinct ranks including this trace's rank " + std::to_string(m_rank.rank),
-                    nlohmann::json(op.groupRanks).dump());
+                    nlohmann::json(op.groupRanks)
+                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             }
             for (uint32_t r : op.groupRanks)
             {
