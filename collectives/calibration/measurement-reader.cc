@@ -151,7 +151,9 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
         col[header[i]] = i;
     }
     const bool deepep = col.count("dispatch_avg_t_us") || col.count("dispatch_transmit_us");
-    const std::vector<std::string> required
+    const bool ll = col.count("dispatch_avg_t_us") > 0;
+    // Every column a row reads is required up front (a DeepEP table names its mode's times).
+    std::vector<std::string> required
         = deepep ? std::vector<std::string>{"op_name",
                                             "hidden_size",
                                             "num_token",
@@ -159,6 +161,15 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
                                             "num_experts"}
                  : std::vector<std::string>{
                      "op_name", "nccl_dtype", "num_gpus", "message_size", "latency"};
+    if (deepep && ll)
+    {
+        required.insert(required.end(), {"dispatch_avg_t_us", "combine_avg_t_us"});
+    }
+    else if (deepep)
+    {
+        required.insert(required.end(),
+                        {"dispatch_sms", "dispatch_transmit_us", "combine_transmit_us"});
+    }
     for (const std::string& r : required)
     {
         if (!col.count(r))
@@ -167,7 +178,6 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
                 file, "line 1", "a column named " + r, "columns " + lines[0].substr(0, 200));
         }
     }
-    const bool ll = col.count("dispatch_avg_t_us") > 0;
     for (size_t ln = 1; ln < lines.size(); ++ln)
     {
         if (lines[ln].empty() || lines[ln] == "\r")

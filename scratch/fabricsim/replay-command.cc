@@ -97,9 +97,10 @@ Import(const ReplayCommandOptions& opt)
         std::ifstream in(opt.traces.front());
         std::string first;
         std::getline(in, first);
-        format = LooksLikeProgramTrace(first)            ? "program"
-                 : IsGzip(head) || LooksLikeKineto(head) ? "kineto"
-                                                         : "chakra";
+        // A program trace's records are short lines; a one-line Chrome trace is not parsed twice.
+        format = first.size() < (1u << 20) && LooksLikeProgramTrace(first) ? "program"
+                 : IsGzip(head) || LooksLikeKineto(head)                   ? "kineto"
+                                                                           : "chakra";
     }
     if (format == "program")
     {
