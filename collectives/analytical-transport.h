@@ -34,8 +34,9 @@ struct AnalyticalOptions
     uint32_t m_ackFrameBytes = 86;        ///< ACK frame (66) + preamble/IFG (20)
     uint32_t m_ackInterval = 1;           ///< data frames per ACK; 0 = ACKs not counted
     int64_t m_messageOverheadPs = 0;      ///< added to every message's delivery
-    /// Completions within this fraction of the time to the next one are handled together, so a
-    /// thousand-flow all-to-all costs a few rate recomputations, not one per flow (error <= it).
+    /// With more than 32 flows active, completions within this fraction of the time to the next
+    /// one are handled together, so a thousand-flow all-to-all costs a few rate recomputations,
+    /// not one per flow (error <= it); fewer flows are computed exactly.
     double m_completionSlack = 0.002;
 };
 

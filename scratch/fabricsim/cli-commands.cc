@@ -1,9 +1,12 @@
 #include "cli-commands.h"
 
+#include "calibrate-command.h"
+#include "calibration-parameters.h"
 #include "collective-command.h"
 #include "attribute-doc.h"
 #include "fabric-run.h"
 #include "inference-run.h"
+#include "replay-command.h"
 #include "fabric-scenario.h"
 
 #include "input-error.h"
@@ -29,6 +32,15 @@ const char* kUsage =
     "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
     "      nccl-tests-style sweep of one collective on the scenario's fabric (ranks = its hosts in order;\n"
     "      sizes take K/M/G suffixes); prints the nccl-tests table, writes DIR/collective.json and .csv.\n"
+    "  fabricsim replay TRACE... --scenario S.json [--step N] [--compute-scale F] [--hw-to GPU [--hw-from GPU]]\n"
+    "                [--backend analytical|packet] [--export-chakra] [--out DIR] [--set key.path=value ...]\n"
+    "      Replay PyTorch profiler (.json / .json.gz) or Chakra (.et) traces on the scenario's fabric; writes\n"
+    "      DIR/replay.json (recorded vs replayed step time, change per collective) and communication.csv.\n"
+    "  fabricsim calibrate MEASUREMENTS... --scenario S.json [--fit p1,p2,...] [--params OVERLAY] [--out DIR]\n"
+    "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--fit-min-bytes N] [--backend B]\n"
+    "      Run measured points (nccl-tests logs, corpus CSV, DeepEP tables) on the scenario; writes per-point\n"
+    "      and aggregate error, busbw.svg and, with --fit, overlay.json (parameters: link_efficiency,\n"
+    "      hop_latency, launch_overhead, step_latency, message_overhead). Any command takes --overlay FILE.\n"
     "  fabricsim validate FILE [--coll C] [--ranks N]\n"
     "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"
     "  fabricsim attributes\n"
@@ -135,8 +147,10 @@ DefaultScenarioPath()
 }
 
 int
-Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostream& err)
 {
+    // --overlay FILE becomes the file's --set assignments (calibrated parameters).
+    const std::vector<std::string> args = ExpandOverlayArgs(rawArgs);
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h")
     {
         (args.empty() ? err : out) << kUsage;
@@ -155,12 +169,20 @@ Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& 
     {
         return RunCollectiveCommand(ParseCollectiveArgs(args), out, err);
     }
+    if (args[0] == "replay")
+    {
+        return RunReplayCommand(ParseReplayArgs(args), out, err);
+    }
+    if (args[0] == "calibrate")
+    {
+        return RunCalibrateCommand(ParseCalibrateArgs(args), out, err);
+    }
     if (args[0] == "validate")
     {
         return RunValidateArgs(args, out, err);
     }
     err << kUsage;
-    throw ns3::InputError("<command line>", "command", "one of: run, collective, validate, attributes, help", "\"" + args[0] + "\"");
+    throw ns3::InputError("<command line>", "command", "one of: run, collective, replay, calibrate, validate, attributes, help", "\"" + args[0] + "\"");
 }
 
 } // namespace fabricsim
