@@ -31,13 +31,16 @@ TEST(ProtobufWire, VarintsRoundTripAtTheirBoundaries)
 
 TEST(ProtobufWire, MalformedBytesAreErrorsWithOffsets)
 {
-    WireReader truncated(std::string("\x96", 1));
+    const std::string truncatedBytes("\x96", 1); // the reader does not own its bytes
+    WireReader truncated(truncatedBytes);
     EXPECT_THROW(truncated.ReadVarint(), WireError);
     // Eleven continuation bytes: longer than any 64-bit varint.
-    WireReader tooLong(std::string(11, '\xff'));
+    const std::string tooLongBytes(11, '\xff'); // the reader does not own its bytes
+    WireReader tooLong(tooLongBytes);
     EXPECT_THROW(tooLong.ReadVarint(), WireError);
     // A length that runs past the end of the buffer.
-    WireReader pastEnd(std::string("\x0a\x05\x61\x62", 4));
+    const std::string pastEndBytes("\x0a\x05\x61\x62", 4); // the reader does not own its bytes
+    WireReader pastEnd(pastEndBytes);
     uint32_t field;
     WireType type;
     pastEnd.ReadTag(field, type);
@@ -53,7 +56,8 @@ TEST(ProtobufWire, MalformedBytesAreErrorsWithOffsets)
         EXPECT_NE(std::string(e.what()).find("at byte 2"), std::string::npos) << e.what();
     }
     // Groups (wire type 3) are not part of proto3.
-    WireReader group(std::string("\x0b", 1));
+    const std::string groupBytes("\x0b", 1); // the reader does not own its bytes
+    WireReader group(groupBytes);
     EXPECT_THROW(group.ReadTag(field, type), WireError);
 }
 
