@@ -223,3 +223,58 @@ TEST(CompressedFile, GzipIsDetectedByItsMagicAndCorruptionIsAnError)
 
 } // namespace
 } // namespace fabricsim
+
+namespace fabricsim
+{
+namespace
+{
+
+/// One rank's trace: a GEMM of \p gemmUs, then an all-reduce on process group "7" (ranks 0-1).
+std::string
+RankTrace(int rank, double gemmUs)
+{
+    const std::string meta
+        = R"("Collective name": "allreduce", "In msg nelems": 1048576, "Out msg nelems": 1048576,
+        "dtype": "Float", "Group size": 2, "Process Group Name": "7", "Process Group Ranks": "[0, 1]")";
+    return "{\"distributedInfo\": {\"rank\": " + std::to_string(rank)
+           + ", \"world_size\": 2}, \"traceEvents\": ["
+             "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm90_gemm\", \"pid\": 0, \"tid\": "
+             "7, \"ts\": 0, \"dur\": "
+           + std::to_string(gemmUs)
+           + ", \"args\": {\"stream\": 7}},"
+             "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+             "\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\", \"pid\": 0, \"tid\": 9, \"ts\": "
+           + std::to_string(gemmUs + 1) + ", \"dur\": 50, \"args\": {\"stream\": 9, " + meta
+           + "}}]}";
+}
+
+TEST(KinetoImport, OneFilePerRankMatchesCollectivesByGroupAndSequence)
+{
+    ImportedTrace tr;
+    ImportKinetoText(RankTrace(1, 100), "rank1.json", 0, {}, tr); // the file order does not matter
+    ImportKinetoText(RankTrace(0, 20), "rank0.json", 1, {}, tr);
+    CompleteRanks(tr);
+    ASSERT_EQ(tr.ranks.size(), 2u);
+    EXPECT_EQ(tr.ranks[0].file, "rank0.json");
+    EXPECT_EQ(tr.ranks[0].mirrorOf, -1);
+    EXPECT_EQ(tr.ranks[1].mirrorOf, -1);
+    TestFabric fabric(2, 450);
+    ReplayRun run = fabric.Replay(tr, {});
+    ASSERT_TRUE(run.complete);
+    ASSERT_EQ(run.comms.size(), 1u);
+    EXPECT_EQ(run.comms[0].key, "7#0");
+    // Rank 0 finishes its GEMM 80 us earlier and waits in the all-reduce for rank 1: the
+    // collective starts on both when both have arrived (101 us) and ends together.
+    EXPECT_EQ(run.opStartPs[0][1], run.opStartPs[1][1]);
+    EXPECT_EQ(run.opStartPs[0][1], 101000000);
+    EXPECT_GT(run.comms[0].replayedUs, 40.0); // the mean includes rank 0's 80 us wait
+    EXPECT_EQ(run.opEndPs[0][1], run.opEndPs[1][1]);
+    // Two files claiming one rank are refused.
+    ImportedTrace dup;
+    ImportKinetoText(RankTrace(0, 1), "a.json", 0, {}, dup);
+    ImportKinetoText(RankTrace(0, 1), "b.json", 1, {}, dup);
+    EXPECT_THROW(CompleteRanks(dup), ns3::InputError);
+}
+
+} // namespace
+} // namespace fabricsim
