@@ -580,7 +580,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
         throw InputError(file, "topology", "a topology object", "nothing");
     }
     json topo = doc["topology"];
-    if (topo.is_object() && topo.value("type", "") == "hpcc-file" && topo.contains("path") && topo["path"].is_string())
+    if (topo.is_object() && topo.contains("type") && topo["type"].is_string() && topo["type"].get<std::string>() == "hpcc-file" && topo.contains("path") && topo["path"].is_string())
     {
         topo["path"] = Resolve(sc.dir, topo["path"].get<std::string>());
     }
