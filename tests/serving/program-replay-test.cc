@@ -1,6 +1,7 @@
 // Recorded step programs replay to the same step times; the records round-trip through JSON;
 // the timeline is a Chrome trace.
 
+#include "../unique-temp-path.h"
 #include "input-error.h"
 #include "program-replay.h"
 #include "serving-test-util.h"
@@ -22,7 +23,7 @@ ExpectReplayMatches(const InferenceScenario& sc, const FakeCollectives::Params& 
     ServingResult original = RunOnFake(sc, fp);
     ASSERT_FALSE(original.programTrace.empty());
     // Through the file format, as a user would replay it.
-    std::string path = ::testing::TempDir() + "programs.jsonl";
+    std::string path = test::UniqueTempPath("programs.jsonl");
     original.WriteProgramTrace(path);
     ProgramReplay replay = ProgramReplay::Load(path);
     EXPECT_EQ(replay.NumSteps(), original.steps.size());
@@ -150,7 +151,7 @@ TEST(ProgramReplay, MalformedTracesAreInputErrors)
     json dep = step;
     dep["deps"] = {{"after_steps", {5}}};
     EXPECT_EQ(field({dep}), "step 0");
-    std::string path = ::testing::TempDir() + "broken.jsonl";
+    std::string path = test::UniqueTempPath("broken.jsonl");
     std::ofstream(path) << step.dump() << "\n{not json\n";
     EXPECT_THROW(ProgramReplay::Load(path), ns3::InputError);
 }

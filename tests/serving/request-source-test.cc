@@ -1,5 +1,6 @@
 // Request sources: Poisson arrivals and length distributions, trace files, determinism, errors.
 
+#include "../unique-temp-path.h"
 #include "input-error.h"
 #include "request-source.h"
 
@@ -26,7 +27,7 @@ Spec(const json& j)
 std::string
 WriteTemp(const std::string& name, const std::string& text)
 {
-    std::string path = ::testing::TempDir() + name;
+    std::string path = test::UniqueTempPath(name);
     std::ofstream(path) << text;
     return path;
 }

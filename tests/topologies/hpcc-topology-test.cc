@@ -2,12 +2,14 @@
  * Import of HPCC topology files: a small inline file, errors with line numbers, and the
  * "hpcc-file" type resolving its path against the scenario's directory.
  */
+#include "../unique-temp-path.h"
 #include "input-error.h"
 #include "test-util.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -103,7 +105,8 @@ TEST(HpccTopology, ErrorsNameTheLine)
 
 TEST(HpccTopology, BuildTopologyResolvesPathAgainstScenarioDir)
 {
-    const std::string dir = ::testing::TempDir();
+    const std::string dir = test::UniqueTempPath("dir");
+    std::filesystem::create_directories(dir);
     {
         std::ofstream out(dir + "/small-topology.txt");
         out << kSmall;

@@ -1,3 +1,4 @@
+#include "../unique-temp-path.h"
 #include "input-error.h"
 #include "model-spec.h"
 
@@ -215,7 +216,7 @@ TEST(ModelSpec, LoadFromPresetOverridesAndPath)
     EXPECT_EQ(m.numLayers, 40u);
     EXPECT_EQ(m.hiddenSize, 8192u);
 
-    std::string path = ::testing::TempDir() + "/wl-config.json";
+    std::string path = test::UniqueTempPath("wl-config.json");
     {
         std::ofstream f(path);
         f << ModelSpec::PresetConfig("Mixtral-8x7B").dump();
