@@ -6,23 +6,23 @@ namespace fabricsim
 {
 
 std::string
-CollectiveKindName(CollectiveKind k)
+StepCollectiveKindName(StepCollectiveKind k)
 {
     switch (k)
     {
-    case CollectiveKind::AllReduce:
+    case StepCollectiveKind::AllReduce:
         return "all_reduce";
-    case CollectiveKind::ReduceScatter:
+    case StepCollectiveKind::ReduceScatter:
         return "reduce_scatter";
-    case CollectiveKind::AllGather:
+    case StepCollectiveKind::AllGather:
         return "all_gather";
-    case CollectiveKind::AllToAll:
+    case StepCollectiveKind::AllToAll:
         return "all_to_all";
-    case CollectiveKind::Gather:
+    case StepCollectiveKind::Gather:
         return "gather";
-    case CollectiveKind::Send:
+    case StepCollectiveKind::Send:
         return "send";
-    case CollectiveKind::Recv:
+    case StepCollectiveKind::Recv:
         return "recv";
     }
     return "collective";
@@ -73,13 +73,13 @@ StepComm::AppendTpReduce(std::vector<CollectiveCall>& out,
     c.label = label;
     if (!m_par.sequenceParallel)
     {
-        c.kind = CollectiveKind::AllReduce;
+        c.kind = StepCollectiveKind::AllReduce;
         out.push_back(c);
         return;
     }
-    c.kind = CollectiveKind::ReduceScatter;
+    c.kind = StepCollectiveKind::ReduceScatter;
     out.push_back(c);
-    c.kind = CollectiveKind::AllGather;
+    c.kind = StepCollectiveKind::AllGather;
     out.push_back(c);
 }
 
@@ -99,7 +99,7 @@ StepComm::Collectives(const StepBatch& batch,
     if (pos.ppStage > 0)
     {
         CollectiveCall c;
-        c.kind = CollectiveKind::Recv;
+        c.kind = StepCollectiveKind::Recv;
         c.group = RankGroup::Pp;
         c.groupSize = 2;
         c.afterOp = -1;
@@ -124,7 +124,7 @@ StepComm::Collectives(const StepBatch& batch,
             {
                 // Each rank keeps its T / tp slice for the dispatch: reduce-scatter alone.
                 CollectiveCall c;
-                c.kind = CollectiveKind::ReduceScatter;
+                c.kind = StepCollectiveKind::ReduceScatter;
                 c.groupSize = m_par.tp;
                 c.layer = op.layer;
                 c.afterOp = idx;
@@ -146,7 +146,7 @@ StepComm::Collectives(const StepBatch& batch,
             {
                 double tokensLocal = t / m_par.tp;
                 CollectiveCall c;
-                c.kind = CollectiveKind::AllToAll;
+                c.kind = StepCollectiveKind::AllToAll;
                 c.group = RankGroup::Ep;
                 c.groupSize = m_par.ep;
                 c.layer = op.layer;
@@ -169,7 +169,7 @@ StepComm::Collectives(const StepBatch& batch,
                 uint32_t me = pos.epRank % m_par.ep;
                 double back = ExpectedAssignments(m_pi, me * per, per, tokensLocal) * h * ba;
                 CollectiveCall c;
-                c.kind = CollectiveKind::AllToAll;
+                c.kind = StepCollectiveKind::AllToAll;
                 c.group = RankGroup::Ep;
                 c.groupSize = m_par.ep;
                 c.layer = op.layer;
@@ -192,7 +192,7 @@ StepComm::Collectives(const StepBatch& batch,
             else if (m_par.tp > 1)
             {
                 CollectiveCall c;
-                c.kind = CollectiveKind::AllGather;
+                c.kind = StepCollectiveKind::AllGather;
                 c.groupSize = m_par.tp;
                 c.layer = op.layer;
                 c.afterOp = idx;
@@ -204,7 +204,7 @@ StepComm::Collectives(const StepBatch& batch,
         if (op.kind == OpKind::LmHead && m_par.tp > 1)
         {
             CollectiveCall c;
-            c.kind = CollectiveKind::Gather;
+            c.kind = StepCollectiveKind::Gather;
             c.groupSize = m_par.tp;
             c.afterOp = idx;
             c.bytes =
@@ -217,7 +217,7 @@ StepComm::Collectives(const StepBatch& batch,
     if (pos.ppStage + 1 < m_par.pp)
     {
         CollectiveCall c;
-        c.kind = CollectiveKind::Send;
+        c.kind = StepCollectiveKind::Send;
         c.group = RankGroup::Pp;
         c.groupSize = 2;
         c.afterOp = int32_t(ops.size()) - 1;

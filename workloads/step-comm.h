@@ -21,7 +21,7 @@ namespace fabricsim
 /**
  * \brief Collective operation kinds a step issues.
  */
-enum class CollectiveKind
+enum class StepCollectiveKind
 {
     AllReduce,
     ReduceScatter,
@@ -33,7 +33,7 @@ enum class CollectiveKind
 };
 
 /// Lower-case name ("all_reduce", "all_to_all", ...).
-std::string CollectiveKindName(CollectiveKind k);
+std::string StepCollectiveKindName(StepCollectiveKind k);
 
 /**
  * \brief Which rank group a collective runs over.
@@ -58,7 +58,7 @@ std::string RankGroupName(RankGroup g);
  */
 struct CollectiveCall
 {
-    CollectiveKind kind = CollectiveKind::AllReduce; //!< what
+    StepCollectiveKind kind = StepCollectiveKind::AllReduce; //!< what
     RankGroup group = RankGroup::Tp;                 //!< over which ranks
     uint32_t groupSize = 1;                          //!< ranks in the group
     int32_t layer = -1;            //!< layer it belongs to (-1: embedding, LM head, PP boundary)

@@ -10,7 +10,7 @@ namespace
 {
 
 size_t
-Count(const std::vector<CollectiveCall>& cs, CollectiveKind k, const std::string& label = "")
+Count(const std::vector<CollectiveCall>& cs, StepCollectiveKind k, const std::string& label = "")
 {
     return size_t(std::count_if(cs.begin(),
                                 cs.end(),
@@ -29,10 +29,10 @@ TEST(StepComm, Llama70bDecodeIssues161AllReducesOf1MiB)
     StepBatch b = StepBatch::Decode(64, 1000);
     auto ops = Roofline(m, HardwareSpec::Preset("H100"), p).StepOps(b);
     auto cs = StepComm(m, p).Collectives(b, ops);
-    ASSERT_EQ(Count(cs, CollectiveKind::AllReduce), 161u);
+    ASSERT_EQ(Count(cs, StepCollectiveKind::AllReduce), 161u);
     for (const auto& c : cs)
     {
-        if (c.kind == CollectiveKind::AllReduce)
+        if (c.kind == StepCollectiveKind::AllReduce)
         {
             EXPECT_DOUBLE_EQ(c.bytes, 1048576.0);
             EXPECT_EQ(c.group, RankGroup::Tp);
@@ -43,7 +43,7 @@ TEST(StepComm, Llama70bDecodeIssues161AllReducesOf1MiB)
             EXPECT_EQ(ops[size_t(c.afterOp)].layer, c.layer);
         }
     }
-    ASSERT_EQ(Count(cs, CollectiveKind::Gather), 1u);
+    ASSERT_EQ(Count(cs, StepCollectiveKind::Gather), 1u);
     EXPECT_DOUBLE_EQ(cs.back().bytes, 64.0 * 16032 * 2);
     EXPECT_EQ(ops[size_t(cs.back().afterOp)].kind, OpKind::LmHead);
     EXPECT_EQ(cs.size(), 162u);
@@ -61,9 +61,9 @@ TEST(StepComm, SequenceParallelSplitsEachAllReduce)
     StepBatch b = StepBatch::Decode(64, 1000);
     auto ops = Roofline(m, HardwareSpec::Preset("H100"), p).StepOps(b);
     auto cs = StepComm(m, p).Collectives(b, ops);
-    EXPECT_EQ(Count(cs, CollectiveKind::AllReduce), 0u);
-    EXPECT_EQ(Count(cs, CollectiveKind::ReduceScatter), 161u);
-    EXPECT_EQ(Count(cs, CollectiveKind::AllGather), 161u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllReduce), 0u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::ReduceScatter), 161u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllGather), 161u);
 }
 
 TEST(StepComm, NoTensorParallelNoCollectives)
@@ -85,8 +85,8 @@ TEST(StepComm, PipelineSendsAndRecvs)
     Roofline r(m, HardwareSpec::Preset("H100"), p);
     auto ops0 = r.StepOps(b, RankPosition{0, 0});
     auto cs0 = StepComm(m, p).Collectives(b, ops0, RankPosition{0, 0});
-    EXPECT_EQ(Count(cs0, CollectiveKind::AllReduce), 81u); // 2 x 40 + embedding
-    ASSERT_EQ(cs0.back().kind, CollectiveKind::Send);
+    EXPECT_EQ(Count(cs0, StepCollectiveKind::AllReduce), 81u); // 2 x 40 + embedding
+    ASSERT_EQ(cs0.back().kind, StepCollectiveKind::Send);
     EXPECT_DOUBLE_EQ(cs0.back().bytes, 1048576.0);
     EXPECT_EQ(cs0.back().afterOp, int32_t(ops0.size()) - 1);
     EXPECT_EQ(cs0.back().peerStage, 1u);
@@ -94,11 +94,11 @@ TEST(StepComm, PipelineSendsAndRecvs)
     p.ppSend = PpSendFlavor::Vllm;
     auto ops1 = r.StepOps(b, RankPosition{1, 0});
     auto cs1 = StepComm(m, p).Collectives(b, ops1, RankPosition{1, 0});
-    ASSERT_EQ(cs1.front().kind, CollectiveKind::Recv);
+    ASSERT_EQ(cs1.front().kind, StepCollectiveKind::Recv);
     EXPECT_EQ(cs1.front().afterOp, -1);
     EXPECT_DOUBLE_EQ(cs1.front().bytes, 2 * 1048576.0);
-    EXPECT_EQ(Count(cs1, CollectiveKind::AllReduce), 80u);
-    EXPECT_EQ(Count(cs1, CollectiveKind::Gather), 1u);
+    EXPECT_EQ(Count(cs1, StepCollectiveKind::AllReduce), 80u);
+    EXPECT_EQ(Count(cs1, StepCollectiveKind::Gather), 1u);
 }
 
 // DeepSeek-V3, 4096 local tokens, ep 64, bf16: T k H b (ep - 1) / ep ~ 441 MiB per rank per
@@ -114,8 +114,8 @@ TEST(StepComm, DeepSeekV3ExpertParallelDispatch)
     StepBatch b = StepBatch::Prefill(1, 4096);
     auto ops = Roofline(m, HardwareSpec::Preset("H200"), p).StepOps(b);
     auto cs = StepComm(m, p).Collectives(b, ops);
-    EXPECT_EQ(Count(cs, CollectiveKind::AllToAll, "moe_dispatch"), 58u);
-    EXPECT_EQ(Count(cs, CollectiveKind::AllToAll, "moe_combine"), 58u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllToAll, "moe_dispatch"), 58u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllToAll, "moe_combine"), 58u);
     EXPECT_EQ(cs.size(), 116u);
     double expect = 4096.0 * 8 * 7168 * 2 * 63 / 64;
     for (const auto& c : cs)
@@ -162,9 +162,9 @@ TEST(StepComm, ExpertParallelInsideTensorParallelGroup)
     auto ops = Roofline(m, HardwareSpec::Preset("H100"), p).StepOps(b);
     auto cs = StepComm(m, p).Collectives(b, ops);
     // Per layer: attention all-reduce, dispatch, combine, all-gather of the MoE output.
-    EXPECT_EQ(Count(cs, CollectiveKind::AllReduce), 32u + 1);
-    EXPECT_EQ(Count(cs, CollectiveKind::AllToAll), 64u);
-    EXPECT_EQ(Count(cs, CollectiveKind::AllGather, "moe_out"), 32u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllReduce), 32u + 1);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllToAll), 64u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllGather, "moe_out"), 32u);
     for (const auto& c : cs)
     {
         if (c.label == "moe_dispatch")
@@ -175,6 +175,6 @@ TEST(StepComm, ExpertParallelInsideTensorParallelGroup)
     }
     p.sequenceParallel = true;
     auto sp = StepComm(m, p).Collectives(b, ops);
-    EXPECT_EQ(Count(sp, CollectiveKind::ReduceScatter, "attn_out"), 32u);
-    EXPECT_EQ(Count(sp, CollectiveKind::AllGather, "attn_out"), 0u);
+    EXPECT_EQ(Count(sp, StepCollectiveKind::ReduceScatter, "attn_out"), 32u);
+    EXPECT_EQ(Count(sp, StepCollectiveKind::AllGather, "attn_out"), 0u);
 }

@@ -1,5 +1,4 @@
-// This file alone includes step-comm.h: its CollectiveKind collides with the one of the
-// collectives layer's schedule-ir.h, which the executor includes.
+// The workloads layer's StepCollectiveKind is mapped to the executor's operations here.
 #include "step-program-builder.h"
 
 #include "step-comm.h"
@@ -25,41 +24,41 @@ Category(const CollectiveCall& c)
 {
     switch (c.kind)
     {
-    case CollectiveKind::AllReduce:
+    case StepCollectiveKind::AllReduce:
         return "tp_allreduce";
-    case CollectiveKind::ReduceScatter:
+    case StepCollectiveKind::ReduceScatter:
         return "tp_reduce_scatter";
-    case CollectiveKind::AllGather:
+    case StepCollectiveKind::AllGather:
         return "tp_allgather";
-    case CollectiveKind::Gather:
+    case StepCollectiveKind::Gather:
         return "logits_gather";
-    case CollectiveKind::AllToAll:
+    case StepCollectiveKind::AllToAll:
         return c.label == "moe_combine" ? "ep_combine" : "ep_dispatch";
-    case CollectiveKind::Send:
-    case CollectiveKind::Recv:
+    case StepCollectiveKind::Send:
+    case StepCollectiveKind::Recv:
         return "pp_send";
     }
     return "other";
 }
 
 CommOp
-ToCommOp(CollectiveKind k)
+ToCommOp(StepCollectiveKind k)
 {
     switch (k)
     {
-    case CollectiveKind::AllReduce:
+    case StepCollectiveKind::AllReduce:
         return CommOp::AllReduce;
-    case CollectiveKind::ReduceScatter:
+    case StepCollectiveKind::ReduceScatter:
         return CommOp::ReduceScatter;
-    case CollectiveKind::AllGather:
+    case StepCollectiveKind::AllGather:
         return CommOp::AllGather;
-    case CollectiveKind::AllToAll:
+    case StepCollectiveKind::AllToAll:
         return CommOp::AllToAll;
-    case CollectiveKind::Gather:
+    case StepCollectiveKind::Gather:
         return CommOp::Gather;
-    case CollectiveKind::Send:
+    case StepCollectiveKind::Send:
         return CommOp::Send;
-    case CollectiveKind::Recv:
+    case StepCollectiveKind::Recv:
         return CommOp::Recv;
     }
     return CommOp::AllReduce;
@@ -253,11 +252,11 @@ RankItems(const InferenceScenario& sc,
         }
         else
         {
-            uint32_t lo = c.kind == CollectiveKind::Send ? s : s - 1;
+            uint32_t lo = c.kind == StepCollectiveKind::Send ? s : s - 1;
             groupName
                 = "pp" + std::to_string(g) + "." + std::to_string(lo) + "." + std::to_string(t);
             it.group = {layout.Host(g, lo, t), layout.Host(g, lo + 1, t)};
-            it.groupIndex = c.kind == CollectiveKind::Send ? 0 : 1;
+            it.groupIndex = c.kind == StepCollectiveKind::Send ? 0 : 1;
         }
         it.key = prefix + groupName + mbTag + std::to_string(counter[groupName]++);
         it.bytes = uint64_t(std::llround(c.bytes));
