@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/fabric-channel.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -89,7 +90,21 @@ FabricSwitch::GetTypeId()
                                           "Per-switch seed of the ECMP 5-tuple hash.",
                                           UintegerValue(0),
                                           MakeUintegerAccessor(&FabricSwitch::m_seed),
-                                          MakeUintegerChecker<uint32_t>());
+                                          MakeUintegerChecker<uint32_t>())
+                            // Read-only: they put the MMU and the watchdog (and their trace
+                            // sources) in the Config namespace under the switch's node.
+                            .AddAttribute("Mmu",
+                                          "The switch's shared-buffer MMU (read-only).",
+                                          TypeId::ATTR_GET,
+                                          PointerValue(),
+                                          MakePointerAccessor(&FabricSwitch::m_mmu),
+                                          MakePointerChecker<SharedBufferMmu>())
+                            .AddAttribute("PfcWatchdog",
+                                          "The switch's PFC watchdog (read-only).",
+                                          TypeId::ATTR_GET,
+                                          PointerValue(),
+                                          MakePointerAccessor(&FabricSwitch::m_watchdog),
+                                          MakePointerChecker<PfcWatchdog>());
     return tid;
 }
 

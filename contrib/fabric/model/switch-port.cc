@@ -5,6 +5,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -53,7 +54,12 @@ SwitchPort::GetTypeId()
                           "themselves are kept exact, for any link speed and hop count).",
                           UintegerValue(8),
                           MakeUintegerAccessor(&SwitchPort::m_intHopBytes),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("QueueBytes",
+                            "Egress queue occupancy changed (frame enqueued, dequeued or flushed): "
+                            "priority, bytes queued in that class, bytes queued in the port.",
+                            MakeTraceSourceAccessor(&SwitchPort::m_queueTrace),
+                            "ns3::SwitchPort::QueueBytesTracedCallback");
     return tid;
 }
 
@@ -118,6 +124,7 @@ SwitchPort::Enqueue(FabricPacket* p)
     {
         m_maxBytes = m_totalBytes;
     }
+    NotifyQueue(p->priority);
     Wake();
 }
 
@@ -134,6 +141,7 @@ SwitchPort::Pop(uint8_t prio)
         p->ce = true;
         m_ecnMarked++;
     }
+    NotifyQueue(prio);
     m_switch->OnDequeue(this, p);
     return p;
 }
@@ -147,6 +155,10 @@ SwitchPort::FlushQueue(uint8_t prio, DropReason reason)
     m_totalBytes -= m_qBytes[prio];
     m_qBytes[prio] = 0;
     m_deficit[prio] = 0;
+    if (!q.empty())
+    {
+        NotifyQueue(prio);
+    }
     for (auto* p : q)
     {
         m_switch->OnDequeue(this, p);

@@ -8,6 +8,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/traced-callback.h"
 
 #include <array>
 #include <deque>
@@ -23,6 +24,16 @@ class SwitchPort : public FabricNetDevice
     static TypeId GetTypeId();
     SwitchPort();
     ~SwitchPort() override;
+
+    /**
+     * Signature of the "QueueBytes" trace source: an egress queue changed.
+     * \param priority the traffic class whose queue changed
+     * \param classBytes bytes now queued in that class
+     * \param totalBytes bytes now queued in all classes of the port
+     */
+    typedef void (*QueueBytesTracedCallback)(uint8_t priority,
+                                             uint64_t classBytes,
+                                             uint64_t totalBytes);
 
     void SetSwitch(FabricSwitch* sw, uint32_t index);
     uint32_t GetPortIndex() const
@@ -120,6 +131,14 @@ class SwitchPort : public FabricNetDevice
   private:
     FabricPacket* Pop(uint8_t prio);
     void RefreshXoff(uint8_t prio);
+    /// Report the new occupancy of class `prio` (a no-op while nothing is connected).
+    void NotifyQueue(uint8_t prio)
+    {
+        if (!m_queueTrace.IsEmpty())
+        {
+            m_queueTrace(prio, m_qBytes[prio], m_totalBytes);
+        }
+    }
 
     FabricSwitch* m_switch;
     uint32_t m_index;
@@ -147,6 +166,8 @@ class SwitchPort : public FabricNetDevice
     uint8_t m_wdDrop = 0; ///< classes the PFC watchdog drops (bit mask)
     std::array<bool, 8> m_xoff{};
     std::array<EventId, 8> m_xoffRefresh;
+    /// priority, class bytes, port bytes after each enqueue, dequeue or flush
+    TracedCallback<uint8_t, uint64_t, uint64_t> m_queueTrace;
 };
 
 } // namespace ns3
