@@ -1,8 +1,9 @@
 /*
  * The same traffic on a k=4 fat-tree (16 hosts, 20 switches, 100 Gb/s), run once under DCQCN
- * and once under HPCC: an incast from other pods into host 0 plus background flows into
- * hosts 1..3 of the same pod, which share the incast's aggregation-to-edge links. Prints FCT
- * percentiles, the deepest switch queue and the PFC pauses of each run side by side.
+ * and once under HPCC: an incast from other pods into host 0 plus background flows from pod 3
+ * into hosts 1..3, which cross the same cores and pod-0 aggregation switches (host 1 also shares
+ * host 0's edge switch). Prints FCT percentiles, the deepest switch queue and the PFC pauses
+ * of each run side by side.
  *
  *   build/bin/hpcc-vs-dcqcn-fat-tree --senders=8 --flowKb=500 --bgKb=2000
  *   build/bin/hpcc-vs-dcqcn-fat-tree --ns3::Hpcc::Eta=0.9 --ns3::Dcqcn::RateAI=40Mbps
@@ -69,7 +70,7 @@ RunOnce(const std::string& ccName, uint32_t senders, uint32_t flowKb, uint32_t b
     {
         traffic.AddFlow(4 + s, 0, uint64_t(flowKb) * 1000, Time(0), 3, cc);
     }
-    // Background: pod 3 into hosts 1..3, through the same aggregation switches as the incast.
+    // Background: pod 3 into hosts 1..3 (edge switch e holds hosts 2e and 2e+1).
     const uint32_t firstBg = uint32_t(traffic.GetFlows().size());
     for (uint32_t b = 0; b < 3; ++b)
     {
