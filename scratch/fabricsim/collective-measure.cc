@@ -3,8 +3,8 @@
 #include "analytical-transport.h"
 #include "executor-attributes.h"
 #include "fabric-setup.h"
-#include "packet-transport.h"
 
+#include "ns3/fabric-collective-helper.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/simulator.h"
 
@@ -39,30 +39,12 @@ ServerLocalSize(const Topology& topo, int ranks)
     {
         return 0;
     }
-    const uint32_t first = topo.nodes[topo.hosts[0]].group;
-    int local = 0;
-    while (local < ranks && topo.nodes[topo.hosts[local]].group == first)
-    {
-        local++;
-    }
-    if (local < 2 || ranks % local != 0)
-    {
-        return 0;
-    }
-    auto group = [&](int r)
-    {
-        return topo.nodes[topo.hosts[r]].group;
-    };
+    std::vector<uint32_t> hosts(ranks);
     for (int r = 0; r < ranks; ++r)
     {
-        const int lead = r - r % local;
-        // Same server as its server's first rank, and a different server from the previous one.
-        if (group(r) != group(lead) || (lead > 0 && group(lead) == group(lead - local)))
-        {
-            return 0;
-        }
+        hosts[r] = uint32_t(r);
     }
-    return local;
+    return ns3::FabricCollectiveHelper::ServerLocalSize(topo, hosts);
 }
 
 CollectiveMeasurement
@@ -77,61 +59,35 @@ MeasureCollective(const FabricScenario& sc,
     ConfigureSimulator(sc, ns3Args);
     const ExecutorConfig cfg = ns3::ExecutorConfigFromAttributes();
     std::unique_ptr<ns3::FabricTopologyHelper> fabric;
-    std::unique_ptr<Transport> transport;
+    std::unique_ptr<Transport> analytical;
+    std::unique_ptr<ns3::FabricCollectiveHelper> helper;
     if (backend == "analytical")
     {
         AnalyticalOptions ao;
         ao.m_mtuBytes = sc.transport.mtuBytes;
         ao.m_ackInterval = sc.transport.ackInterval;
         ao.m_messageOverheadPs = ns3::AnalyticalOverheadFromAttributes();
-        transport = std::make_unique<AnalyticalTransport>(sc.topology, ao);
+        analytical = std::make_unique<AnalyticalTransport>(sc.topology, ao);
+        helper = std::make_unique<ns3::FabricCollectiveHelper>(*analytical);
     }
     else
     {
         ns3::ObjectFactory cc = CcFactory(CollectiveCcName(sc), sc.file, "transport.cc");
         fabric = InstallFabric(sc);
-        PacketTransportOptions po;
-        po.m_priority = sc.transport.priority;
-        po.m_stopPs = StopPs(sc);
-        transport = std::make_unique<PacketTransport>(*fabric, cc, po);
+        helper = std::make_unique<ns3::FabricCollectiveHelper>(*fabric);
+        helper->SetCongestionControl(cc);
+        helper->SetPriority(sc.transport.priority);
+        helper->SetStopTime(ns3::PicoSeconds(StopPs(sc)));
     }
+    helper->SetExecutorConfig(cfg);
 
+    const ns3::CollectiveRunResult r = helper->Run(schedule, bytes, warmup, iters);
     CollectiveMeasurement m;
-    m.m_complete = true;
-    for (int i = 0; i < warmup + iters && m.m_complete; ++i)
-    {
-        Executor ex(*transport, schedule, cfg);
-        ex.Start(bytes);
-        transport->Run();
-        m.m_last = ex.Result();
-        if (!m.m_last.m_complete)
-        {
-            m.m_complete = false;
-            m.m_stuckReport = m.m_last.StuckReport();
-            if (auto* pt = dynamic_cast<PacketTransport*>(transport.get()))
-            {
-                for (const std::string& line : pt->InFlightReport())
-                {
-                    m.m_stuckReport += "  undelivered: " + line + "\n";
-                }
-                if (pt->StoppedByWatchdog())
-                {
-                    m.m_stuckReport
-                        += "  stopped at the watchdog (stop_ns) with transfers still in flight\n";
-                }
-            }
-        }
-        else if (i >= warmup)
-        {
-            m.m_iterationUs.push_back(double(m.m_last.DurationPs()) * 1e-6);
-        }
-    }
-    double sum = 0;
-    for (double t : m.m_iterationUs)
-    {
-        sum += t;
-    }
-    m.m_timeUs = m.m_iterationUs.empty() ? 0 : sum / double(m.m_iterationUs.size());
+    m.m_complete = r.complete;
+    m.m_iterationUs = r.iterationUs;
+    m.m_timeUs = r.timeUs;
+    m.m_last = r.last;
+    m.m_stuckReport = r.stuckReport;
     if (fabric)
     {
         ns3::FabricTotals totals = ns3::FabricStatsHelper(*fabric).Collect();
@@ -143,7 +99,7 @@ MeasureCollective(const FabricScenario& sc,
                       {"timeouts", totals.timeouts},
                       {"max_queue_bytes", totals.maxQueueBytes},
                       {"conserved", totals.Conserved()}};
-        transport.reset();
+        helper.reset();
         fabric.reset();
         ns3::Simulator::Destroy();
     }

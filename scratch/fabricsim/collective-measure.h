@@ -1,7 +1,9 @@
 /*
  * One collective measured on a fresh instance of a scenario's fabric, on the packet-level
  * fabric or the analytical backend: the building block of `fabricsim collective` and of the
- * tests that hold the two backends to each other and to measured systems.
+ * tests that hold the two backends to each other and to measured systems. The measurement
+ * itself is ns3::FabricCollectiveHelper::Run, which scenario programs call directly; this file
+ * only turns a scenario into a fabric (or the analytical model) and collects the fabric totals.
  */
 #ifndef FABRICSIM_COLLECTIVE_MEASURE_H
 #define FABRICSIM_COLLECTIVE_MEASURE_H

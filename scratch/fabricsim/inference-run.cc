@@ -8,6 +8,8 @@
 #include "schedule-collectives.h"
 #include "serving-simulation.h"
 
+#include "ns3/fabric-collective-helper.h"
+#include "ns3/fabric-inference-helper.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/simulator.h"
 
@@ -131,42 +133,34 @@ RunInferenceScenario(const json& doc,
         isc.record.programs = true;
     }
 
+    // The fabric (or the analytical model) and the Collective API over it come from the
+    // collectives helper; the serving run from the inference helper, as in scenario programs.
     std::unique_ptr<ns3::FabricTopologyHelper> fabric;
-    std::unique_ptr<Transport> transport;
-    PacketTransport* packet = nullptr;
+    std::unique_ptr<Transport> analytical;
+    std::unique_ptr<ns3::FabricCollectiveHelper> collectives;
     if (opt.backend == "packet")
     {
         ConfigureSimulator(sc, opt.run.ns3Args);
         ns3::ObjectFactory cc = CcFactory(sc.transport.cc, sc.file, "transport.cc");
         fabric = InstallFabric(sc);
-        PacketTransportOptions po;
-        po.m_priority = sc.transport.priority;
-        po.m_stopPs = int64_t(sc.stopNs) * 1000;
-        auto pt = std::make_unique<PacketTransport>(*fabric, cc, po);
-        packet = pt.get();
-        transport = std::move(pt);
+        collectives = std::make_unique<ns3::FabricCollectiveHelper>(*fabric);
+        collectives->SetCongestionControl(cc);
+        collectives->SetPriority(sc.transport.priority);
+        collectives->SetStopTime(ns3::PicoSeconds(int64_t(sc.stopNs) * 1000));
     }
     else
     {
-        transport = std::make_unique<AnalyticalTransport>(sc.topology);
+        analytical = std::make_unique<AnalyticalTransport>(sc.topology);
+        collectives = std::make_unique<ns3::FabricCollectiveHelper>(*analytical);
     }
-    if (transport->NumRanks() < isc.NumAccelerators())
-    {
-        throw ns3::InputError(file, "topology", "at least " + std::to_string(isc.NumAccelerators()) +
-                                                    " hosts (accelerators) for the parallelism and pools",
-                              std::to_string(transport->NumRanks()) + " hosts");
-    }
-    // Hierarchical algorithms need the scale-up domain size; host checks need the host count.
-    isc.placement.numHosts = sc.topology.NumHosts();
+    PacketTransport* packet = collectives->GetPacketTransport();
+    ns3::FabricInferenceHelper inference(*collectives);
+    inference.Place(isc); // too few hosts is bad input, found before anything is written
+    // Hierarchical algorithms need the scale-up domain size.
     CollectiveOptions copt;
-    for (const auto& n : sc.topology.nodes)
-    {
-        if (n.kind == NodeKind::Host)
-        {
-            copt.m_localSize = std::max<int>(copt.m_localSize, int(n.localIndex) + 1);
-        }
-    }
-    ScheduleCollectives api(*transport, ExecutorConfig{}, copt);
+    copt.m_localSize = ns3::FabricCollectiveHelper::ScaleUpDomainSize(sc.topology);
+    collectives->SetCollectiveOptions(copt);
+    collectives->SetExecutorConfig(ExecutorConfig{});
     OutputDir dir(opt.run.outDir);
     std::unique_ptr<ns3::FabricStatsHelper> stats;
     if (fabric)
@@ -178,7 +172,7 @@ RunInferenceScenario(const json& doc,
         StartProgress(ns3::NanoSeconds(sc.stopNs));
     }
     auto t0 = std::chrono::steady_clock::now();
-    ServingResult result = RunServing(isc, api, [&] { transport->Run(); });
+    ServingResult result = inference.RunServing(isc);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (opt.run.progress && packet)
     {
@@ -207,16 +201,9 @@ RunInferenceScenario(const json& doc,
     if (!result.incomplete.empty())
     {
         stuck = result.incomplete;
-        for (auto& r : api.StuckReports())
+        for (auto& r : inference.StuckReports())
         {
             stuck.push_back(r);
-        }
-        if (packet)
-        {
-            for (auto& r : packet->InFlightReport())
-            {
-                stuck.push_back(r);
-            }
         }
         s["stuck"] = stuck;
     }

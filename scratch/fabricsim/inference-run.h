@@ -3,7 +3,8 @@
  * workloads/serving drives collectives (ScheduleCollectives) over the packet-level fabric or the
  * analytical flow model; the output is summary.json with the serving metrics and the per-step
  * breakdown plus the fabric's totals, a readable table on stdout, and on request the Perfetto
- * timeline and the replayable per-rank program trace.
+ * timeline and the replayable per-rank program trace. The run goes through
+ * ns3::FabricCollectiveHelper and ns3::FabricInferenceHelper, as scenario programs do.
  */
 #ifndef FABRICSIM_INFERENCE_RUN_H
 #define FABRICSIM_INFERENCE_RUN_H
