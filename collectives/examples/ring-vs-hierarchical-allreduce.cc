@@ -12,6 +12,11 @@
  * generated, proven correct by the validator (#wrong) and timed on the same fabric, one after
  * the other. The output is nccl-tests' table, one line per algorithm.
  *
+ * With as many spines as rails, every cross-server transfer has a path of its own. With fewer
+ * (--spines=2), ECMP may hash the ring's two cross-server edges (rail 3 -> rail 0 in both
+ * servers) onto one spine link: the ring then runs at half the NIC rate or below, as DCQCN
+ * reacts to the queue that builds there.
+ *
  *   build/bin/ring-vs-hierarchical-allreduce --servers=2 --gpus=4 --size=16M
  *   build/bin/ring-vs-hierarchical-allreduce --nicRate=800Gbps --cc=hpcc --iters=3
  *
@@ -41,7 +46,7 @@ main(int argc, char** argv)
 
     uint32_t servers = 2;
     uint32_t gpus = 4;
-    uint32_t spines = 2;
+    uint32_t spines = 4;
     std::string size = "4M";
     std::string nicRate = "400Gbps";
     std::string scaleUpRate = "450GBps";
