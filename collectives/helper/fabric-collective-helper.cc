@@ -235,6 +235,19 @@ FabricCollectiveHelper::Run(const fabricsim::Schedule& schedule,
                          "at most the " + std::to_string(hosts.size()) + " ranks mapped to hosts",
                          std::to_string(schedule.m_ranks));
     }
+    const uint32_t transportRanks = GetTransport().NumRanks();
+    std::vector<bool> used(transportRanks, false);
+    for (int i = 0; i < schedule.m_ranks; ++i)
+    {
+        if (hosts[i] >= transportRanks || used[hosts[i]])
+        {
+            throw InputError("rank hosts",
+                             "rank " + std::to_string(i),
+                             "a distinct host below " + std::to_string(transportRanks),
+                             "host " + std::to_string(hosts[i]));
+        }
+        used[hosts[i]] = true;
+    }
     // An identity mapping is passed as none, so the executor runs exactly as without one.
     std::vector<uint32_t> rankMap;
     if (!m_rankHosts.empty())
