@@ -19,10 +19,12 @@
  *
  *   build/bin/ring-vs-hierarchical-allreduce --servers=2 --gpus=4 --size=16M
  *   build/bin/ring-vs-hierarchical-allreduce --nicRate=800Gbps --cc=hpcc --iters=3
+ *   build/bin/ring-vs-hierarchical-allreduce --backend=analytical
  *
  * Exit codes: 0 both ran and are correct; 1 a schedule is wrong or a collective did not
  * complete; 2 bad arguments.
  */
+#include "analytical-transport.h"
 #include "input-error.h"
 #include "nccl-report.h"
 #include "schedule-validator.h"
@@ -35,6 +37,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <memory>
 
 using namespace ns3;
 
@@ -51,6 +54,7 @@ main(int argc, char** argv)
     std::string nicRate = "400Gbps";
     std::string scaleUpRate = "450GBps";
     std::string cc = "dcqcn";
+    std::string backend = "packet";
     int warmup = 0;
     int iters = 1;
     CommandLine cmd(__FILE__);
@@ -61,6 +65,7 @@ main(int argc, char** argv)
     cmd.AddValue("nicRate", "NIC and rail/spine link rate", nicRate);
     cmd.AddValue("scaleUpRate", "scale-up link rate per accelerator and direction", scaleUpRate);
     cmd.AddValue("cc", "congestion control (dcqcn, hpcc, timely, dctcp, swift)", cc);
+    cmd.AddValue("backend", "packet (ns-3 RoCEv2 fabric) or analytical (flow model)", backend);
     cmd.AddValue("warmup", "warm-up iterations per algorithm", warmup);
     cmd.AddValue("iters", "timed iterations per algorithm (the time is their mean)", iters);
     cmd.Parse(argc, argv);
@@ -82,13 +87,29 @@ main(int argc, char** argv)
                                      {"scale_up", {{"rate", scaleUpRate}, {"delay", "100ns"}}}};
         const fabricsim::Topology topo = fabricsim::BuildTopology(spec, "<command line>");
 
-        // ns-3 nodes: RoCEv2 NICs on the accelerators, shared-buffer switches, routes.
+        // ns-3 nodes: RoCEv2 NICs on the accelerators, shared-buffer switches, routes; then
+        // collectives over them, one RDMA queue pair per (src, dst, channel). The analytical
+        // backend runs the same schedules over a flow model of the same topology instead.
         FabricTopologyHelper fabric(topo);
-        fabric.Install();
-
-        // Collectives over the fabric: one RDMA queue pair per (src, dst, channel).
-        FabricCollectiveHelper collectives(fabric);
-        collectives.SetCongestionControl(cc);
+        std::unique_ptr<fabricsim::AnalyticalTransport> flowModel;
+        std::unique_ptr<FabricCollectiveHelper> helper;
+        if (backend == "packet")
+        {
+            fabric.Install();
+            helper = std::make_unique<FabricCollectiveHelper>(fabric);
+            helper->SetCongestionControl(cc);
+        }
+        else if (backend == "analytical")
+        {
+            flowModel = std::make_unique<fabricsim::AnalyticalTransport>(topo);
+            helper = std::make_unique<FabricCollectiveHelper>(*flowModel, &topo);
+        }
+        else
+        {
+            throw InputError(
+                "<command line>", "--backend", "packet or analytical", "\"" + backend + "\"");
+        }
+        FabricCollectiveHelper& collectives = *helper;
         const int ranks = int(collectives.GetNRanks());
         const auto kind = fabricsim::CollectiveKind::kAllReduce;
         const uint64_t bytes
@@ -96,7 +117,8 @@ main(int argc, char** argv)
 
         std::cout << "# AllReduce on " << ranks << " ranks: " << servers << " servers x " << gpus
                   << " GPUs, NIC " << nicRate << ", scale-up " << scaleUpRate << ", cc " << cc
-                  << " (local size " << collectives.GetLocalSize() << ")\n"
+                  << ", " << backend << " backend (local size " << collectives.GetLocalSize()
+                  << ")\n"
                   << fabricsim::NcclTableHeader();
         std::vector<fabricsim::NcclRow> rows;
         for (const std::string algorithm : {"ring", "hierarchical"})

@@ -11,11 +11,14 @@ namespace ns3
 
 FabricCollectiveHelper::FabricCollectiveHelper(FabricTopologyHelper& fabric)
     : m_fabric(&fabric)
+    , m_topology(&fabric.GetTopology())
 {
 }
 
-FabricCollectiveHelper::FabricCollectiveHelper(fabricsim::Transport& transport)
+FabricCollectiveHelper::FabricCollectiveHelper(fabricsim::Transport& transport,
+                                               const fabricsim::Topology* topology)
     : m_external(&transport)
+    , m_topology(topology)
 {
 }
 
@@ -150,7 +153,7 @@ FabricCollectiveHelper::ScaleUpDomainSize(const fabricsim::Topology& topo)
 int
 FabricCollectiveHelper::GetLocalSize() const
 {
-    return m_fabric ? ServerLocalSize(m_fabric->GetTopology(), GetRankHosts()) : 0;
+    return m_topology ? ServerLocalSize(*m_topology, GetRankHosts()) : 0;
 }
 
 fabricsim::Schedule
@@ -211,9 +214,9 @@ FabricCollectiveHelper::GetCollectiveApi()
         {
             copt = *m_collectiveOptions;
         }
-        else if (m_fabric)
+        else if (m_topology)
         {
-            copt.m_localSize = ScaleUpDomainSize(m_fabric->GetTopology());
+            copt.m_localSize = ScaleUpDomainSize(*m_topology);
         }
         m_api = std::make_unique<fabricsim::ScheduleCollectives>(
             GetTransport(), GetExecutorConfig(), copt);

@@ -66,8 +66,13 @@ class FabricCollectiveHelper
   public:
     /// Packet-level backend: queue pairs on the installed \p fabric (which must outlive this).
     explicit FabricCollectiveHelper(FabricTopologyHelper& fabric);
-    /// Any other backend (e.g. fabricsim::AnalyticalTransport); \p transport must outlive this.
-    explicit FabricCollectiveHelper(fabricsim::Transport& transport);
+    /**
+     * \brief Any other backend (e.g. fabricsim::AnalyticalTransport). \p transport and
+     * \p topology (its hosts are the transport's ranks; optional, for GetLocalSize and the
+     * Collective API's scale-up domain) must outlive this.
+     */
+    explicit FabricCollectiveHelper(fabricsim::Transport& transport,
+                                    const fabricsim::Topology* topology = nullptr);
     ~FabricCollectiveHelper();
 
     FabricCollectiveHelper(const FabricCollectiveHelper&) = delete;
@@ -102,7 +107,7 @@ class FabricCollectiveHelper
     /**
      * \brief Ranks per server when the ranks' hosts are numbered server-major with equal
      * servers of at least two ranks (rank = server x L + local), else 0: the local size a
-     * hierarchical algorithm needs. Packet backend (the topology is known) only; 0 otherwise.
+     * hierarchical algorithm needs. 0 when the helper was given no topology.
      */
     int GetLocalSize() const;
 
@@ -155,6 +160,7 @@ class FabricCollectiveHelper
   private:
     FabricTopologyHelper* m_fabric = nullptr;
     fabricsim::Transport* m_external = nullptr;
+    const fabricsim::Topology* m_topology = nullptr; //!< the fabric's, or the one given
     std::unique_ptr<fabricsim::Transport> m_owned;
     ObjectFactory m_cc;
     bool m_ccSet = false;
