@@ -1,6 +1,7 @@
 #include "inference-run.h"
 
 #include "analytical-transport.h"
+#include "executor-attributes.h"
 #include "fabric-setup.h"
 #include "input-error.h"
 #include "output-dir.h"
@@ -138,9 +139,11 @@ RunInferenceScenario(const json& doc,
     std::unique_ptr<ns3::FabricTopologyHelper> fabric;
     std::unique_ptr<Transport> analytical;
     std::unique_ptr<ns3::FabricCollectiveHelper> collectives;
+    // Attribute defaults (scenario, then --ns3::) apply to both backends: the executor's and
+    // the analytical model's tunables are attributes too.
+    ConfigureSimulator(sc, opt.run.ns3Args);
     if (opt.backend == "packet")
     {
-        ConfigureSimulator(sc, opt.run.ns3Args);
         ns3::ObjectFactory cc = CcFactory(sc.transport.cc, sc.file, "transport.cc");
         fabric = InstallFabric(sc);
         collectives = std::make_unique<ns3::FabricCollectiveHelper>(*fabric);
@@ -160,7 +163,9 @@ RunInferenceScenario(const json& doc,
     CollectiveOptions copt;
     copt.m_localSize = ns3::FabricCollectiveHelper::ScaleUpDomainSize(sc.topology);
     collectives->SetCollectiveOptions(copt);
-    collectives->SetExecutorConfig(ExecutorConfig{});
+    // The executor's tunables as ns-3 attributes, so --ns3::CollectiveExecutor::... and a
+    // scenario's "attributes" reach inference runs as they reach `fabricsim collective`.
+    collectives->SetExecutorConfig(ns3::ExecutorConfigFromAttributes());
     OutputDir dir(opt.run.outDir);
     std::unique_ptr<ns3::FabricStatsHelper> stats;
     if (fabric)

@@ -125,3 +125,41 @@ TEST(Cli, AttributeReferenceIsUpToDate)
     EXPECT_NE(out.find("ns3::Dcqcn"), std::string::npos);
     EXPECT_NE(out.find("ns3::SharedBufferMmu"), std::string::npos);
 }
+
+// --ns3:: attribute overrides reach inference runs on either backend (they once applied to the
+// packet backend only, so the analytical one ignored them silently).
+TEST(Cli, InferenceRunHonoursExecutorAttributesOnTheAnalyticalBackend)
+{
+    auto dir = fabricsim::test::TempDir("inf-attr");
+    json sc = {{"seed", 1},
+               {"model", "Qwen3-30B-A3B"},
+               {"hardware", "H100"},
+               {"parallelism", {{"tp", 1}, {"dp", 8}, {"ep", 8}, {"dp_attention", true}}},
+               {"serving",
+                {{"requests",
+                  {{"rate_per_s", 0}, {"count", 16}, {"prompt_tokens", 32}, {"output_tokens", 4}}}}},
+               {"topology",
+                {{"type", "rail-optimized"},
+                 {"servers", 2},
+                 {"accels_per_server", 4},
+                 {"spines", 1},
+                 {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+                 {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+                 {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}}};
+    std::string p = WriteScenario(dir, "inf.json", sc);
+    auto meanItl = [&](const std::string& extra, const std::string& out) {
+        std::string log;
+        EXPECT_EQ(fabricsim::test::RunCli("run " + p + " --backend analytical --out " + dir + "/" +
+                                              out + extra,
+                                          log),
+                  0)
+            << log;
+        return json::parse(fabricsim::test::ReadFile(dir + "/" + out + "/summary.json"))["itl_ms"]
+            ["mean"]
+                .get<double>();
+    };
+    const double base = meanItl("", "base");
+    const double slow = meanItl(" --ns3::CollectiveExecutor::LaunchLatency=200us", "slow");
+    // Every decode step issues collectives; each now waits 196 us longer to launch.
+    EXPECT_GT(slow, base + 0.19) << "base " << base << " ms, slow " << slow << " ms";
+}
