@@ -119,13 +119,13 @@ PointsCsv(const std::vector<PredictedPoint>& points)
     std::ostringstream o;
     o.precision(10);
     o << "collective,ranks,bytes,dtype,measured_us,predicted_us,error_pct,measured_busbw_gbps,"
-         "predicted_busbw_gbps,source\n";
+         "predicted_busbw_gbps,source,choice\n";
     for (const PredictedPoint& p : points)
     {
         o << ToString(p.measured.kind) << "," << p.measured.ranks << "," << p.measured.bytes << ","
           << p.measured.dtype << "," << p.measured.timeUs << "," << p.predictedUs << ","
           << p.ErrorPct() << "," << p.MeasuredBusBw() << "," << p.PredictedBusBw() << ","
-          << p.measured.source << "\n";
+          << p.measured.source << "," << p.choice << "\n";
     }
     return o.str();
 }

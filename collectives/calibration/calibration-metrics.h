@@ -21,6 +21,7 @@ struct PredictedPoint
 {
     MeasuredPoint measured;
     double predictedUs = 0;
+    std::string choice; ///< "algorithm/protocol" the prediction took (empty when not recorded)
 
     /// (predicted - measured) / measured, in percent.
     double ErrorPct() const;
@@ -52,7 +53,7 @@ nlohmann::json ErrorReport(const std::vector<PredictedPoint>& points);
 nlohmann::json ToJson(const ErrorSummary& s);
 
 /// Per-point CSV (collective, ranks, bytes, dtype, measured_us, predicted_us, error_pct,
-/// measured_busbw_gbps, predicted_busbw_gbps, source).
+/// measured_busbw_gbps, predicted_busbw_gbps, source, choice).
 std::string PointsCsv(const std::vector<PredictedPoint>& points);
 
 } // namespace fabricsim

@@ -346,6 +346,25 @@ ReadOverlayParameters(const std::string& path)
     return values;
 }
 
+double
+ReadOverlayGpuClock(const std::string& path)
+{
+    nlohmann::json o = ReadOverlay(path);
+    auto c = o.find("gpu_clock_mhz");
+    if (c == o.end())
+    {
+        return 0;
+    }
+    if (!c->is_number() || !std::isfinite(c->get<double>()) || !(c->get<double>() > 0))
+    {
+        throw ns3::InputError(path,
+                              "gpu_clock_mhz",
+                              "a clock in MHz > 0",
+                              c->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    return c->get<double>();
+}
+
 std::vector<std::string>
 ExpandOverlayArgs(const std::vector<std::string>& args)
 {

@@ -63,6 +63,12 @@ std::vector<std::string> ReadOverlaySets(const std::string& path);
 std::map<std::string, double> ReadOverlayParameters(const std::string& path);
 
 /**
+ * The "gpu_clock_mhz" of an overlay file: the SM clock of the system it was fitted on, or 0
+ * when the file does not say. \throws ns3::InputError when present but not a positive number
+ */
+double ReadOverlayGpuClock(const std::string& path);
+
+/**
  * Replace each "--overlay FILE" (or --overlay=FILE) in \p args by "--set" pairs of the file's
  * assignments, before the command's own --set options so those win.
  */

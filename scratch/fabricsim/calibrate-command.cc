@@ -11,6 +11,7 @@
 #include "input-error.h"
 #include "measurement-reader.h"
 #include "nccl-report.h"
+#include "nccl-tuner.h"
 #include "nelder-mead.h"
 #include "output-dir.h"
 #include "schedule-collectives.h"
@@ -101,29 +102,110 @@ class Predictor
     {
     }
 
-    /// Predicted times (us) of \p points on the scenario \p doc.
+    /**
+     * Predicted times (us) of \p points on the scenario \p doc. Like NCCL's tuner, each point
+     * takes the fastest candidate: every protocol of ns3::NcclTuner::Protocols (the scenario's
+     * Simple launch and step latencies and LL's link rate scaled by the tuner's NCCL-derived
+     * ratios) and, for all-reduce on a switch that reduces, the in-switch algorithm (Simple,
+     * analytical backend). \p choices (optional) receives "algorithm/protocol" per point.
+     */
     std::vector<double> Collectives(const nlohmann::json& doc,
-                                    const std::vector<MeasuredPoint>& points)
+                                    const std::vector<MeasuredPoint>& points,
+                                    std::vector<std::string>* choices = nullptr)
     {
-        FabricScenario sc = ParseFabricScenario(doc, m_opt.scenario);
+        FabricScenario base = ParseFabricScenario(doc, m_opt.scenario);
+        ConfigureSimulator(base, m_opt.ns3Args);
+        const TunerConfig tuner = ns3::TunerConfigFromAttributes();
+        const double stepUs = CurrentParameterValue("step_latency", doc);
+        const double launchUs = CurrentParameterValue("launch_overhead", doc);
+        // One scenario per candidate: the fitted Simple costs scaled to the protocol.
+        auto variant = [&](Protocol proto, double launchScale, double rateScale)
+        {
+            nlohmann::json d = doc;
+            d["attributes"]["ns3::CollectiveExecutor::Protocol"] = ToString(proto);
+            d["attributes"]["ns3::CollectiveExecutor::StepLatency"]
+                = std::to_string(stepUs * tuner.StepScale(proto) * 1e6) + "ps";
+            d["attributes"]["ns3::CollectiveExecutor::LaunchLatency"]
+                = std::to_string(launchUs * launchScale * 1e6) + "ps";
+            if (rateScale != 1.0)
+            {
+                for (const std::string& set :
+                     ParameterAssignments({{"link_efficiency", rateScale}}, d, m_opt.scenario))
+                {
+                    ApplySet(d, set, m_opt.scenario);
+                }
+            }
+            return ParseFabricScenario(d, m_opt.scenario);
+        };
+        struct Candidate
+        {
+            Protocol proto;
+            FabricScenario sc;
+            FabricScenario allReduce; ///< LL's all-reduce runs at its own rate
+        };
+        std::vector<Candidate> variants;
+        for (Protocol proto : tuner.protocols)
+        {
+            const double l = tuner.LaunchScale(proto);
+            variants.push_back(
+                {proto,
+                 variant(proto, l, tuner.RateScale(proto, CollectiveKind::kAllGather)),
+                 variant(proto, l, tuner.RateScale(proto, CollectiveKind::kAllReduce))});
+        }
+        // NVLS runs the Simple protocol only, with its own fixed cost.
+        const bool anySimple
+            = std::find(tuner.protocols.begin(), tuner.protocols.end(), Protocol::kSimple)
+              != tuner.protocols.end();
+        const FabricScenario nvlsSc = variant(Protocol::kSimple, tuner.nvlsLaunchScale, 1.0);
+        const FabricScenario* nvls = anySimple ? &nvlsSc : nullptr;
         std::vector<double> out;
         for (const MeasuredPoint& p : points)
         {
             const int n = int(p.ranks);
             const uint64_t aligned
                 = std::max<uint64_t>(AlignedSize(p.kind, p.bytes, n), uint64_t(4) * n);
-            const Schedule& s = ScheduleFor(sc, p.kind, aligned, n);
-            CollectiveMeasurement m
-                = MeasureCollective(sc, m_opt.backend, s, aligned, 0, 1, m_opt.ns3Args);
-            if (!m.m_complete)
+            double best = -1;
+            std::string choice;
+            for (const Candidate& c : variants)
             {
-                throw std::runtime_error("simulated " + ToString(p.kind) + " of "
-                                         + std::to_string(aligned)
-                                         + " bytes did not complete: " + m.m_stuckReport);
+                const Protocol proto = c.proto;
+                const FabricScenario& sc
+                    = p.kind == CollectiveKind::kAllReduce ? c.allReduce : c.sc;
+                std::string algo;
+                const Schedule& s = ScheduleFor(sc, p.kind, aligned, n, algo);
+                CollectiveMeasurement m
+                    = MeasureCollective(sc, m_opt.backend, s, aligned, 0, 1, m_opt.ns3Args);
+                if (!m.m_complete)
+                {
+                    throw std::runtime_error("simulated " + ToString(p.kind) + " of "
+                                             + std::to_string(aligned)
+                                             + " bytes did not complete: " + m.m_stuckReport);
+                }
+                m_runs++;
+                if (best < 0 || m.m_timeUs < best)
+                {
+                    best = m.m_timeUs;
+                    choice = algo + "/" + ToString(proto);
+                }
+            }
+            if (tuner.inNetworkReduction && nvls && p.kind == CollectiveKind::kAllReduce && n > 1)
+            {
+                // Same bytes over the same links as the in-switch algorithm: each GPU's link
+                // carries S (1 + 1/n) per direction, spread over its n - 1 peers.
+                const double t = AllToAllUs(
+                    *nvls, uint32_t(n), InSwitchAllReduceLinkBytes(aligned, n) / (n - 1));
+                if (t < best)
+                {
+                    best = t;
+                    choice = "nvls/Simple";
+                }
             }
             // Whole elements per rank can round the size; time scales with it at these sizes.
-            out.push_back(m.m_timeUs);
-            m_runs++;
+            out.push_back(best);
+            if (choices)
+            {
+                choices->push_back(choice);
+            }
         }
         return out;
     }
@@ -164,14 +246,12 @@ class Predictor
     }
 
   private:
-    const Schedule& ScheduleFor(const FabricScenario& sc,
-                                CollectiveKind kind,
-                                uint64_t bytes,
-                                int n)
+    const Schedule& ScheduleFor(
+        const FabricScenario& sc, CollectiveKind kind, uint64_t bytes, int n, std::string& algo)
     {
         CollectiveOptions co;
         co.m_localSize = ServerLocalSize(sc.topology, n);
-        const std::string algo = AutoAlgorithm(kind, bytes, n, co);
+        algo = AutoAlgorithm(kind, bytes, n, co);
         auto key = std::make_tuple(int(kind), algo, n, co.m_localSize);
         auto it = m_schedules.find(key);
         if (it == m_schedules.end())
@@ -428,11 +508,18 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
             kCli, "MEASUREMENTS", "at least one point left after the filters", "none");
     }
     nlohmann::json doc = LoadScenarioJson(opt.scenario, opt.sets);
+    ConfigureSimulator(ParseFabricScenario(doc, opt.scenario), opt.ns3Args);
+    const TunerConfig tuner = ns3::TunerConfigFromAttributes();
     std::map<std::string, double> applied;
+    std::map<std::string, double> carried;
+    double fromMhz = 0;
     if (!opt.params.empty())
     {
         applied = ReadOverlayParameters(opt.params);
-        doc = WithParameters(doc, applied, opt.params);
+        // GPU-side latencies were fitted in the other system's SM cycles.
+        fromMhz = ReadOverlayGpuClock(opt.params);
+        carried = CarryAcrossClocks(applied, fromMhz, tuner.gpuClockMhz);
+        doc = WithParameters(doc, carried, opt.params);
     }
     FabricScenario sc = ParseFabricScenario(doc, opt.scenario);
     ConfigureSimulator(sc, opt.ns3Args);
@@ -470,6 +557,20 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
     FitResult fit;
     if (!dims.empty())
     {
+        // Only the points the objective counts are simulated during the fit.
+        std::vector<MeasuredPoint> fitPoints;
+        for (const MeasuredPoint& p : points)
+        {
+            if (p.bytes >= opt.fitMinBytes)
+            {
+                fitPoints.push_back(p);
+            }
+        }
+        if (fitPoints.empty())
+        {
+            throw ns3::InputError(
+                kCli, "--fit-min-bytes", "collective points at or above it to fit on", "none");
+        }
         fit = NelderMead(
             dims,
             [&](const std::vector<double>& x)
@@ -479,8 +580,8 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
                 {
                     v[dims[i].name] = x[i];
                 }
-                return Mape(points,
-                            pred.Collectives(WithParameters(doc, v, opt.scenario), points),
+                return Mape(fitPoints,
+                            pred.Collectives(WithParameters(doc, v, opt.scenario), fitPoints),
                             opt.fitMinBytes);
             },
             opt.maxEvals);
@@ -491,12 +592,15 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         doc = WithParameters(doc, fitted, opt.scenario);
     }
     std::vector<PredictedPoint> results;
+    std::map<std::string, size_t> chosen;
     if (!points.empty())
     {
-        const std::vector<double> t = pred.Collectives(doc, points);
+        std::vector<std::string> choices;
+        const std::vector<double> t = pred.Collectives(doc, points, &choices);
         for (size_t i = 0; i < points.size(); ++i)
         {
-            results.push_back({points[i], t[i]});
+            results.push_back({points[i], t[i], choices[i]});
+            chosen[choices[i]]++;
         }
     }
 
@@ -508,6 +612,22 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
     if (!applied.empty())
     {
         summary["applied_parameters"] = applied;
+        if (carried != applied)
+        {
+            summary["carried_parameters"] = carried;
+            summary["carried_clock_mhz"] = {{"from", fromMhz}, {"to", tuner.gpuClockMhz}};
+        }
+    }
+    {
+        std::vector<std::string> protos;
+        for (Protocol p : tuner.protocols)
+        {
+            protos.push_back(ToString(p));
+        }
+        summary["tuner"] = {{"protocols", protos},
+                            {"in_network_reduction", tuner.inNetworkReduction},
+                            {"gpu_clock_mhz", tuner.gpuClockMhz},
+                            {"chosen", chosen}};
     }
     if (!results.empty())
     {
@@ -531,13 +651,17 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
                                      {"mape_pct", fit.value}};
         // The overlay's assignments act on the scenario as given (before the fit).
         nlohmann::json base = LoadScenarioJson(opt.scenario, opt.sets);
-        if (!applied.empty())
+        if (!carried.empty())
         {
-            base = WithParameters(base, applied, opt.params);
+            base = WithParameters(base, carried, opt.params);
+        }
+        nlohmann::json overlay = MakeOverlay(fitted, base, opt.scenario, provenance);
+        if (tuner.gpuClockMhz > 0)
+        {
+            overlay["gpu_clock_mhz"] = tuner.gpuClockMhz;
         }
         WriteFileAtomic(dir.Path("overlay.json"),
-                        MakeOverlay(fitted, base, opt.scenario, provenance)
-                                .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                        overlay.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                             + "\n");
     }
     if (!results.empty())

@@ -1,0 +1,130 @@
+/*
+ * NCCL-like choice of algorithm and protocol for calibration against nccl-tests, and the
+ * hardware facts of a measured system that the choice and the carrying of fitted latencies
+ * need. NCCL's tuner picks, per call, the (algorithm, protocol) its cost model says is fastest;
+ * fabricsim simulates every candidate and keeps the fastest.
+ *
+ *   protocols      LL (8-byte lines, half of each line is payload, cheapest synchronisation),
+ *                  LL128 (120 of 128 bytes payload), Simple (all payload, a full flag
+ *                  synchronisation per step). The executor already models each protocol's
+ *                  payload fraction and buffer; the fitted Simple costs scale to the others by
+ *                  the ratios of NCCL's own tuning model (per NVLink step LL 0.6 us, LL128
+ *                  1.25 us, Simple 4 us; per call LL 6.6 us, LL128 14 us, Simple 8.4 us, NVLS
+ *                  25 us; LL at 1/3 of Simple's bandwidth, 1/4 for all-reduce). Ratios, not
+ *                  values: nothing here is fitted.
+ *   in-network     a switch that reduces (NVLink SHARP, "NVLS" in NCCL): all-reduce moves each
+ *   reduction      GPU's whole buffer up once for the switch to reduce (multimem loads) and its
+ *                  reduced share back once to be multicast (multimem stores): S (1 + 1/n) bytes
+ *                  per direction of every GPU's link, against 2 S (n - 1) / n for a ring.
+ *   GPU clock      launch and per-step costs are GPU work (kernel start, flag polling, fences),
+ *                  counted in SM cycles: carried to another GPU they scale by the clock ratio.
+ */
+#ifndef FABRICSIM_NCCL_TUNER_H
+#define FABRICSIM_NCCL_TUNER_H
+
+#include "schedule-ir.h"
+
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/// The tuner's configuration (what ns3::NcclTuner's attributes describe).
+struct TunerConfig
+{
+    /// Protocol candidates, tried in this order.
+    std::vector<Protocol> protocols{Protocol::kSimple, Protocol::kLL128, Protocol::kLL};
+    /// Per-step cost of LL128 and LL relative to Simple (NCCL's NVLink hwLat 1.25/4, 0.6/4).
+    double ll128StepScale = 1.25 / 4.0;
+    double llStepScale = 0.6 / 4.0;
+    /// Fixed cost of a call relative to Simple's ring (NCCL's baseLat: LL 6.6 us, LL128 14 us,
+    /// Simple 8.4 us, NVLS 25 us).
+    double ll128LaunchScale = 14.0 / 8.4;
+    double llLaunchScale = 6.6 / 8.4;
+    double nvlsLaunchScale = 25.0 / 8.4;
+    /// LL's bandwidth relative to Simple's: every 8-byte store carries a flag and the SMs, not
+    /// the links, set the pace (NCCL's ring model: 1/3, all-reduce 1/4).
+    double llBandwidthScale = 1.0 / 3.0;
+    double llAllReduceBandwidthScale = 1.0 / 4.0;
+    /// The switch reduces in the network (NVLS): all-reduce gets the in-switch candidate.
+    bool inNetworkReduction = false;
+    /// SM clock of the system's GPUs in MHz; 0 = not given (latencies carry unscaled).
+    double gpuClockMhz = 0;
+
+    /// Per-step cost of \p p relative to Simple.
+    double StepScale(Protocol p) const;
+    /// Fixed cost of \p p relative to Simple.
+    double LaunchScale(Protocol p) const;
+    /// Link rate \p p achieves relative to Simple's, beyond its payload fraction (which the
+    /// executor applies: LL 1/2, LL128 120/128).
+    double RateScale(Protocol p, CollectiveKind kind) const;
+};
+
+/**
+ * Parses a protocol list such as "Simple,LL128,LL" (case-insensitive, no repeats, at least
+ * one). \throws ns3::InputError naming \p field otherwise
+ */
+std::vector<Protocol> ParseProtocolList(const std::string& text, const std::string& field);
+
+/**
+ * Bytes an in-switch all-reduce of \p bytes over \p ranks GPUs moves over each GPU's link in
+ * each direction: S up for the reduction loads plus S / n up for the multicast stores; S / n
+ * reduced data down plus S multicast down.
+ */
+double InSwitchAllReduceLinkBytes(uint64_t bytes, int ranks);
+
+/**
+ * Fitted latency parameters carried from a system clocked at \p fromMhz to one at \p toMhz:
+ * launch_overhead and step_latency (GPU work, SM cycles) scale by fromMhz / toMhz; link and
+ * message terms and the link efficiency do not. Unchanged when either clock is 0.
+ */
+std::map<std::string, double> CarryAcrossClocks(const std::map<std::string, double>& values,
+                                                double fromMhz,
+                                                double toMhz);
+
+} // namespace fabricsim
+
+namespace ns3
+{
+
+/**
+ * \brief Attribute holder for fabricsim::TunerConfig: how calibration chooses NCCL's algorithm
+ * and protocol per point, and the system facts it needs.
+ *
+ * Attributes: Protocols, LL128StepScale, LLStepScale, LL128LaunchScale, LLLaunchScale,
+ * NvlsLaunchScale, LLBandwidthScale, LLAllReduceBandwidthScale, InNetworkReduction, GpuClock.
+ */
+class NcclTuner : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    NcclTuner();
+
+    /// The configuration these attribute values describe.
+    /// \throws ns3::InputError on an invalid Protocols list
+    fabricsim::TunerConfig GetConfig() const;
+
+  private:
+    std::string m_protocols;
+    double m_ll128StepScale;
+    double m_llStepScale;
+    double m_ll128LaunchScale;
+    double m_llLaunchScale;
+    double m_nvlsLaunchScale;
+    double m_llBandwidthScale;
+    double m_llAllReduceBandwidthScale;
+    bool m_inNetworkReduction;
+    double m_gpuClockMhz;
+};
+
+/// The tuner configuration of the current attribute defaults (scenario "attributes").
+fabricsim::TunerConfig TunerConfigFromAttributes();
+
+} // namespace ns3
+
+#endif
