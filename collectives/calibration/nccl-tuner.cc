@@ -128,15 +128,16 @@ NcclTuner::GetTypeId()
                             StringValue("Simple,LL128,LL"),
                             MakeStringAccessor(&NcclTuner::m_protocols),
                             MakeStringChecker())
-              .AddAttribute("LL128StepScale",
-                            "Per-step cost of LL128 relative to Simple (NCCL NVLink hop latency "
-                            "1.25 us / 4 us)",
-                            DoubleValue(d.ll128StepScale),
-                            MakeDoubleAccessor(&NcclTuner::m_ll128StepScale),
-                            MakeDoubleChecker<double>(0.0))
+              .AddAttribute(
+                  "LL128StepScale",
+                  "Per-step cost of LL128 relative to Simple (NCCL NVLink ring hop latency "
+                  "1.9 us / 3.4 us)",
+                  DoubleValue(d.ll128StepScale),
+                  MakeDoubleAccessor(&NcclTuner::m_ll128StepScale),
+                  MakeDoubleChecker<double>(0.0))
               .AddAttribute("LLStepScale",
-                            "Per-step cost of LL relative to Simple (NCCL NVLink hop latency "
-                            "0.6 us / 4 us)",
+                            "Per-step cost of LL relative to Simple (NCCL NVLink ring hop latency "
+                            "0.6 us / 3.4 us)",
                             DoubleValue(d.llStepScale),
                             MakeDoubleAccessor(&NcclTuner::m_llStepScale),
                             MakeDoubleChecker<double>(0.0))
@@ -154,7 +155,7 @@ NcclTuner::GetTypeId()
                   MakeDoubleChecker<double>(0.0))
               .AddAttribute("NvlsLaunchScale",
                             "Fixed cost of an in-switch (NVLS) all-reduce relative to Simple's "
-                            "ring (NCCL base latency 25 us / 8.4 us)",
+                            "ring (NCCL NVLS NVLink latency 25 us / ring Simple base 8.4 us)",
                             DoubleValue(d.nvlsLaunchScale),
                             MakeDoubleAccessor(&NcclTuner::m_nvlsLaunchScale),
                             MakeDoubleChecker<double>(0.0))
@@ -185,8 +186,8 @@ NcclTuner::GetTypeId()
 
 NcclTuner::NcclTuner()
     : m_protocols("Simple,LL128,LL")
-    , m_ll128StepScale(1.25 / 4.0)
-    , m_llStepScale(0.6 / 4.0)
+    , m_ll128StepScale(1.9 / 3.4)
+    , m_llStepScale(0.6 / 3.4)
     , m_ll128LaunchScale(14.0 / 8.4)
     , m_llLaunchScale(6.6 / 8.4)
     , m_nvlsLaunchScale(25.0 / 8.4)

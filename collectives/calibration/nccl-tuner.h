@@ -8,8 +8,8 @@
  *                  LL128 (120 of 128 bytes payload), Simple (all payload, a full flag
  *                  synchronisation per step). The executor already models each protocol's
  *                  payload fraction and buffer; the fitted Simple costs scale to the others by
- *                  the ratios of NCCL's own tuning model (per NVLink step LL 0.6 us, LL128
- *                  1.25 us, Simple 4 us; per call LL 6.6 us, LL128 14 us, Simple 8.4 us, NVLS
+ *                  the ratios of NCCL's own tuning model (per NVLink ring step LL 0.6 us, LL128
+ *                  1.9 us, Simple 3.4 us; per call LL 6.6 us, LL128 14 us, Simple 8.4 us, NVLS
  *                  25 us; LL at 1/3 of Simple's bandwidth, 1/4 for all-reduce). Ratios, not
  *                  values: nothing here is fitted.
  *   in-network     a switch that reduces (NVLink SHARP, "NVLS" in NCCL): all-reduce moves each
@@ -39,11 +39,12 @@ struct TunerConfig
 {
     /// Protocol candidates, tried in this order.
     std::vector<Protocol> protocols{Protocol::kSimple, Protocol::kLL128, Protocol::kLL};
-    /// Per-step cost of LL128 and LL relative to Simple (NCCL's NVLink hwLat 1.25/4, 0.6/4).
-    double ll128StepScale = 1.25 / 4.0;
-    double llStepScale = 0.6 / 4.0;
+    /// Per-step cost of LL128 and LL relative to Simple (NCCL's NVLink ring hwLat 1.9/3.4,
+    /// 0.6/3.4).
+    double ll128StepScale = 1.9 / 3.4;
+    double llStepScale = 0.6 / 3.4;
     /// Fixed cost of a call relative to Simple's ring (NCCL's baseLat: LL 6.6 us, LL128 14 us,
-    /// Simple 8.4 us, NVLS 25 us).
+    /// Simple 8.4 us; NVLS: its NVLink latency, 25 us).
     double ll128LaunchScale = 14.0 / 8.4;
     double llLaunchScale = 6.6 / 8.4;
     double nvlsLaunchScale = 25.0 / 8.4;

@@ -86,9 +86,9 @@ TEST(NcclTuner, AttributesDescribeTheConfiguration)
     TunerConfig d = ns3::TunerConfigFromAttributes();
     EXPECT_FALSE(d.inNetworkReduction);
     EXPECT_EQ(d.protocols.size(), 3u);
-    // NCCL's NVLink hop latencies: LL 0.6 us, LL128 1.25 us, Simple 4 us.
-    EXPECT_DOUBLE_EQ(d.StepScale(Protocol::kLL), 0.15);
-    EXPECT_DOUBLE_EQ(d.StepScale(Protocol::kLL128), 0.3125);
+    // NCCL's NVLink ring hop latencies: LL 0.6 us, LL128 1.9 us, Simple 3.4 us.
+    EXPECT_DOUBLE_EQ(d.StepScale(Protocol::kLL), 0.6 / 3.4);
+    EXPECT_DOUBLE_EQ(d.StepScale(Protocol::kLL128), 1.9 / 3.4);
     EXPECT_DOUBLE_EQ(d.StepScale(Protocol::kSimple), 1.0);
     // NCCL's base latencies: LL 6.6 us, LL128 14 us, Simple 8.4 us, NVLS 25 us.
     EXPECT_DOUBLE_EQ(d.LaunchScale(Protocol::kLL), 6.6 / 8.4);
