@@ -88,6 +88,12 @@ CalibrationParameterNames()
         "link_efficiency", "hop_latency", "launch_overhead", "step_latency", "message_overhead"};
 }
 
+bool
+HasRatedLinks(const nlohmann::json& doc)
+{
+    return !RatedLinks(doc).empty();
+}
+
 double
 CurrentParameterValue(const std::string& name, const nlohmann::json& doc)
 {

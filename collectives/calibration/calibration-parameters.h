@@ -36,6 +36,9 @@ FitDimension CalibrationDimension(const std::string& name,
                                   const nlohmann::json& doc,
                                   const std::string& field);
 
+/// True when the scenario's topology gives a link rate that link_efficiency can scale.
+bool HasRatedLinks(const nlohmann::json& doc);
+
 /// The scenario's current value of \p name (1 for link_efficiency).
 double CurrentParameterValue(const std::string& name, const nlohmann::json& doc);
 

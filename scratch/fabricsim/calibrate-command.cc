@@ -127,7 +127,9 @@ class Predictor
                 = std::to_string(stepUs * tuner.StepScale(proto) * 1e6) + "ps";
             d["attributes"]["ns3::CollectiveExecutor::LaunchLatency"]
                 = std::to_string(launchUs * launchScale * 1e6) + "ps";
-            if (rateScale != 1.0)
+            // Without explicit link rates there is nothing to scale: LL then keeps only the
+            // executor's half payload.
+            if (rateScale != 1.0 && HasRatedLinks(d))
             {
                 for (const std::string& set :
                      ParameterAssignments({{"link_efficiency", rateScale}}, d, m_opt.scenario))

@@ -211,6 +211,19 @@ TEST(NcclTuner, SmallMessagesTakeALowLatencyProtocol)
     EXPECT_EQ(r.code, 2);
 }
 
+TEST(NcclTuner, ScenariosWithoutExplicitLinkRatesStillCalibrate)
+{
+    // LL's bandwidth scales explicit link rates; a topology on its default rates has none.
+    const std::string dir = ScratchDir("norate");
+    const std::string m = WriteTable(dir, {"all_gather,4,65536", "all_gather,4,16777216"});
+    WriteFileAtomic(dir + "/s.json", R"({"topology": {"type": "single-switch", "hosts": 4}})");
+    CliResult r = RunCli({"calibrate", m, "--scenario", dir + "/s.json", "--out", dir + "/out"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto p = ReadPoints(dir + "/out/points.csv");
+    EXPECT_EQ(p.size(), 2u);
+    EXPECT_GT((p[K("allgather", 4, 16777216)].first), (p[K("allgather", 4, 65536)].first));
+}
+
 TEST(NcclTuner, FittedLatenciesCarryToASlowerClockedGpu)
 {
     const std::string dir = ScratchDir("clock");
