@@ -48,19 +48,6 @@ HostRateBps(const FabricTopologyHelper& fabric, uint32_t host)
     return fabric.GetNic(host, 0)->GetRateBps();
 }
 
-double
-Percentile(std::vector<double> v, double q)
-{
-    if (v.empty())
-    {
-        return 0;
-    }
-    std::sort(v.begin(), v.end());
-    size_t idx = size_t(std::ceil(q * double(v.size()))) ;
-    idx = std::min(v.size() - 1, idx == 0 ? 0 : idx - 1);
-    return v[idx];
-}
-
 struct ProgressState
 {
     std::chrono::steady_clock::time_point start;
@@ -318,38 +305,9 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
 
     // ---- outputs ----
     std::ostringstream fct;
-    fct << "flow_id,src,dst,sport,dport,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n";
-    json jflows = json::array();
-    std::vector<double> slow;
-    std::vector<json> incomplete;
-    for (auto& f : traffic.GetFlows())
-    {
-        json jf = {{"id", f.id},
-                   {"src", f.src},
-                   {"dst", f.dst},
-                   {"sport", f.sport},
-                   {"size_bytes", f.sizeBytes},
-                   {"start_ns", f.start.GetNanoSeconds()},
-                   {"ideal_fct_ns", f.ideal.GetNanoSeconds()}};
-        if (f.done)
-        {
-            int64_t fctNs = (f.finish - f.start).GetNanoSeconds();
-            double sd = double(fctNs) / double(f.ideal.GetNanoSeconds());
-            jf["fct_ns"] = fctNs;
-            jf["slowdown"] = sd;
-            slow.push_back(sd);
-            fct << f.id << ',' << f.src << ',' << f.dst << ',' << f.sport << ",4791," << f.sizeBytes << ','
-                << f.start.GetNanoSeconds() << ',' << fctNs << ',' << f.ideal.GetNanoSeconds() << ',' << std::setprecision(6)
-                << sd << '\n';
-        }
-        else
-        {
-            jf["fct_ns"] = nullptr;
-            jf["pending_bytes"] = f.qp->PendingBytes();
-            incomplete.push_back(jf);
-        }
-        jflows.push_back(jf);
-    }
+    traffic.WriteFctCsv(fct);
+    const std::vector<double> slow = traffic.Slowdowns();
+    const auto Percentile = &FabricTrafficHelper::Percentile;
     json summary;
     summary["scenario"] = sc.raw.value("name", sc.file);
     summary["seed"] = sc.seed;
@@ -367,7 +325,7 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     {
         summary["transport"]["cc_per_priority"][std::to_string(prio)] = name;
     }
-    summary["flows"] = jflows;
+    summary["flows"] = traffic.FlowsJson();
     summary["flows_total"] = traffic.GetFlows().size();
     summary["flows_completed"] = traffic.CompletedFlows();
     summary["complete"] = traffic.CompletedFlows() == traffic.GetFlows().size();
@@ -430,12 +388,23 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     }
     out << "  simulated            " << double(simNs) / 1e6 << " ms, " << events << " events, " << wall << " s wall\n";
     out << "  outputs              " << opt.outDir << "/summary.json\n";
-    for (auto& jf : incomplete)
+    for (const auto& jf : summary["flows"])
     {
+        if (!jf["fct_ns"].is_null())
+        {
+            continue;
+        }
         std::cerr << "fabricsim: flow " << jf["id"] << " (" << jf["src"] << " -> " << jf["dst"]
                   << ", " << jf["size_bytes"] << " B) did not complete "
-                  << (deadlockStop ? "before the deadlock stopped the run: " : "by stop_ns: ")
-                  << jf["pending_bytes"] << " bytes unacknowledged\n";
+                  << (deadlockStop ? "before the deadlock stopped the run: " : "by stop_ns: ");
+        if (jf["start_ns"].get<int64_t>() >= int64_t(simNs))
+        {
+            std::cerr << "it was to start at " << jf["start_ns"] << " ns\n";
+        }
+        else
+        {
+            std::cerr << jf["pending_bytes"] << " bytes unacknowledged\n";
+        }
     }
     for (const DeadlockReport& r : deadlocks)
     {

@@ -2,6 +2,12 @@
 
 #include "ns3/simulator.h"
 
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
 namespace ns3
 {
 
@@ -53,6 +59,83 @@ FabricTrafficHelper::Done(uint32_t id, uint64_t)
     {
         m_allDone();
     }
+}
+
+void
+FabricTrafficHelper::WriteFctCsv(std::ostream& os) const
+{
+    std::ostringstream out; // own stream: the precision set here must not leak into `os`
+    out << "flow_id,src,dst,sport,dport,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown\n";
+    for (const auto& f : m_flows)
+    {
+        if (!f.done)
+        {
+            continue;
+        }
+        const int64_t fctNs = (f.finish - f.start).GetNanoSeconds();
+        const double sd = double(fctNs) / double(f.ideal.GetNanoSeconds());
+        out << f.id << ',' << f.src << ',' << f.dst << ',' << f.sport << ",4791," << f.sizeBytes
+            << ',' << f.start.GetNanoSeconds() << ',' << fctNs << ',' << f.ideal.GetNanoSeconds()
+            << ',' << std::setprecision(6) << sd << '\n';
+    }
+    os << out.str();
+}
+
+nlohmann::json
+FabricTrafficHelper::FlowsJson() const
+{
+    nlohmann::json flows = nlohmann::json::array();
+    for (const auto& f : m_flows)
+    {
+        nlohmann::json jf = {{"id", f.id},
+                             {"src", f.src},
+                             {"dst", f.dst},
+                             {"sport", f.sport},
+                             {"size_bytes", f.sizeBytes},
+                             {"start_ns", f.start.GetNanoSeconds()},
+                             {"ideal_fct_ns", f.ideal.GetNanoSeconds()}};
+        if (f.done)
+        {
+            const int64_t fctNs = (f.finish - f.start).GetNanoSeconds();
+            jf["fct_ns"] = fctNs;
+            jf["slowdown"] = double(fctNs) / double(f.ideal.GetNanoSeconds());
+        }
+        else
+        {
+            jf["fct_ns"] = nullptr;
+            jf["pending_bytes"] = f.qp->PendingBytes();
+        }
+        flows.push_back(jf);
+    }
+    return flows;
+}
+
+std::vector<double>
+FabricTrafficHelper::Slowdowns() const
+{
+    std::vector<double> v;
+    for (const auto& f : m_flows)
+    {
+        if (f.done)
+        {
+            v.push_back(double((f.finish - f.start).GetNanoSeconds()) /
+                        double(f.ideal.GetNanoSeconds()));
+        }
+    }
+    return v;
+}
+
+double
+FabricTrafficHelper::Percentile(std::vector<double> v, double q)
+{
+    if (v.empty())
+    {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    size_t idx = size_t(std::ceil(q * double(v.size())));
+    idx = std::min(v.size() - 1, idx == 0 ? 0 : idx - 1);
+    return v[idx];
 }
 
 } // namespace ns3

@@ -8,6 +8,9 @@
 
 #include "fabric-topology-helper.h"
 
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
 #include <map>
 #include <vector>
 
@@ -53,6 +56,21 @@ class FabricTrafficHelper
     {
         return m_completed;
     }
+
+    // Outputs as `fabricsim run` writes them, so scenario programs and the CLI agree.
+
+    /// fct.csv: a header and one row per completed flow (HPCC-style columns plus slowdown).
+    void WriteFctCsv(std::ostream& os) const;
+
+    /// summary.json's "flows": every flow with fct_ns and slowdown, or fct_ns null and the
+    /// bytes still pending when it did not finish.
+    nlohmann::json FlowsJson() const;
+
+    /// fct / ideal of every completed flow, in flow order.
+    std::vector<double> Slowdowns() const;
+
+    /// Nearest-rank percentile `q` in (0, 1] of `v`; 0 when `v` is empty.
+    static double Percentile(std::vector<double> v, double q);
 
   private:
     void Start(uint32_t id);
