@@ -53,6 +53,22 @@ const std::map<std::string, std::string> kNoPathHints = {
     {"ns3::DeadlockDetector",
      "Created by the program that wants one (`CreateObject<DeadlockDetector>()`); connect "
      "its trace source on that object."},
+    {"ns3::CollectiveExecutor",
+     "An attribute holder, not an instance: every collective run reads these defaults when it "
+     "starts (`--ns3::CollectiveExecutor::...`, a scenario's `attributes`, `Config::SetDefault`)."},
+    {"ns3::AnalyticalBackend",
+     "An attribute holder read by the analytical (flow-level) backend when it is created; set "
+     "the defaults as for `ns3::CollectiveExecutor`."},
+    {"ns3::NcclTuner",
+     "An attribute holder read by `fabricsim calibrate`; set the defaults with `--ns3::` or the "
+     "system scenario's `attributes`."},
+};
+
+/// Section title of a TypeId group, in page order.
+const std::vector<std::pair<std::string, std::string>> kGroups = {
+    {"Rdma", "Module rdma"},
+    {"Fabric", "Module fabric"},
+    {"Fabricsim", "Module collectives (executor, analytical backend, calibration)"},
 };
 
 /**
@@ -123,17 +139,29 @@ std::string
 AttributeReferenceMarkdown()
 {
     const auto paths = VerifiedConfigPaths();
+    auto groupRank = [](const std::string& g) {
+        for (std::size_t i = 0; i < kGroups.size(); ++i)
+        {
+            if (kGroups[i].first == g)
+            {
+                return i;
+            }
+        }
+        return kGroups.size();
+    };
     std::vector<TypeId> types;
     for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
     {
         TypeId t = TypeId::GetRegistered(i);
-        if (t.GetGroupName() == "Rdma" || t.GetGroupName() == "Fabric")
+        if (groupRank(t.GetGroupName()) < kGroups.size())
         {
             types.push_back(t);
         }
     }
-    std::sort(types.begin(), types.end(), [](const TypeId& a, const TypeId& b) {
-        return a.GetGroupName() != b.GetGroupName() ? a.GetGroupName() > b.GetGroupName() : a.GetName() < b.GetName();
+    std::sort(types.begin(), types.end(), [&](const TypeId& a, const TypeId& b) {
+        return a.GetGroupName() != b.GetGroupName()
+                   ? groupRank(a.GetGroupName()) < groupRank(b.GetGroupName())
+                   : a.GetName() < b.GetName();
     });
     std::ostringstream o;
     o << "# Attributes and trace sources\n\n"
@@ -155,7 +183,7 @@ AttributeReferenceMarkdown()
         if (t.GetGroupName() != group)
         {
             group = t.GetGroupName();
-            o << "\n## Module " << (group == "Rdma" ? "rdma" : "fabric") << "\n";
+            o << "\n## " << kGroups[groupRank(group)].second << "\n";
         }
         o << "\n### " << t.GetName() << "\n\nParent: `" << t.GetParent().GetName() << "`\n";
         std::string where = ConfigPathLine(t, paths);
