@@ -16,6 +16,9 @@ namespace
 
 const char* kLinkKeys[] = {"host_link", "fabric_link", "scale_up", "global_link"};
 
+/// local_copy_efficiency is the tuner's dimensionless attribute, not a latency.
+const char* kCopyAttribute = "ns3::NcclTuner::LocalCopyEfficiency";
+
 struct Attr
 {
     const char* param;
@@ -84,8 +87,12 @@ DelayNs(const nlohmann::json& v, const std::string& file, const std::string& fie
 std::vector<std::string>
 CalibrationParameterNames()
 {
-    return {
-        "link_efficiency", "hop_latency", "launch_overhead", "step_latency", "message_overhead"};
+    return {"link_efficiency",
+            "hop_latency",
+            "launch_overhead",
+            "step_latency",
+            "message_overhead",
+            "local_copy_efficiency"};
 }
 
 bool
@@ -100,6 +107,16 @@ CurrentParameterValue(const std::string& name, const nlohmann::json& doc)
     if (name == "link_efficiency")
     {
         return 1.0;
+    }
+    if (name == "local_copy_efficiency")
+    {
+        auto attrs = doc.find("attributes");
+        if (attrs != doc.end() && attrs->is_object() && attrs->contains(kCopyAttribute))
+        {
+            const nlohmann::json& v = (*attrs)[kCopyAttribute];
+            return v.is_number() ? v.get<double>() : std::stod(v.get<std::string>());
+        }
+        return 0.0; // not charged
     }
     if (name == "hop_latency")
     {
@@ -165,6 +182,16 @@ CalibrationDimension(const std::string& name, const nlohmann::json& doc, const s
         }
         return d;
     }
+    if (name == "local_copy_efficiency")
+    {
+        // 0.05-1 of the memory bandwidth; started mid-range when the scenario leaves it off.
+        d.lo = 0.05;
+        d.hi = 1.0;
+        d.logScale = true;
+        const double v = CurrentParameterValue(name, doc);
+        d.start = v > 0 ? std::clamp(v, d.lo, d.hi) : 0.3;
+        return d;
+    }
     const Attr* a = FindAttr(name);
     if (!a)
     {
@@ -224,6 +251,11 @@ ParameterAssignments(const std::map<std::string, double>& values,
             }
             continue;
         }
+        if (name == "local_copy_efficiency")
+        {
+            sets.push_back(std::string("attributes.") + kCopyAttribute + "=" + Format(v));
+            continue;
+        }
         const Attr* a = FindAttr(name);
         if (!a)
         {
@@ -252,7 +284,8 @@ MakeOverlay(const std::map<std::string, double>& values,
                   {"hop_latency", "ns"},
                   {"launch_overhead", "us"},
                   {"step_latency", "us"},
-                  {"message_overhead", "us"}};
+                  {"message_overhead", "us"},
+                  {"local_copy_efficiency", "fraction of the GPU memory bandwidth"}};
     o["set"] = ParameterAssignments(values, doc, file);
     o["fitted_on"] = provenance;
     return o;

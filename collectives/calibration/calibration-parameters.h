@@ -9,6 +9,8 @@
  *   launch_overhead   per-operation launch overhead in us (ns3::CollectiveExecutor::LaunchLatency)
  *   step_latency      per-step synchronisation cost in us (ns3::CollectiveExecutor::StepLatency)
  *   message_overhead  per-message software overhead in us (ns3::AnalyticalBackend::MessageOverhead)
+ *   local_copy_efficiency  rate of the own-share copy of all-gather / reduce-scatter as a
+ *                     fraction of the GPU's memory bandwidth (ns3::NcclTuner::LocalCopyEfficiency)
  */
 #ifndef FABRICSIM_CALIBRATION_PARAMETERS_H
 #define FABRICSIM_CALIBRATION_PARAMETERS_H

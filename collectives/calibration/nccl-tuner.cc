@@ -55,6 +55,20 @@ TunerConfig::RateScale(Protocol p, CollectiveKind kind) const
            * (kind == CollectiveKind::kAllReduce ? llAllReduceBandwidthScale : llBandwidthScale);
 }
 
+double
+TunerConfig::OwnShareCopyUs(CollectiveKind kind,
+                            uint64_t bytes,
+                            int ranks,
+                            double memoryBytesPerSecond) const
+{
+    if (!(localCopyEfficiency > 0) || !(memoryBytesPerSecond > 0) || ranks < 2
+        || (kind != CollectiveKind::kAllGather && kind != CollectiveKind::kReduceScatter))
+    {
+        return 0;
+    }
+    return double(bytes) / double(ranks) / (localCopyEfficiency * memoryBytesPerSecond) * 1e6;
+}
+
 std::vector<Protocol>
 ParseProtocolList(const std::string& text, const std::string& field)
 {
@@ -180,7 +194,14 @@ NcclTuner::GetTypeId()
                             "latencies carried to another system scale by the clock ratio",
                             DoubleValue(d.gpuClockMhz),
                             MakeDoubleAccessor(&NcclTuner::m_gpuClockMhz),
-                            MakeDoubleChecker<double>(0.0, 1e5));
+                            MakeDoubleChecker<double>(0.0, 1e5))
+              .AddAttribute("LocalCopyEfficiency",
+                            "Rate of the own-share copy of out-of-place all-gather and "
+                            "reduce-scatter (S / n, serial to the ring) as a fraction of "
+                            "ns3::CollectiveExecutor::MemoryBandwidth; 0 = not charged",
+                            DoubleValue(d.localCopyEfficiency),
+                            MakeDoubleAccessor(&NcclTuner::m_localCopyEfficiency),
+                            MakeDoubleChecker<double>(0.0, 10.0));
     return tid;
 }
 
@@ -195,6 +216,7 @@ NcclTuner::NcclTuner()
     , m_llAllReduceBandwidthScale(0.25)
     , m_inNetworkReduction(false)
     , m_gpuClockMhz(0)
+    , m_localCopyEfficiency(0)
 {
 }
 
@@ -212,6 +234,7 @@ NcclTuner::GetConfig() const
     c.llAllReduceBandwidthScale = m_llAllReduceBandwidthScale;
     c.inNetworkReduction = m_inNetworkReduction;
     c.gpuClockMhz = m_gpuClockMhz;
+    c.localCopyEfficiency = m_localCopyEfficiency;
     return c;
 }
 

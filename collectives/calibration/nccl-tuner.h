@@ -18,6 +18,13 @@
  *                  per direction of every GPU's link, against 2 S (n - 1) / n for a ring.
  *   GPU clock      launch and per-step costs are GPU work (kernel start, flag polling, fences),
  *                  counted in SM cycles: carried to another GPU they scale by the clock ratio.
+ *   own-share      out-of-place all-gather copies the rank's own input into its slot of the
+ *   copy           output, reduce-scatter's last ring step reduces into the output with no send
+ *                  beside it: S / n bytes of local HBM work on the SMs that also drive the
+ *                  links, not hidden behind the transfers. Charged at a fraction of the GPU's
+ *                  memory bandwidth (LocalCopyEfficiency; 0 = not charged). All-reduce fuses
+ *                  that write into a step that also sends; all-to-all's own block is a separate
+ *                  self send / receive that runs beside the peer transfers.
  */
 #ifndef FABRICSIM_NCCL_TUNER_H
 #define FABRICSIM_NCCL_TUNER_H
@@ -56,6 +63,18 @@ struct TunerConfig
     bool inNetworkReduction = false;
     /// SM clock of the system's GPUs in MHz; 0 = not given (latencies carry unscaled).
     double gpuClockMhz = 0;
+    /// Rate of the own-share copy as a fraction of the GPU's memory bandwidth; 0 = off.
+    double localCopyEfficiency = 0;
+
+    /**
+     * Time (us) the own share of a \p kind of \p bytes over \p ranks GPUs adds, serial to the
+     * ring: S / n at localCopyEfficiency x \p memoryBytesPerSecond for all-gather and
+     * reduce-scatter on 2 or more GPUs; 0 otherwise or when either rate is 0.
+     */
+    double OwnShareCopyUs(CollectiveKind kind,
+                          uint64_t bytes,
+                          int ranks,
+                          double memoryBytesPerSecond) const;
 
     /// Per-step cost of \p p relative to Simple.
     double StepScale(Protocol p) const;
@@ -98,7 +117,8 @@ namespace ns3
  * and protocol per point, and the system facts it needs.
  *
  * Attributes: Protocols, LL128StepScale, LLStepScale, LL128LaunchScale, LLLaunchScale,
- * NvlsLaunchScale, LLBandwidthScale, LLAllReduceBandwidthScale, InNetworkReduction, GpuClock.
+ * NvlsLaunchScale, LLBandwidthScale, LLAllReduceBandwidthScale, InNetworkReduction, GpuClock,
+ * LocalCopyEfficiency.
  */
 class NcclTuner : public Object
 {
@@ -121,6 +141,7 @@ class NcclTuner : public Object
     double m_llAllReduceBandwidthScale;
     bool m_inNetworkReduction;
     double m_gpuClockMhz;
+    double m_localCopyEfficiency;
 };
 
 /// The tuner configuration of the current attribute defaults (scenario "attributes").

@@ -116,6 +116,7 @@ class Predictor
         FabricScenario base = ParseFabricScenario(doc, m_opt.scenario);
         ConfigureSimulator(base, m_opt.ns3Args);
         const TunerConfig tuner = ns3::TunerConfigFromAttributes();
+        const double memoryBps = ns3::ExecutorConfigFromAttributes().m_memoryBytesPerSecond;
         const double stepUs = CurrentParameterValue("step_latency", doc);
         const double launchUs = CurrentParameterValue("launch_overhead", doc);
         // One scenario per candidate: the fitted Simple costs scaled to the protocol.
@@ -190,6 +191,9 @@ class Predictor
                     choice = algo + "/" + ToString(proto);
                 }
             }
+            // The own share's local copy runs on the SMs that drive the ring, after or before
+            // it, whatever the protocol.
+            best += tuner.OwnShareCopyUs(p.kind, aligned, n, memoryBps);
             if (tuner.inNetworkReduction && nvls && p.kind == CollectiveKind::kAllReduce && n > 1)
             {
                 // Same bytes over the same links as the in-switch algorithm: each GPU's link
@@ -626,10 +630,13 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         {
             protos.push_back(ToString(p));
         }
-        summary["tuner"] = {{"protocols", protos},
-                            {"in_network_reduction", tuner.inNetworkReduction},
-                            {"gpu_clock_mhz", tuner.gpuClockMhz},
-                            {"chosen", chosen}};
+        summary["tuner"]
+            = {{"protocols", protos},
+               {"in_network_reduction", tuner.inNetworkReduction},
+               {"gpu_clock_mhz", tuner.gpuClockMhz},
+               // the value the points ran with (fitted or carried)
+               {"local_copy_efficiency", CurrentParameterValue("local_copy_efficiency", doc)},
+               {"chosen", chosen}};
     }
     if (!results.empty())
     {

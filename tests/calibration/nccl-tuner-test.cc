@@ -1,5 +1,7 @@
 // The NCCL-like tuner of calibration: protocol candidates, the in-switch (NVLS) all-reduce on
-// systems whose switch reduces, and fitted GPU latencies carried across SM clocks.
+// systems whose switch reduces, fitted GPU latencies carried across SM clocks, and the
+// own-share copy of all-gather / reduce-scatter.
+#include "calibration-parameters.h"
 #include "calibration-test-util.h"
 #include "input-error.h"
 #include "nccl-tuner.h"
@@ -277,6 +279,89 @@ TEST(NcclTuner, FittedLatenciesCarryToASlowerClockedGpu)
                 "--out",
                 dir + "/out2"});
     EXPECT_EQ(r.code, 2);
+}
+
+TEST(NcclTuner, OwnShareCopyMakesBusBandwidthGrowWithTheGpuCount)
+{
+    TunerConfig c;
+    const double hbm = 3.35e12;
+    const uint64_t s = 512 << 20;
+    EXPECT_EQ(c.OwnShareCopyUs(CollectiveKind::kAllGather, s, 8, hbm), 0.0); // off by default
+    c.localCopyEfficiency = 0.29;
+    const double copy8 = c.OwnShareCopyUs(CollectiveKind::kAllGather, s, 8, hbm);
+    EXPECT_NEAR(copy8, double(s) / 8 / (0.29 * hbm) * 1e6, 1e-9);
+    EXPECT_DOUBLE_EQ(c.OwnShareCopyUs(CollectiveKind::kReduceScatter, s, 8, hbm), copy8);
+    EXPECT_DOUBLE_EQ(c.OwnShareCopyUs(CollectiveKind::kAllGather, s, 2, hbm), 4 * copy8);
+    // All-reduce fuses the write into a sending step; all-to-all's self copy runs beside.
+    EXPECT_EQ(c.OwnShareCopyUs(CollectiveKind::kAllReduce, s, 8, hbm), 0.0);
+    EXPECT_EQ(c.OwnShareCopyUs(CollectiveKind::kAllToAll, s, 8, hbm), 0.0);
+    EXPECT_EQ(c.OwnShareCopyUs(CollectiveKind::kAllGather, s, 1, hbm), 0.0);
+    EXPECT_EQ(c.OwnShareCopyUs(CollectiveKind::kAllGather, s, 8, 0), 0.0);
+    // A ring at 352 GB/s plus the copy at 0.29 x 3.35 TB/s: bus bandwidth (n - 1)/n S / t goes
+    // from ~258 GB/s at 2 GPUs to ~335 at 8 (measured on H100: 258, 335), where the ring alone
+    // gives 352 for both.
+    auto busbw = [&](int n)
+    {
+        const double f = (n - 1.0) / n;
+        const double us
+            = f * double(s) / 352e9 * 1e6 + c.OwnShareCopyUs(CollectiveKind::kAllGather, s, n, hbm);
+        return f * double(s) / (us * 1e-6) / 1e9;
+    };
+    EXPECT_NEAR(busbw(2), 258, 5);
+    EXPECT_NEAR(busbw(8), 335, 5);
+    EXPECT_NEAR(busbw(2) / busbw(8), 258.0 / 335, 0.02);
+}
+
+TEST(NcclTuner, LocalCopyEfficiencyIsAFittableParameterThatSlowsOnlyTheOwnShare)
+{
+    const nlohmann::json doc = ReadJson(SystemScenario("h100-8gpu"));
+    EXPECT_EQ(CurrentParameterValue("local_copy_efficiency", doc), 0.0);
+    const FitDimension d = CalibrationDimension("local_copy_efficiency", doc, "f");
+    EXPECT_GT(d.start, d.lo);
+    EXPECT_LE(d.hi, 1.0);
+    EXPECT_EQ(ParameterAssignments({{"local_copy_efficiency", 0.3}}, doc, "f"),
+              std::vector<std::string>{"attributes.ns3::NcclTuner::LocalCopyEfficiency=0.3"});
+
+    const std::string dir = ScratchDir("owncopy");
+    const uint64_t s = 268435456;
+    const std::string m = WriteTable(dir,
+                                     {"all_gather,2,268435456",
+                                      "all_gather,8,268435456",
+                                      "reduce_scatter,8,268435456",
+                                      "all_reduce,8,268435456",
+                                      "alltoall,8,268435456"});
+    CliResult r = RunCli(
+        {"calibrate", m, "--scenario", SystemScenario("h100-8gpu"), "--out", dir + "/off"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = RunCli({"calibrate",
+                m,
+                "--scenario",
+                SystemScenario("h100-8gpu"),
+                "--set",
+                "attributes.ns3::NcclTuner::LocalCopyEfficiency=0.25",
+                "--out",
+                dir + "/on"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto off = ReadPoints(dir + "/off/points.csv");
+    auto on = ReadPoints(dir + "/on/points.csv");
+    // The scenario's memory bandwidth is 3350 GB/s: S / n at a quarter of it, added serially.
+    for (int n : {2, 8})
+    {
+        const double addUs = double(s) / n / (0.25 * 3350e9) * 1e6;
+        EXPECT_NEAR(on[K("allgather", n, s)].first - off[K("allgather", n, s)].first, addUs, 0.01)
+            << n;
+    }
+    EXPECT_NEAR(on[K("reducescatter", 8, s)].first - off[K("reducescatter", 8, s)].first,
+                double(s) / 8 / (0.25 * 3350e9) * 1e6,
+                0.01);
+    EXPECT_DOUBLE_EQ(on[K("allreduce", 8, s)].first, off[K("allreduce", 8, s)].first);
+    EXPECT_DOUBLE_EQ(on[K("alltoall", 8, s)].first, off[K("alltoall", 8, s)].first);
+    // Per byte moved over the links, 2 GPUs now pay more than 8 (bus bandwidth grows with n).
+    const double ratioOff = off[K("allgather", 2, s)].first / off[K("allgather", 8, s)].first;
+    const double ratioOn = on[K("allgather", 2, s)].first / on[K("allgather", 8, s)].first;
+    EXPECT_GT(ratioOn, ratioOff * 1.05);
+    EXPECT_DOUBLE_EQ(
+        ReadJson(dir + "/on/summary.json")["tuner"]["local_copy_efficiency"].get<double>(), 0.25);
 }
 
 } // namespace
