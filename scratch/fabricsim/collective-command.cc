@@ -1,5 +1,6 @@
 #include "collective-command.h"
 
+#include "cli-options.h"
 #include "executor-attributes.h"
 #include "fabric-setup.h"
 #include "generators.h"
@@ -24,28 +25,7 @@ namespace fabricsim
 namespace
 {
 
-const char* kCli = "<command line>";
-
-/// Value of "--opt value" / "--opt=value" (also "-b 8").
-bool
-Take(const std::vector<std::string>& a, size_t& i, const std::string& opt, std::string& value)
-{
-    if (a[i] == opt)
-    {
-        if (i + 1 >= a.size())
-        {
-            throw ns3::InputError(kCli, opt, "a value after " + opt, "nothing");
-        }
-        value = a[++i];
-        return true;
-    }
-    if (a[i].rfind(opt + "=", 0) == 0)
-    {
-        value = a[i].substr(opt.size() + 1);
-        return true;
-    }
-    return false;
-}
+const char* kCli = kCommandLineSource;
 
 int
 ToInt(const std::string& v, const std::string& opt, int min)
@@ -223,57 +203,57 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
     for (size_t i = 1; i < a.size(); ++i)
     {
         std::string v;
-        if (Take(a, i, "--coll", v))
+        if (TakeOption(a, i, "--coll", v))
         {
             o.coll = v;
         }
-        else if (Take(a, i, "--algo", v))
+        else if (TakeOption(a, i, "--algo", v))
         {
             o.algo = v;
         }
-        else if (Take(a, i, "--schedule", v))
+        else if (TakeOption(a, i, "--schedule", v))
         {
             o.scheduleFile = v;
         }
-        else if (Take(a, i, "-b", v) || Take(a, i, "--minbytes", v))
+        else if (TakeOption(a, i, "-b", v) || TakeOption(a, i, "--minbytes", v))
         {
             o.minBytes = ParseNcclSize(v, "-b");
             haveMin = true;
         }
-        else if (Take(a, i, "-e", v) || Take(a, i, "--maxbytes", v))
+        else if (TakeOption(a, i, "-e", v) || TakeOption(a, i, "--maxbytes", v))
         {
             o.maxBytes = ParseNcclSize(v, "-e");
             haveMax = true;
         }
-        else if (Take(a, i, "-f", v) || Take(a, i, "--stepfactor", v))
+        else if (TakeOption(a, i, "-f", v) || TakeOption(a, i, "--stepfactor", v))
         {
             o.factor = uint64_t(ToInt(v, "-f", 2));
         }
-        else if (Take(a, i, "-n", v) || Take(a, i, "--iters", v))
+        else if (TakeOption(a, i, "-n", v) || TakeOption(a, i, "--iters", v))
         {
             o.iters = ToInt(v, "-n", 1);
         }
-        else if (Take(a, i, "-w", v) || Take(a, i, "--warmup_iters", v))
+        else if (TakeOption(a, i, "-w", v) || TakeOption(a, i, "--warmup_iters", v))
         {
             o.warmup = ToInt(v, "-w", 0);
         }
-        else if (Take(a, i, "--backend", v))
+        else if (TakeOption(a, i, "--backend", v))
         {
             o.backend = v;
         }
-        else if (Take(a, i, "--out", v))
+        else if (TakeOption(a, i, "--out", v))
         {
             o.outDir = v;
         }
-        else if (Take(a, i, "--channels", v))
+        else if (TakeOption(a, i, "--channels", v))
         {
             o.channels = ToInt(v, "--channels", 1);
         }
-        else if (Take(a, i, "--chunks", v))
+        else if (TakeOption(a, i, "--chunks", v))
         {
             o.chunks = ToInt(v, "--chunks", 1);
         }
-        else if (Take(a, i, "--proto", v))
+        else if (TakeOption(a, i, "--proto", v))
         {
             if (!ParseProtocol(v))
             {
@@ -281,19 +261,19 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
             }
             o.protocol = v;
         }
-        else if (Take(a, i, "--root", v))
+        else if (TakeOption(a, i, "--root", v))
         {
             o.root = uint32_t(ToInt(v, "--root", 0));
         }
-        else if (Take(a, i, "--ranks", v))
+        else if (TakeOption(a, i, "--ranks", v))
         {
             o.ranks = ToInt(v, "--ranks", 1);
         }
-        else if (Take(a, i, "--local-size", v))
+        else if (TakeOption(a, i, "--local-size", v))
         {
             o.localSize = ToInt(v, "--local-size", 1);
         }
-        else if (Take(a, i, "--set", v))
+        else if (TakeOption(a, i, "--set", v))
         {
             o.sets.push_back(v);
         }
@@ -512,11 +492,11 @@ RunValidateArgs(const std::vector<std::string>& a, std::ostream& out, std::ostre
     for (size_t i = 1; i < a.size(); ++i)
     {
         std::string v;
-        if (Take(a, i, "--coll", v))
+        if (TakeOption(a, i, "--coll", v))
         {
             coll = v;
         }
-        else if (Take(a, i, "--ranks", v))
+        else if (TakeOption(a, i, "--ranks", v))
         {
             ranks = ToInt(v, "--ranks", 1);
         }

@@ -2,6 +2,7 @@
 
 #include "analytical-transport.h"
 #include "chakra-import.h"
+#include "cli-options.h"
 #include "collective-measure.h"
 #include "compressed-file.h"
 #include "executor-attributes.h"
@@ -31,27 +32,7 @@ namespace fabricsim
 namespace
 {
 
-const char* kCli = "<command line>";
-
-bool
-Take(const std::vector<std::string>& a, size_t& i, const std::string& opt, std::string& value)
-{
-    if (a[i] == opt)
-    {
-        if (i + 1 >= a.size())
-        {
-            throw ns3::InputError(kCli, opt, "a value after " + opt, "nothing");
-        }
-        value = a[++i];
-        return true;
-    }
-    if (a[i].rfind(opt + "=", 0) == 0)
-    {
-        value = a[i].substr(opt.size() + 1);
-        return true;
-    }
-    return false;
-}
+const char* kCli = kCommandLineSource;
 
 double
 PositiveNumber(const std::string& v, const std::string& opt)
@@ -210,11 +191,11 @@ ParseReplayArgs(const std::vector<std::string>& a)
     for (size_t i = 1; i < a.size(); ++i)
     {
         std::string v;
-        if (Take(a, i, "--scenario", v))
+        if (TakeOption(a, i, "--scenario", v))
         {
             o.scenario = v;
         }
-        else if (Take(a, i, "--format", v))
+        else if (TakeOption(a, i, "--format", v))
         {
             if (v != "auto" && v != "kineto" && v != "chakra" && v != "program")
             {
@@ -223,7 +204,7 @@ ParseReplayArgs(const std::vector<std::string>& a)
             }
             o.format = v;
         }
-        else if (Take(a, i, "--step", v))
+        else if (TakeOption(a, i, "--step", v))
         {
             size_t used = 0;
             long long s = -1;
@@ -242,7 +223,7 @@ ParseReplayArgs(const std::vector<std::string>& a)
             }
             o.step = s;
         }
-        else if (Take(a, i, "--backend", v))
+        else if (TakeOption(a, i, "--backend", v))
         {
             if (v != "analytical" && v != "packet")
             {
@@ -250,23 +231,23 @@ ParseReplayArgs(const std::vector<std::string>& a)
             }
             o.backend = v;
         }
-        else if (Take(a, i, "--algo", v))
+        else if (TakeOption(a, i, "--algo", v))
         {
             o.algorithm = v;
         }
-        else if (Take(a, i, "--compute-scale", v))
+        else if (TakeOption(a, i, "--compute-scale", v))
         {
             o.computeScale = PositiveNumber(v, "--compute-scale");
         }
-        else if (Take(a, i, "--hw-from", v))
+        else if (TakeOption(a, i, "--hw-from", v))
         {
             o.hwFrom = v;
         }
-        else if (Take(a, i, "--hw-to", v))
+        else if (TakeOption(a, i, "--hw-to", v))
         {
             o.hwTo = v;
         }
-        else if (Take(a, i, "--ranks", v))
+        else if (TakeOption(a, i, "--ranks", v))
         {
             o.worldSize = uint32_t(PositiveNumber(v, "--ranks"));
             if (double(o.worldSize) != std::stod(v))
@@ -282,11 +263,11 @@ ParseReplayArgs(const std::vector<std::string>& a)
         {
             o.exportChakra = true;
         }
-        else if (Take(a, i, "--out", v))
+        else if (TakeOption(a, i, "--out", v))
         {
             o.outDir = v;
         }
-        else if (Take(a, i, "--set", v))
+        else if (TakeOption(a, i, "--set", v))
         {
             o.sets.push_back(v);
         }

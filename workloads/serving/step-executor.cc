@@ -1,6 +1,7 @@
 #include "step-executor.h"
 
 #include "collective-api.h"
+#include "comm-op-kind.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,22 +18,6 @@ namespace
 /// Timeline lanes of a rank: compute, then one per stream, then bulk transfers.
 constexpr uint32_t kComputeLane = 0;
 constexpr uint32_t kTransferLane = 9;
-
-CollectiveKind
-ApiKind(CommOp op)
-{
-    switch (op)
-    {
-    case CommOp::ReduceScatter:
-        return CollectiveKind::kReduceScatter;
-    case CommOp::AllGather:
-        return CollectiveKind::kAllGather;
-    case CommOp::AllToAll:
-        return CollectiveKind::kAllToAll;
-    default:
-        return CollectiveKind::kAllReduce;
-    }
-}
 
 } // namespace
 
@@ -727,7 +712,13 @@ StepExecutor::StartCollective(const std::string& key)
         return;
     }
     CollectiveRequest req;
-    req.kind = ApiKind(c.op);
+    const std::optional<CollectiveKind> kind = CollectiveKindOf(c.op);
+    if (!kind)
+    {
+        throw std::logic_error("step executor: " + CommOpName(c.op)
+                               + " reached the collective path");
+    }
+    req.kind = *kind;
     req.ranks = ranks;
     req.tag = c.members[0]->category + " " + key;
     if (c.op == CommOp::AllToAll)

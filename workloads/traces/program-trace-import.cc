@@ -1,5 +1,6 @@
 #include "program-trace-import.h"
 
+#include "comm-op-kind.h"
 #include "input-error.h"
 #include "step-program.h"
 
@@ -19,24 +20,6 @@ struct RankBuild
     RankTrace trace;
     int64_t boundary = -1; ///< the op that ends the previous step on this rank
 };
-
-CollectiveKind
-KindOf(CommOp op)
-{
-    switch (op)
-    {
-    case CommOp::AllReduce:
-        return CollectiveKind::kAllReduce;
-    case CommOp::ReduceScatter:
-        return CollectiveKind::kReduceScatter;
-    case CommOp::AllGather:
-        return CollectiveKind::kAllGather;
-    case CommOp::AllToAll:
-        return CollectiveKind::kAllToAll;
-    default:
-        return CollectiveKind::kCustom;
-    }
-}
 
 int64_t
 TagOf(const std::string& key)
@@ -111,10 +94,10 @@ AddStep(const StepProgram& step, std::map<uint32_t, RankBuild>& ranks, ImportedT
             const bool point = it.op == CommOp::Send || it.op == CommOp::Recv
                                || it.op == CommOp::KvSend
                                || (it.op == CommOp::KvFetch && it.fetchFrom >= 0);
-            if (KindOf(it.op) != CollectiveKind::kCustom)
+            if (const std::optional<CollectiveKind> kind = CollectiveKindOf(it.op))
             {
                 op.kind = TraceOpKind::kCollective;
-                op.collective = KindOf(it.op);
+                op.collective = *kind;
             }
             else if (point)
             {

@@ -1,0 +1,31 @@
+#include "cli-options.h"
+
+#include "input-error.h"
+
+namespace fabricsim
+{
+
+bool
+TakeOption(const std::vector<std::string>& args,
+           size_t& i,
+           const std::string& opt,
+           std::string& value)
+{
+    if (args[i] == opt)
+    {
+        if (i + 1 >= args.size())
+        {
+            throw ns3::InputError(kCommandLineSource, opt, "a value after " + opt, "nothing");
+        }
+        value = args[++i];
+        return true;
+    }
+    if (args[i].rfind(opt + "=", 0) == 0)
+    {
+        value = args[i].substr(opt.size() + 1);
+        return true;
+    }
+    return false;
+}
+
+} // namespace fabricsim

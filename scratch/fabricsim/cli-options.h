@@ -1,0 +1,23 @@
+#ifndef FABRICSIM_CLI_OPTIONS_H
+#define FABRICSIM_CLI_OPTIONS_H
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/// The "file" named by errors in command-line arguments.
+inline constexpr const char* kCommandLineSource = "<command line>";
+
+/// If args[i] is the option opt, given as "opt value" or "opt=value", stores the value, advances
+/// i past what it consumed and returns true. An option with no value after it is an InputError.
+bool TakeOption(const std::vector<std::string>& args,
+                size_t& i,
+                const std::string& opt,
+                std::string& value);
+
+} // namespace fabricsim
+
+#endif
