@@ -102,6 +102,22 @@ HasRatedLinks(const nlohmann::json& doc)
 }
 
 double
+SlowestLinkBytesPerSecond(const nlohmann::json& doc, const std::string& file)
+{
+    double slowest = 0;
+    for (const std::string& k : RatedLinks(doc))
+    {
+        const double bytes
+            = ParseRate(doc["topology"][k]["rate"], file, "topology." + k + ".rate") / 8.0;
+        if (slowest == 0 || bytes < slowest)
+        {
+            slowest = bytes;
+        }
+    }
+    return slowest;
+}
+
+double
 CurrentParameterValue(const std::string& name, const nlohmann::json& doc)
 {
     if (name == "link_efficiency")

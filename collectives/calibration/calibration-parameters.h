@@ -41,6 +41,9 @@ FitDimension CalibrationDimension(const std::string& name,
 /// True when the scenario's topology gives a link rate that link_efficiency can scale.
 bool HasRatedLinks(const nlohmann::json& doc);
 
+/// The lowest rate (bytes/s) among the scenario's rated links; 0 when it gives none.
+double SlowestLinkBytesPerSecond(const nlohmann::json& doc, const std::string& file);
+
 /// The scenario's current value of \p name (1 for link_efficiency).
 double CurrentParameterValue(const std::string& name, const nlohmann::json& doc);
 

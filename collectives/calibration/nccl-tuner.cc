@@ -3,6 +3,7 @@
 #include "input-error.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/object-factory.h"
 #include "ns3/string.h"
@@ -28,19 +29,82 @@ TunerConfig::StepScale(Protocol p) const
     return 1.0;
 }
 
-double
-TunerConfig::LaunchScale(Protocol p) const
+namespace
+{
+
+// NCCL's tuning model (src/graph/tuning.cc), in us: base latency of a ring call and latency of
+// one NVLink ring step per protocol, and the NVLS algorithm's NVLink latency.
+struct ProtocolLatency
+{
+    double base;
+    double perStep;
+};
+
+ProtocolLatency
+NcclRingLatency(Protocol p)
 {
     switch (p)
     {
     case Protocol::kLL:
-        return llLaunchScale;
+        return {6.6, 0.6};
     case Protocol::kLL128:
-        return ll128LaunchScale;
+        return {14.0, 1.9};
     case Protocol::kSimple:
         break;
     }
-    return 1.0;
+    return {8.4, 3.4};
+}
+
+constexpr double kNcclNvlsLatencyUs = 25.0;
+
+int
+RingSteps(CollectiveKind kind, int ranks)
+{
+    const int n = std::max(ranks, 1);
+    return kind == CollectiveKind::kAllReduce ? 2 * (n - 1) : n - 1;
+}
+
+double
+WholeRingLatencyUs(Protocol p, int steps)
+{
+    const ProtocolLatency l = NcclRingLatency(p);
+    return l.base + steps * l.perStep;
+}
+
+} // namespace
+
+double
+TunerConfig::LaunchScale(Protocol p, CollectiveKind kind, int ranks) const
+{
+    double fixed = 0;
+    switch (p)
+    {
+    case Protocol::kLL:
+        fixed = llLaunchScale;
+        break;
+    case Protocol::kLL128:
+        fixed = ll128LaunchScale;
+        break;
+    case Protocol::kSimple:
+        return 1.0;
+    }
+    if (fixed > 0)
+    {
+        return fixed;
+    }
+    const int steps = RingSteps(kind, ranks);
+    return WholeRingLatencyUs(p, steps) / WholeRingLatencyUs(Protocol::kSimple, steps);
+}
+
+double
+TunerConfig::NvlsLaunchScale(int ranks) const
+{
+    if (nvlsLaunchScale > 0)
+    {
+        return nvlsLaunchScale;
+    }
+    return kNcclNvlsLatencyUs
+           / WholeRingLatencyUs(Protocol::kSimple, RingSteps(CollectiveKind::kAllReduce, ranks));
 }
 
 double
@@ -53,6 +117,19 @@ TunerConfig::RateScale(Protocol p, CollectiveKind kind) const
     // The executor already halves LL's payload rate.
     return 2.0
            * (kind == CollectiveKind::kAllReduce ? llAllReduceBandwidthScale : llBandwidthScale);
+}
+
+double
+TunerConfig::RateScale(Protocol p, CollectiveKind kind, double linkBytesPerSecond) const
+{
+    const double scale = RateScale(p, kind);
+    if (p != Protocol::kLL || !(llMaxBytesPerSecond > 0) || !(linkBytesPerSecond > 0))
+    {
+        return scale;
+    }
+    // The executor carries LL's payload at half the scaled link rate.
+    const double payload = 0.5 * scale * linkBytesPerSecond;
+    return payload > llMaxBytesPerSecond ? scale * llMaxBytesPerSecond / payload : scale;
 }
 
 double
@@ -156,33 +233,50 @@ NcclTuner::GetTypeId()
                             MakeDoubleAccessor(&NcclTuner::m_llStepScale),
                             MakeDoubleChecker<double>(0.0))
               .AddAttribute("LL128LaunchScale",
-                            "Fixed cost of an LL128 call relative to Simple (NCCL base latency 14 "
-                            "us / 8.4 us)",
+                            "Fixed cost of an LL128 call relative to Simple; 0 = NCCL's ring "
+                            "latency model for the collective and GPU count (base 14 / 8.4 us, "
+                            "per NVLink step 1.9 / 3.4 us)",
                             DoubleValue(d.ll128LaunchScale),
                             MakeDoubleAccessor(&NcclTuner::m_ll128LaunchScale),
                             MakeDoubleChecker<double>(0.0))
               .AddAttribute(
                   "LLLaunchScale",
-                  "Fixed cost of an LL call relative to Simple (NCCL base latency 6.6 us / 8.4 us)",
+                  "Fixed cost of an LL call relative to Simple; 0 = NCCL's ring latency model for "
+                  "the collective and GPU count (base 6.6 / 8.4 us, per NVLink step 0.6 / 3.4 us)",
                   DoubleValue(d.llLaunchScale),
                   MakeDoubleAccessor(&NcclTuner::m_llLaunchScale),
                   MakeDoubleChecker<double>(0.0))
               .AddAttribute("NvlsLaunchScale",
                             "Fixed cost of an in-switch (NVLS) all-reduce relative to Simple's "
-                            "ring (NCCL NVLS NVLink latency 25 us / ring Simple base 8.4 us)",
+                            "ring (NCCL NVLS NVLink latency 25 us / ring Simple base 8.4 us); 0 = "
+                            "over NCCL's whole Simple ring latency (8.4 + 3.4 us per step)",
                             DoubleValue(d.nvlsLaunchScale),
                             MakeDoubleAccessor(&NcclTuner::m_nvlsLaunchScale),
                             MakeDoubleChecker<double>(0.0))
+              .AddAttribute("NvlsBandwidthScale",
+                            "Link rate of the in-switch (NVLS) all-reduce relative to the ring's "
+                            "(NCCL's nvlsEfficiency for Hopper: 0.85)",
+                            DoubleValue(d.nvlsBandwidthScale),
+                            MakeDoubleAccessor(&NcclTuner::m_nvlsBandwidthScale),
+                            MakeDoubleChecker<double>(1e-3, 1.0))
               .AddAttribute("LLBandwidthScale",
-                            "LL's bandwidth relative to Simple's (NCCL ring model: 1/3)",
+                            "LL's bandwidth relative to Simple's (NCCL 2.28 ring model: "
+                            "1/2; older: 1/3)",
                             DoubleValue(d.llBandwidthScale),
                             MakeDoubleAccessor(&NcclTuner::m_llBandwidthScale),
                             MakeDoubleChecker<double>(1e-3, 1.0))
               .AddAttribute("LLAllReduceBandwidthScale",
-                            "LL's all-reduce bandwidth relative to Simple's (NCCL ring model: 1/4)",
+                            "LL's all-reduce bandwidth relative to Simple's (NCCL 2.28 ring "
+                            "model: 1/2; older: 1/4)",
                             DoubleValue(d.llAllReduceBandwidthScale),
                             MakeDoubleAccessor(&NcclTuner::m_llAllReduceBandwidthScale),
                             MakeDoubleChecker<double>(1e-3, 1.0))
+              .AddAttribute("LLMaxBandwidth",
+                            "Most bus bandwidth LL reaches whatever the links (NCCL llMaxBw on "
+                            "one node: Hopper 141 GB/s, Ampere 87.7 GB/s); 0 = no cap",
+                            DataRateValue(DataRate(uint64_t(d.llMaxBytesPerSecond * 8))),
+                            MakeDataRateAccessor(&NcclTuner::m_llMaxRate),
+                            MakeDataRateChecker())
               .AddAttribute("InNetworkReduction",
                             "The scale-up switch reduces in the network (NVLink SHARP / NVLS): "
                             "all-reduce also tries the in-switch algorithm",
@@ -209,11 +303,12 @@ NcclTuner::NcclTuner()
     : m_protocols("Simple,LL128,LL")
     , m_ll128StepScale(1.9 / 3.4)
     , m_llStepScale(0.6 / 3.4)
-    , m_ll128LaunchScale(14.0 / 8.4)
-    , m_llLaunchScale(6.6 / 8.4)
+    , m_ll128LaunchScale(0)
+    , m_llLaunchScale(0)
     , m_nvlsLaunchScale(25.0 / 8.4)
-    , m_llBandwidthScale(1.0 / 3.0)
-    , m_llAllReduceBandwidthScale(0.25)
+    , m_nvlsBandwidthScale(0.85)
+    , m_llBandwidthScale(0.5)
+    , m_llAllReduceBandwidthScale(0.5)
     , m_inNetworkReduction(false)
     , m_gpuClockMhz(0)
     , m_localCopyEfficiency(0)
@@ -230,8 +325,10 @@ NcclTuner::GetConfig() const
     c.ll128LaunchScale = m_ll128LaunchScale;
     c.llLaunchScale = m_llLaunchScale;
     c.nvlsLaunchScale = m_nvlsLaunchScale;
+    c.nvlsBandwidthScale = m_nvlsBandwidthScale;
     c.llBandwidthScale = m_llBandwidthScale;
     c.llAllReduceBandwidthScale = m_llAllReduceBandwidthScale;
+    c.llMaxBytesPerSecond = double(m_llMaxRate.GetBitRate()) / 8.0;
     c.inNetworkReduction = m_inNetworkReduction;
     c.gpuClockMhz = m_gpuClockMhz;
     c.localCopyEfficiency = m_localCopyEfficiency;

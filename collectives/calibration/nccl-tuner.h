@@ -10,12 +10,17 @@
  *                  payload fraction and buffer; the fitted Simple costs scale to the others by
  *                  the ratios of NCCL's own tuning model (per NVLink ring step LL 0.6 us, LL128
  *                  1.9 us, Simple 3.4 us; per call LL 6.6 us, LL128 14 us, Simple 8.4 us, NVLS
- *                  25 us; LL at 1/3 of Simple's bandwidth, 1/4 for all-reduce). Ratios, not
- *                  values: nothing here is fitted.
+ *                  25 us; LL at 1/2 of Simple's bandwidth, at most llMaxBw). The fitted
+ *                  launch latency stands for the whole fixed cost of a Simple ring call, which
+ *                  NCCL models as base + ring steps x per-step latency, so the other protocols
+ *                  get it scaled by the ratio of those wholes for the collective and GPU count
+ *                  (LL 0.27-0.61 of Simple on 2-8 GPUs, LL128 0.73-1.35). Ratios, not values:
+ *                  nothing here is fitted.
  *   in-network     a switch that reduces (NVLink SHARP, "NVLS" in NCCL): all-reduce moves each
  *   reduction      GPU's whole buffer up once for the switch to reduce (multimem loads) and its
  *                  reduced share back once to be multicast (multimem stores): S (1 + 1/n) bytes
- *                  per direction of every GPU's link, against 2 S (n - 1) / n for a ring.
+ *                  per direction of every GPU's link, against 2 S (n - 1) / n for a ring,
+ *                  at NCCL's NVLS efficiency (0.85 of the ring's rate on Hopper).
  *   GPU clock      launch and per-step costs are GPU work (kernel start, flag polling, fences),
  *                  counted in SM cycles: carried to another GPU they scale by the clock ratio.
  *   own-share      out-of-place all-gather copies the rank's own input into its slot of the
@@ -31,6 +36,7 @@
 
 #include "schedule-ir.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -50,15 +56,25 @@ struct TunerConfig
     /// 0.6/3.4).
     double ll128StepScale = 1.9 / 3.4;
     double llStepScale = 0.6 / 3.4;
-    /// Fixed cost of a call relative to Simple's ring (NCCL's baseLat: LL 6.6 us, LL128 14 us,
-    /// Simple 8.4 us; NVLS: its NVLink latency, 25 us).
-    double ll128LaunchScale = 14.0 / 8.4;
-    double llLaunchScale = 6.6 / 8.4;
+    /// Fixed cost of a call relative to Simple's ring; 0 = from NCCL's latency model for the
+    /// collective and GPU count (LaunchScale below), a positive value = that ratio always.
+    double ll128LaunchScale = 0;
+    double llLaunchScale = 0;
+    /// NVLS: NCCL's NVLS NVLink latency (25 us) over the ring Simple base latency (8.4 us), not
+    /// over the whole ring latency (0 selects that: measured, it makes the in-switch candidate
+    /// win too early, see docs/validation.md).
     double nvlsLaunchScale = 25.0 / 8.4;
-    /// LL's bandwidth relative to Simple's: every 8-byte store carries a flag and the SMs, not
-    /// the links, set the pace (NCCL's ring model: 1/3, all-reduce 1/4).
-    double llBandwidthScale = 1.0 / 3.0;
-    double llAllReduceBandwidthScale = 1.0 / 4.0;
+    /// LL's bandwidth relative to Simple's: every 8-byte store carries a flag (NCCL's ring
+    /// model in 2.28: 1/2 for every collective; older releases 1/3, all-reduce 1/4).
+    double llBandwidthScale = 0.5;
+    double llAllReduceBandwidthScale = 0.5;
+    /// Most bus bandwidth LL reaches in bytes/s, whatever the links (NCCL's llMaxBw on one
+    /// node: Hopper 141 GB/s, Ampere 87.7 GB/s: the SMs, not the links, set LL's pace); 0 =
+    /// no cap.
+    double llMaxBytesPerSecond = 0;
+    /// Link rate of the in-switch all-reduce relative to the ring's (NCCL's nvlsEfficiency for
+    /// Hopper: 0.85).
+    double nvlsBandwidthScale = 0.85;
     /// The switch reduces in the network (NVLS): all-reduce gets the in-switch candidate.
     bool inNetworkReduction = false;
     /// SM clock of the system's GPUs in MHz; 0 = not given (latencies carry unscaled).
@@ -78,11 +94,21 @@ struct TunerConfig
 
     /// Per-step cost of \p p relative to Simple.
     double StepScale(Protocol p) const;
-    /// Fixed cost of \p p relative to Simple.
-    double LaunchScale(Protocol p) const;
+    /**
+     * Fixed cost of a \p p call of \p kind over \p ranks GPUs relative to Simple's: the
+     * configured ratio, or when it is 0 NCCL's whole ring latency (base + steps x NVLink
+     * per-step latency, steps 2 (n - 1) for all-reduce, n - 1 otherwise) of \p p over Simple's.
+     */
+    double LaunchScale(Protocol p, CollectiveKind kind, int ranks) const;
+    /// Fixed cost of an in-switch all-reduce over \p ranks GPUs relative to Simple's ring: the
+    /// configured ratio, or NCCL's NVLS latency (25 us) over Simple's whole ring latency.
+    double NvlsLaunchScale(int ranks) const;
     /// Link rate \p p achieves relative to Simple's, beyond its payload fraction (which the
     /// executor applies: LL 1/2, LL128 120/128).
     double RateScale(Protocol p, CollectiveKind kind) const;
+    /// RateScale on links of \p linkBytesPerSecond (after the fitted efficiency), lowered so
+    /// that LL's payload rate stays within llMaxBytesPerSecond.
+    double RateScale(Protocol p, CollectiveKind kind, double linkBytesPerSecond) const;
 };
 
 /**
@@ -117,8 +143,9 @@ namespace ns3
  * and protocol per point, and the system facts it needs.
  *
  * Attributes: Protocols, LL128StepScale, LLStepScale, LL128LaunchScale, LLLaunchScale,
- * NvlsLaunchScale, LLBandwidthScale, LLAllReduceBandwidthScale, InNetworkReduction, GpuClock,
- * LocalCopyEfficiency.
+ * NvlsLaunchScale, NvlsBandwidthScale, LLBandwidthScale, LLAllReduceBandwidthScale,
+ * LLMaxBandwidth,
+ * InNetworkReduction, GpuClock, LocalCopyEfficiency.
  */
 class NcclTuner : public Object
 {
@@ -137,8 +164,10 @@ class NcclTuner : public Object
     double m_ll128LaunchScale;
     double m_llLaunchScale;
     double m_nvlsLaunchScale;
+    double m_nvlsBandwidthScale;
     double m_llBandwidthScale;
     double m_llAllReduceBandwidthScale;
+    ns3::DataRate m_llMaxRate;
     bool m_inNetworkReduction;
     double m_gpuClockMhz;
     double m_localCopyEfficiency;

@@ -4,6 +4,7 @@
 #include "busbw-plot.h"
 #include "calibration-metrics.h"
 #include "calibration-parameters.h"
+#include "cli-options.h"
 #include "collective-measure.h"
 #include "executor-attributes.h"
 #include "fabric-setup.h"
@@ -22,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace fabricsim
 {
@@ -29,27 +31,7 @@ namespace fabricsim
 namespace
 {
 
-const char* kCli = "<command line>";
-
-bool
-Take(const std::vector<std::string>& a, size_t& i, const std::string& opt, std::string& value)
-{
-    if (a[i] == opt)
-    {
-        if (i + 1 >= a.size())
-        {
-            throw ns3::InputError(kCli, opt, "a value after " + opt, "nothing");
-        }
-        value = a[++i];
-        return true;
-    }
-    if (a[i].rfind(opt + "=", 0) == 0)
-    {
-        value = a[i].substr(opt.size() + 1);
-        return true;
-    }
-    return false;
-}
+const char* kCli = kCommandLineSource;
 
 std::vector<std::string>
 SplitList(const std::string& v, const std::string& opt)
@@ -140,27 +122,29 @@ class Predictor
             }
             return ParseFabricScenario(d, m_opt.scenario);
         };
-        struct Candidate
+        // LL's cap is on its bus bandwidth: compared with the links as fitted.
+        const double linkBps = SlowestLinkBytesPerSecond(doc, m_opt.scenario);
+        // One scenario per (protocol, launch scale, LL all-reduce rate or not), built on first
+        // use: the launch scale depends on the collective and GPU count.
+        std::map<std::tuple<Protocol, double, bool>, FabricScenario> variants;
+        auto candidate = [&](Protocol proto, CollectiveKind kind, int n) -> const FabricScenario&
         {
-            Protocol proto;
-            FabricScenario sc;
-            FabricScenario allReduce; ///< LL's all-reduce runs at its own rate
+            const double l = tuner.LaunchScale(proto, kind, n);
+            const bool allReduce = kind == CollectiveKind::kAllReduce;
+            auto key = std::make_tuple(proto, l, allReduce);
+            auto it = variants.find(key);
+            if (it == variants.end())
+            {
+                it = variants.emplace(key, variant(proto, l, tuner.RateScale(proto, kind, linkBps)))
+                         .first;
+            }
+            return it->second;
         };
-        std::vector<Candidate> variants;
-        for (Protocol proto : tuner.protocols)
-        {
-            const double l = tuner.LaunchScale(proto);
-            variants.push_back(
-                {proto,
-                 variant(proto, l, tuner.RateScale(proto, CollectiveKind::kAllGather)),
-                 variant(proto, l, tuner.RateScale(proto, CollectiveKind::kAllReduce))});
-        }
         // NVLS runs the Simple protocol only, with its own fixed cost.
         const bool anySimple
             = std::find(tuner.protocols.begin(), tuner.protocols.end(), Protocol::kSimple)
               != tuner.protocols.end();
-        const FabricScenario nvlsSc = variant(Protocol::kSimple, tuner.nvlsLaunchScale, 1.0);
-        const FabricScenario* nvls = anySimple ? &nvlsSc : nullptr;
+        std::map<int, FabricScenario> nvlsVariants;
         std::vector<double> out;
         for (const MeasuredPoint& p : points)
         {
@@ -169,11 +153,9 @@ class Predictor
                 = std::max<uint64_t>(AlignedSize(p.kind, p.bytes, n), uint64_t(4) * n);
             double best = -1;
             std::string choice;
-            for (const Candidate& c : variants)
+            for (Protocol proto : tuner.protocols)
             {
-                const Protocol proto = c.proto;
-                const FabricScenario& sc
-                    = p.kind == CollectiveKind::kAllReduce ? c.allReduce : c.sc;
+                const FabricScenario& sc = candidate(proto, p.kind, n);
                 std::string algo;
                 const Schedule& s = ScheduleFor(sc, p.kind, aligned, n, algo);
                 CollectiveMeasurement m
@@ -194,12 +176,23 @@ class Predictor
             // The own share's local copy runs on the SMs that drive the ring, after or before
             // it, whatever the protocol.
             best += tuner.OwnShareCopyUs(p.kind, aligned, n, memoryBps);
-            if (tuner.inNetworkReduction && nvls && p.kind == CollectiveKind::kAllReduce && n > 1)
+            if (tuner.inNetworkReduction && anySimple && p.kind == CollectiveKind::kAllReduce
+                && n > 1)
             {
+                auto nv = nvlsVariants.find(n);
+                if (nv == nvlsVariants.end())
+                {
+                    nv = nvlsVariants
+                             .emplace(n,
+                                      variant(Protocol::kSimple,
+                                              tuner.NvlsLaunchScale(n),
+                                              tuner.nvlsBandwidthScale))
+                             .first;
+                }
                 // Same bytes over the same links as the in-switch algorithm: each GPU's link
                 // carries S (1 + 1/n) per direction, spread over its n - 1 peers.
                 const double t = AllToAllUs(
-                    *nvls, uint32_t(n), InSwitchAllReduceLinkBytes(aligned, n) / (n - 1));
+                    nv->second, uint32_t(n), InSwitchAllReduceLinkBytes(aligned, n) / (n - 1));
                 if (t < best)
                 {
                     best = t;
@@ -344,23 +337,23 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
     for (size_t i = 1; i < a.size(); ++i)
     {
         std::string v;
-        if (Take(a, i, "--scenario", v))
+        if (TakeOption(a, i, "--scenario", v))
         {
             o.scenario = v;
         }
-        else if (Take(a, i, "--fit", v))
+        else if (TakeOption(a, i, "--fit", v))
         {
             o.fit = SplitList(v, "--fit");
         }
-        else if (Take(a, i, "--params", v))
+        else if (TakeOption(a, i, "--params", v))
         {
             o.params = v;
         }
-        else if (Take(a, i, "--out", v))
+        else if (TakeOption(a, i, "--out", v))
         {
             o.outDir = v;
         }
-        else if (Take(a, i, "--backend", v))
+        else if (TakeOption(a, i, "--backend", v))
         {
             if (v != "analytical" && v != "packet")
             {
@@ -368,7 +361,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
             }
             o.backend = v;
         }
-        else if (Take(a, i, "--coll", v))
+        else if (TakeOption(a, i, "--coll", v))
         {
             o.colls = SplitList(v, "--coll");
             for (const std::string& c : o.colls)
@@ -384,34 +377,34 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
             }
             o.coll = o.colls.front();
         }
-        else if (Take(a, i, "--ranks", v))
+        else if (TakeOption(a, i, "--ranks", v))
         {
             for (const std::string& r : SplitList(v, "--ranks"))
             {
                 o.ranks.push_back(uint32_t(Count(r, "--ranks", 1, 1 << 20)));
             }
         }
-        else if (Take(a, i, "--dtype", v))
+        else if (TakeOption(a, i, "--dtype", v))
         {
             o.dtype = v;
         }
-        else if (Take(a, i, "--min-bytes", v))
+        else if (TakeOption(a, i, "--min-bytes", v))
         {
             o.minBytes = ParseNcclSize(v, "--min-bytes");
         }
-        else if (Take(a, i, "--max-bytes", v))
+        else if (TakeOption(a, i, "--max-bytes", v))
         {
             o.maxBytes = ParseNcclSize(v, "--max-bytes");
         }
-        else if (Take(a, i, "--fit-min-bytes", v))
+        else if (TakeOption(a, i, "--fit-min-bytes", v))
         {
             o.fitMinBytes = ParseNcclSize(v, "--fit-min-bytes");
         }
-        else if (Take(a, i, "--max-evals", v))
+        else if (TakeOption(a, i, "--max-evals", v))
         {
             o.maxEvals = int(Count(v, "--max-evals", 1, 10000));
         }
-        else if (Take(a, i, "--deepep-dispatch-dtype", v))
+        else if (TakeOption(a, i, "--deepep-dispatch-dtype", v))
         {
             if (v != "fp8" && v != "bf16")
             {
@@ -420,7 +413,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
             }
             o.deepepDispatchDtype = v;
         }
-        else if (Take(a, i, "--deepep-mode", v))
+        else if (TakeOption(a, i, "--deepep-mode", v))
         {
             if (v != "ll" && v != "normal")
             {
@@ -428,7 +421,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
             }
             o.deepepMode = v;
         }
-        else if (Take(a, i, "--set", v))
+        else if (TakeOption(a, i, "--set", v))
         {
             o.sets.push_back(v);
         }

@@ -2,6 +2,7 @@
 
 #include "calibrate-command.h"
 #include "calibration-parameters.h"
+#include "cli-options.h"
 #include "collective-command.h"
 #include "attribute-doc.h"
 #include "fabric-run.h"
@@ -40,33 +41,13 @@ const char* kUsage =
     "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--fit-min-bytes N] [--backend B]\n"
     "      Run measured points (nccl-tests logs, corpus CSV, DeepEP tables) on the scenario; writes per-point\n"
     "      and aggregate error, busbw.svg and, with --fit, overlay.json (parameters: link_efficiency,\n"
-    "      hop_latency, launch_overhead, step_latency, message_overhead). Any command takes --overlay FILE.\n"
+    "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency). Any command\n"
+    "      takes --overlay FILE.\n"
     "  fabricsim validate FILE [--coll C] [--ranks N]\n"
     "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"
     "  fabricsim attributes\n"
     "      Print every fabricsim ns-3 attribute and trace source (markdown).\n"
     "  fabricsim help\n";
-
-/// Value of an option given as "--opt value" or "--opt=value".
-bool
-TakeValue(const std::vector<std::string>& a, size_t& i, const std::string& opt, std::string& value)
-{
-    if (a[i] == opt)
-    {
-        if (i + 1 >= a.size())
-        {
-            throw ns3::InputError("<command line>", opt, "a value after " + opt, "nothing");
-        }
-        value = a[++i];
-        return true;
-    }
-    if (a[i].rfind(opt + "=", 0) == 0)
-    {
-        value = a[i].substr(opt.size() + 1);
-        return true;
-    }
-    return false;
-}
 
 int
 CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
@@ -79,15 +60,15 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
     for (size_t i = 1; i < a.size(); ++i)
     {
         std::string v;
-        if (TakeValue(a, i, "--out", v))
+        if (TakeOption(a, i, "--out", v))
         {
             opt.outDir = v;
         }
-        else if (TakeValue(a, i, "--set", v))
+        else if (TakeOption(a, i, "--set", v))
         {
             sets.push_back(v);
         }
-        else if (TakeValue(a, i, "--backend", v))
+        else if (TakeOption(a, i, "--backend", v))
         {
             iopt.backend = v;
         }

@@ -64,9 +64,10 @@ TEST(CalibrateCommand, FitsLinkEfficiencyAndWritesAnOverlayLaterRunsInclude)
     nlohmann::json s = ReadJson(out + "/summary.json");
     EXPECT_EQ(s["points"].get<size_t>(), 5u); // 32 MiB .. 512 MiB
     const double eff = s["fit"]["parameters"]["link_efficiency"].get<double>();
-    // Measured all-gather bus bandwidth on 8 H100 is about 300-335 GB/s of the 450 nominal.
-    EXPECT_GT(eff, 0.6);
-    EXPECT_LT(eff, 0.85);
+    // Measured all-gather bus bandwidth on 8 H100 is about 300-335 GB/s, of the 370.8 GB/s
+    // NCCL plans with (450 nominal).
+    EXPECT_GT(eff, 0.75);
+    EXPECT_LT(eff, 0.95);
     EXPECT_LT(s["error"]["all"]["mape_pct"].get<double>(), 10.0);
     EXPECT_TRUE(std::filesystem::exists(out + "/busbw.svg"));
     EXPECT_TRUE(std::filesystem::exists(out + "/points.csv"));
@@ -105,7 +106,7 @@ TEST(CalibrateCommand, FittedParametersCarryToAnotherSystem)
     const std::string dir = ScratchDir("carry");
     WriteFileAtomic(
         dir + "/p.json",
-        R"({"fabricsim_overlay": 1, "parameters": {"link_efficiency": 0.7}, "set": []})");
+        R"({"fabricsim_overlay": 1, "parameters": {"link_efficiency": 0.85}, "set": []})");
     CliResult r = RunCli({"calibrate",
                           csv,
                           "--scenario",
@@ -124,8 +125,9 @@ TEST(CalibrateCommand, FittedParametersCarryToAnotherSystem)
                           dir + "/out"});
     ASSERT_EQ(r.code, 0) << r.err;
     nlohmann::json s = ReadJson(dir + "/out/summary.json");
-    EXPECT_DOUBLE_EQ(s["applied_parameters"]["link_efficiency"].get<double>(), 0.7);
-    // Ring all-reduce at 0.7 x 300 GB/s against the measured ~215 GB/s bus bandwidth.
+    EXPECT_DOUBLE_EQ(s["applied_parameters"]["link_efficiency"].get<double>(), 0.85);
+    // Ring all-reduce at 0.85 x 240 GB/s (NCCL's A100 NVLink figure) against the measured
+    // ~215 GB/s bus bandwidth.
     EXPECT_LT(s["error"]["all"]["mape_pct"].get<double>(), 12.0);
     EXPECT_FALSE(std::filesystem::exists(dir + "/out/overlay.json"));
 }
