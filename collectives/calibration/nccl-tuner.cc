@@ -32,8 +32,6 @@ TunerConfig::StepScale(Protocol p) const
 namespace
 {
 
-// NCCL's tuning model (src/graph/tuning.cc), in us: base latency of a ring call and latency of
-// one NVLink ring step per protocol, and the NVLS algorithm's NVLink latency.
 struct ProtocolLatency
 {
     double base;
@@ -43,19 +41,18 @@ struct ProtocolLatency
 ProtocolLatency
 NcclRingLatency(Protocol p)
 {
+    using namespace nccl_latency;
     switch (p)
     {
     case Protocol::kLL:
-        return {6.6, 0.6};
+        return {kLLBase, kLLStep};
     case Protocol::kLL128:
-        return {14.0, 1.9};
+        return {kLL128Base, kLL128Step};
     case Protocol::kSimple:
         break;
     }
-    return {8.4, 3.4};
+    return {kSimpleBase, kSimpleStep};
 }
-
-constexpr double kNcclNvlsLatencyUs = 25.0;
 
 int
 RingSteps(CollectiveKind kind, int ranks)
@@ -103,7 +100,7 @@ TunerConfig::NvlsLaunchScale(int ranks) const
     {
         return nvlsLaunchScale;
     }
-    return kNcclNvlsLatencyUs
+    return nccl_latency::kNvls
            / WholeRingLatencyUs(Protocol::kSimple, RingSteps(CollectiveKind::kAllReduce, ranks));
 }
 
@@ -301,18 +298,21 @@ NcclTuner::GetTypeId()
 
 NcclTuner::NcclTuner()
     : m_protocols("Simple,LL128,LL")
-    , m_ll128StepScale(1.9 / 3.4)
-    , m_llStepScale(0.6 / 3.4)
-    , m_ll128LaunchScale(0)
-    , m_llLaunchScale(0)
-    , m_nvlsLaunchScale(25.0 / 8.4)
-    , m_nvlsBandwidthScale(0.85)
-    , m_llBandwidthScale(0.5)
-    , m_llAllReduceBandwidthScale(0.5)
-    , m_inNetworkReduction(false)
-    , m_gpuClockMhz(0)
-    , m_localCopyEfficiency(0)
 {
+    // The attribute defaults and these come from one place: TunerConfig's defaults.
+    const fabricsim::TunerConfig d;
+    m_ll128StepScale = d.ll128StepScale;
+    m_llStepScale = d.llStepScale;
+    m_ll128LaunchScale = d.ll128LaunchScale;
+    m_llLaunchScale = d.llLaunchScale;
+    m_nvlsLaunchScale = d.nvlsLaunchScale;
+    m_nvlsBandwidthScale = d.nvlsBandwidthScale;
+    m_llBandwidthScale = d.llBandwidthScale;
+    m_llAllReduceBandwidthScale = d.llAllReduceBandwidthScale;
+    m_llMaxRate = ns3::DataRate(uint64_t(d.llMaxBytesPerSecond * 8));
+    m_inNetworkReduction = d.inNetworkReduction;
+    m_gpuClockMhz = d.gpuClockMhz;
+    m_localCopyEfficiency = d.localCopyEfficiency;
 }
 
 fabricsim::TunerConfig

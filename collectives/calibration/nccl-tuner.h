@@ -47,6 +47,19 @@
 namespace fabricsim
 {
 
+/// NCCL's latency model (src/graph/tuning.cc), in us: base latency of a ring call and latency
+/// of one NVLink ring step per protocol, and the NVLS algorithm's NVLink latency.
+namespace nccl_latency
+{
+inline constexpr double kSimpleBase = 8.4;
+inline constexpr double kSimpleStep = 3.4;
+inline constexpr double kLL128Base = 14.0;
+inline constexpr double kLL128Step = 1.9;
+inline constexpr double kLLBase = 6.6;
+inline constexpr double kLLStep = 0.6;
+inline constexpr double kNvls = 25.0;
+} // namespace nccl_latency
+
 /// The tuner's configuration (what ns3::NcclTuner's attributes describe).
 struct TunerConfig
 {
@@ -54,8 +67,8 @@ struct TunerConfig
     std::vector<Protocol> protocols{Protocol::kSimple, Protocol::kLL128, Protocol::kLL};
     /// Per-step cost of LL128 and LL relative to Simple (NCCL's NVLink ring hwLat 1.9/3.4,
     /// 0.6/3.4).
-    double ll128StepScale = 1.9 / 3.4;
-    double llStepScale = 0.6 / 3.4;
+    double ll128StepScale = nccl_latency::kLL128Step / nccl_latency::kSimpleStep;
+    double llStepScale = nccl_latency::kLLStep / nccl_latency::kSimpleStep;
     /// Fixed cost of a call relative to Simple's ring; 0 = from NCCL's latency model for the
     /// collective and GPU count (LaunchScale below), a positive value = that ratio always.
     double ll128LaunchScale = 0;
@@ -63,7 +76,7 @@ struct TunerConfig
     /// NVLS: NCCL's NVLS NVLink latency (25 us) over the ring Simple base latency (8.4 us), not
     /// over the whole ring latency (0 selects that: measured, it makes the in-switch candidate
     /// win too early, see docs/validation.md).
-    double nvlsLaunchScale = 25.0 / 8.4;
+    double nvlsLaunchScale = nccl_latency::kNvls / nccl_latency::kSimpleBase;
     /// LL's bandwidth relative to Simple's: every 8-byte store carries a flag (NCCL's ring
     /// model in 2.28: 1/2 for every collective; older releases 1/3, all-reduce 1/4).
     double llBandwidthScale = 0.5;

@@ -47,6 +47,19 @@ ReadPoints(const std::string& path)
     return out;
 }
 
+/// `fabricsim calibrate TABLE --scenario SCENARIO [EXTRA...] --out OUT`.
+CliResult
+Calibrate(const std::string& table,
+          const std::string& scenario,
+          const std::string& out,
+          const std::vector<std::string>& extra = {})
+{
+    std::vector<std::string> args = {"calibrate", table, "--scenario", scenario};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--out", out});
+    return RunCli(args);
+}
+
 using PointKey = std::tuple<std::string, int, uint64_t>;
 
 PointKey
@@ -179,17 +192,12 @@ TEST(NcclTuner, AllReduceUsesTheSwitchWhereItReduces)
                                       "all_gather,8,268435456",
                                       "all_reduce,2,268435456",
                                       "all_gather,2,268435456"});
-    CliResult r
-        = RunCli({"calibrate", m, "--scenario", SystemScenario("h100-8gpu"), "--out", dir + "/on"});
+    CliResult r = Calibrate(m, SystemScenario("h100-8gpu"), dir + "/on");
     ASSERT_EQ(r.code, 0) << r.err;
-    r = RunCli({"calibrate",
-                m,
-                "--scenario",
-                SystemScenario("h100-8gpu"),
-                "--set",
-                "attributes.ns3::NcclTuner::InNetworkReduction=false",
-                "--out",
-                dir + "/off"});
+    r = Calibrate(m,
+                  SystemScenario("h100-8gpu"),
+                  dir + "/off",
+                  {"--set", "attributes.ns3::NcclTuner::InNetworkReduction=false"});
     ASSERT_EQ(r.code, 0) << r.err;
     auto on = ReadPoints(dir + "/on/points.csv");
     auto off = ReadPoints(dir + "/off/points.csv");
@@ -212,17 +220,12 @@ TEST(NcclTuner, SmallMessagesTakeALowLatencyProtocol)
 {
     const std::string dir = ScratchDir("proto");
     const std::string m = WriteTable(dir, {"all_gather,8,65536", "all_gather,8,268435456"});
-    CliResult r = RunCli(
-        {"calibrate", m, "--scenario", SystemScenario("a100-8gpu"), "--out", dir + "/auto"});
+    CliResult r = Calibrate(m, SystemScenario("a100-8gpu"), dir + "/auto");
     ASSERT_EQ(r.code, 0) << r.err;
-    r = RunCli({"calibrate",
-                m,
-                "--scenario",
-                SystemScenario("a100-8gpu"),
-                "--set",
-                "attributes.ns3::NcclTuner::Protocols=Simple",
-                "--out",
-                dir + "/simple"});
+    r = Calibrate(m,
+                  SystemScenario("a100-8gpu"),
+                  dir + "/simple",
+                  {"--set", "attributes.ns3::NcclTuner::Protocols=Simple"});
     ASSERT_EQ(r.code, 0) << r.err;
     auto a = ReadPoints(dir + "/auto/points.csv");
     auto s = ReadPoints(dir + "/simple/points.csv");
@@ -232,14 +235,10 @@ TEST(NcclTuner, SmallMessagesTakeALowLatencyProtocol)
     EXPECT_LT(a[small].first, s[small].first);
     EXPECT_EQ(a[large].second.substr(a[large].second.find('/')), "/Simple");
     EXPECT_DOUBLE_EQ(a[large].first, s[large].first);
-    r = RunCli({"calibrate",
-                m,
-                "--scenario",
-                SystemScenario("a100-8gpu"),
-                "--set",
-                "attributes.ns3::NcclTuner::Protocols=Simple,Turbo",
-                "--out",
-                dir + "/bad"});
+    r = Calibrate(m,
+                  SystemScenario("a100-8gpu"),
+                  dir + "/bad",
+                  {"--set", "attributes.ns3::NcclTuner::Protocols=Simple,Turbo"});
     EXPECT_EQ(r.code, 2);
 }
 
@@ -249,7 +248,7 @@ TEST(NcclTuner, ScenariosWithoutExplicitLinkRatesStillCalibrate)
     const std::string dir = ScratchDir("norate");
     const std::string m = WriteTable(dir, {"all_gather,4,65536", "all_gather,4,16777216"});
     WriteFileAtomic(dir + "/s.json", R"({"topology": {"type": "single-switch", "hosts": 4}})");
-    CliResult r = RunCli({"calibrate", m, "--scenario", dir + "/s.json", "--out", dir + "/out"});
+    CliResult r = Calibrate(m, dir + "/s.json", dir + "/out");
     ASSERT_EQ(r.code, 0) << r.err;
     auto p = ReadPoints(dir + "/out/points.csv");
     EXPECT_EQ(p.size(), 2u);
@@ -263,14 +262,8 @@ TEST(NcclTuner, FittedLatenciesCarryToASlowerClockedGpu)
     WriteFileAtomic(dir + "/p.json",
                     R"({"fabricsim_overlay": 1, "gpu_clock_mhz": 1980,
                         "parameters": {"launch_overhead": 10, "step_latency": 1}, "set": []})");
-    CliResult r = RunCli({"calibrate",
-                          m,
-                          "--scenario",
-                          SystemScenario("a100-8gpu"),
-                          "--params",
-                          dir + "/p.json",
-                          "--out",
-                          dir + "/out"});
+    CliResult r
+        = Calibrate(m, SystemScenario("a100-8gpu"), dir + "/out", {"--params", dir + "/p.json"});
     ASSERT_EQ(r.code, 0) << r.err;
     nlohmann::json s = ReadJson(dir + "/out/summary.json");
     EXPECT_DOUBLE_EQ(s["applied_parameters"]["launch_overhead"].get<double>(), 10);
@@ -284,14 +277,7 @@ TEST(NcclTuner, FittedLatenciesCarryToASlowerClockedGpu)
     WriteFileAtomic(dir + "/same.json",
                     R"({"fabricsim_overlay": 1,
                         "parameters": {"launch_overhead": 10, "step_latency": 1}, "set": []})");
-    r = RunCli({"calibrate",
-                m,
-                "--scenario",
-                SystemScenario("a100-8gpu"),
-                "--params",
-                dir + "/same.json",
-                "--out",
-                dir + "/same"});
+    r = Calibrate(m, SystemScenario("a100-8gpu"), dir + "/same", {"--params", dir + "/same.json"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(ReadJson(dir + "/same/summary.json").contains("carried_parameters"));
     const double asFittedUs = ReadPoints(dir + "/same/points.csv")[K("allgather", 8, 4096)].first;
@@ -300,14 +286,7 @@ TEST(NcclTuner, FittedLatenciesCarryToASlowerClockedGpu)
     WriteFileAtomic(
         dir + "/bad.json",
         R"({"fabricsim_overlay": 1, "gpu_clock_mhz": -5, "parameters": {}, "set": []})");
-    r = RunCli({"calibrate",
-                m,
-                "--scenario",
-                SystemScenario("a100-8gpu"),
-                "--params",
-                dir + "/bad.json",
-                "--out",
-                dir + "/out2"});
+    r = Calibrate(m, SystemScenario("a100-8gpu"), dir + "/out2", {"--params", dir + "/bad.json"});
     EXPECT_EQ(r.code, 2);
 }
 
@@ -360,17 +339,12 @@ TEST(NcclTuner, LocalCopyEfficiencyIsAFittableParameterThatSlowsOnlyTheOwnShare)
                                       "reduce_scatter,8,268435456",
                                       "all_reduce,8,268435456",
                                       "alltoall,8,268435456"});
-    CliResult r = RunCli(
-        {"calibrate", m, "--scenario", SystemScenario("h100-8gpu"), "--out", dir + "/off"});
+    CliResult r = Calibrate(m, SystemScenario("h100-8gpu"), dir + "/off");
     ASSERT_EQ(r.code, 0) << r.err;
-    r = RunCli({"calibrate",
-                m,
-                "--scenario",
-                SystemScenario("h100-8gpu"),
-                "--set",
-                "attributes.ns3::NcclTuner::LocalCopyEfficiency=0.25",
-                "--out",
-                dir + "/on"});
+    r = Calibrate(m,
+                  SystemScenario("h100-8gpu"),
+                  dir + "/on",
+                  {"--set", "attributes.ns3::NcclTuner::LocalCopyEfficiency=0.25"});
     ASSERT_EQ(r.code, 0) << r.err;
     auto off = ReadPoints(dir + "/off/points.csv");
     auto on = ReadPoints(dir + "/on/points.csv");
