@@ -53,8 +53,16 @@ class System:
                 doc = json.load(f)
         except (OSError, ValueError) as e:
             raise InputProblem(path, "", "a readable scenario JSON file", str(e))
-        attrs = doc.get("attributes", {}) if isinstance(doc, dict) else {}
-        link = (doc.get("topology") or {}).get("host_link") or {} if isinstance(doc, dict) else {}
+        def section(parent, key, name):
+            value = parent.get(key, {})
+            if not isinstance(value, dict):
+                raise InputProblem(path, name, "an object", type(value).__name__)
+            return value
+
+        if not isinstance(doc, dict):
+            raise InputProblem(path, "", "a scenario object", type(doc).__name__)
+        attrs = section(doc, "attributes", "attributes")
+        link = section(section(doc, "topology", "topology"), "host_link", "topology.host_link")
         self.path = path
         self.link = parse_rate(link.get("rate"), path, "topology.host_link.rate")
         key = "ns3::CollectiveExecutor::MemoryBandwidth"
@@ -67,7 +75,13 @@ class System:
         if not self.clock > 0:
             raise InputProblem(path, "attributes." + key, "the SM clock in MHz (> 0)", repr(attrs.get(key)))
         self.in_switch = str(attrs.get("ns3::NcclTuner::InNetworkReduction", "false")).lower() == "true"
-        self.nvls_scale = float(attrs.get("ns3::NcclTuner::NvlsBandwidthScale", 0.85))
+        key = "ns3::NcclTuner::NvlsBandwidthScale"
+        try:
+            self.nvls_scale = float(attrs.get(key, 0.85))
+        except (TypeError, ValueError):
+            self.nvls_scale = -1
+        if not 0 < self.nvls_scale <= 1:
+            raise InputProblem(path, "attributes." + key, "a fraction in (0, 1]", repr(attrs.get(key)))
 
 
 class Point:
