@@ -211,10 +211,13 @@ def format_report(result):
              % (c["launch_us"], c["wire"], c["copy"])]
     if c["wire"] > 0 and c["copy"] > 0:
         lines.append("  (link efficiency %.3f, copy at %.3f of the HBM rate)" % (1 / c["wire"], 1 / c["copy"]))
-    lines += ["", "%-34s %7s %9s %9s" % ("system", "points", "MAPE %", "own fit %")]
+    lines += ["", "%-34s %7s %9s %9s   %s" % ("system", "points", "MAPE %", "own fit %",
+                                                  "own fit: launch us, wire, copy")]
     for s in result["systems"]:
-        lines.append("%-34s %7d %9.2f %9s" % (s["label"], s["points"], s["mape"],
-                                              "%.2f" % s["self_mape"] if s["self_mape"] is not None else "-"))
+        own = s["self_coefficients"]
+        lines.append("%-34s %7d %9.2f %9s   %s" % (
+            s["label"], s["points"], s["mape"], "%.2f" % s["self_mape"] if own else "-",
+            "%.2f, %.3f, %.3f" % tuple(own) if own else "-"))
     fit_cells = result["systems"][0]["cells"]
     lines += ["", "per cell: carried MAPE %, and the cell fitted on its own: launch (us at the fit clock) and "
               "bandwidth coefficient, as ratios to the fitted system's cell"]
