@@ -32,7 +32,7 @@ AnalyticalTransport::AnalyticalTransport(const Topology& topo, const AnalyticalO
 {
     if (m_opt.m_mtuBytes == 0)
     {
-        throw ns3::InputError("<analytical transport>", "mtu_bytes", "an MTU > 0", "0");
+        throw fabricsim::InputError("<analytical transport>", "mtu_bytes", "an MTU > 0", "0");
     }
     m_capacity.resize(m_topo.links.size() * 2);
     for (size_t l = 0; l < m_topo.links.size(); ++l)
@@ -117,7 +117,7 @@ AnalyticalTransport::PathFor(uint32_t src, uint32_t dst, uint32_t channel)
         const auto& hops = m_routing->NextHops(node, dst);
         if (hops.empty() || p->m_forward.size() > m_topo.nodes.size())
         {
-            throw ns3::InputError("<topology>",
+            throw fabricsim::InputError("<topology>",
                                   "routes",
                                   "a route from host " + std::to_string(src) + " to host "
                                       + std::to_string(dst),

@@ -140,12 +140,12 @@ Executor::CheckExecutable() const
         // (races, wrong results, deadlocks) still executes and shows in the result.
         if (p.m_kind == ProblemKind::kStructure)
         {
-            throw ns3::InputError(where, "structure", "an executable schedule", p.ToString());
+            throw fabricsim::InputError(where, "structure", "an executable schedule", p.ToString());
         }
     }
     if (m_rankMap.size() != size_t(s.m_ranks))
     {
-        throw ns3::InputError(where,
+        throw fabricsim::InputError(where,
                               "ranks",
                               std::to_string(m_rankMap.size()) + " ranks (the rank group)",
                               std::to_string(s.m_ranks));
@@ -154,13 +154,13 @@ Executor::CheckExecutable() const
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
     {
-        throw ns3::InputError(where, "ranks", "distinct transport ranks", "a rank mapped twice");
+        throw fabricsim::InputError(where, "ranks", "distinct transport ranks", "a rank mapped twice");
     }
     for (uint32_t r : m_rankMap)
     {
         if (r >= m_transport.NumRanks())
         {
-            throw ns3::InputError(where,
+            throw fabricsim::InputError(where,
                                   "ranks",
                                   "transport ranks below " + std::to_string(m_transport.NumRanks()),
                                   std::to_string(r));
@@ -177,7 +177,7 @@ Executor::CheckExecutable() const
                     const Threadblock* target = p.FindThreadblock(d.m_tb);
                     if (!target || d.m_step < 0 || size_t(d.m_step) >= target->m_steps.size())
                     {
-                        throw ns3::InputError(
+                        throw fabricsim::InputError(
                             where,
                             "rank " + std::to_string(p.m_rank) + " tb " + std::to_string(tb.m_id)
                                 + " step " + std::to_string(i),
@@ -217,7 +217,7 @@ Executor::Start(uint64_t bytes, RankDone onRankDone, Done onDone)
     }
     if (bytes == 0)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             "schedule '" + m_schedule.m_name + "'", "bytes", "a collective size > 0", "0");
     }
     m_started = true;

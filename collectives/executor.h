@@ -111,7 +111,7 @@ class Executor
      * \param rankMap transport rank of each schedule rank (empty = identity)
      * \param channelBase added to each threadblock channel, so concurrent collectives on the
      *        same ranks use their own connections
-     * \throws ns3::InputError when the schedule cannot be executed at all (bad structure:
+     * \throws fabricsim::InputError when the schedule cannot be executed at all (bad structure:
      *         peers, channels or dependencies that do not exist, rank count mismatch)
      */
     Executor(Transport& transport,

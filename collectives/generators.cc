@@ -100,21 +100,21 @@ CheckOptions(CollectiveKind kind,
 {
     if (ranks < 1 || ranks > kMaxRanks)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             "", "ranks", "between 1 and " + std::to_string(kMaxRanks), std::to_string(ranks));
     }
     if (opt.channels < 1)
     {
-        throw ns3::InputError("", "channels", "at least 1", std::to_string(opt.channels));
+        throw fabricsim::InputError("", "channels", "at least 1", std::to_string(opt.channels));
     }
     if (opt.chunksPerRank < 1)
     {
-        throw ns3::InputError("", "chunksPerRank", "at least 1", std::to_string(opt.chunksPerRank));
+        throw fabricsim::InputError("", "chunksPerRank", "at least 1", std::to_string(opt.chunksPerRank));
     }
     const int64_t chunks = int64_t(ranks) * opt.channels * opt.chunksPerRank;
     if (chunks > kMaxChunks)
     {
-        throw ns3::InputError("",
+        throw fabricsim::InputError("",
                               "chunksPerRank",
                               "ranks x channels x chunksPerRank at most "
                                   + std::to_string(kMaxChunks),
@@ -123,7 +123,7 @@ CheckOptions(CollectiveKind kind,
     const int64_t steps = chunks * StepsPerRankAndUnit(kind, algorithm, ranks);
     if (steps > kMaxSteps)
     {
-        throw ns3::InputError("",
+        throw fabricsim::InputError("",
                               "ranks",
                               "a schedule of at most " + std::to_string(kMaxSteps) + " steps ("
                                   + algorithm + " " + ToString(kind) + " runs about "
@@ -136,21 +136,21 @@ CheckOptions(CollectiveKind kind,
     if ((kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce)
         && opt.root >= static_cast<uint32_t>(ranks))
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             "", "root", "a rank in [0, " + std::to_string(ranks) + ")", std::to_string(opt.root));
     }
     if (algorithm == "hierarchical")
     {
         if (opt.localSize < 1)
         {
-            throw ns3::InputError("",
+            throw fabricsim::InputError("",
                                   "localSize",
                                   "the ranks per scale-up domain (>= 1) for hierarchical",
                                   std::to_string(opt.localSize));
         }
         if (ranks % opt.localSize != 0)
         {
-            throw ns3::InputError("",
+            throw fabricsim::InputError("",
                                   "localSize",
                                   "a divisor of the rank count " + std::to_string(ranks)
                                       + " (hierarchical needs whole scale-up domains)",
@@ -204,7 +204,7 @@ GenerateSchedule(CollectiveKind kind,
 {
     if (kind == CollectiveKind::kCustom)
     {
-        throw ns3::InputError("",
+        throw fabricsim::InputError("",
                               "collective",
                               "a built-in collective (allreduce, allgather, reducescatter, "
                               "alltoall, broadcast or reduce); custom ones have no generator",
@@ -222,7 +222,7 @@ GenerateSchedule(CollectiveKind kind,
     }
     if (!found)
     {
-        throw ns3::InputError("", "algorithm", "one of " + Join(all), "\"" + algorithm + "\"");
+        throw fabricsim::InputError("", "algorithm", "one of " + Join(all), "\"" + algorithm + "\"");
     }
     if (std::find(found->m_kinds.begin(), found->m_kinds.end(), kind) == found->m_kinds.end())
     {
@@ -231,7 +231,7 @@ GenerateSchedule(CollectiveKind kind,
         {
             supported.push_back(ToString(k));
         }
-        throw ns3::InputError("",
+        throw fabricsim::InputError("",
                               "algorithm",
                               "an algorithm for " + ToString(kind) + ": "
                                   + Join(AlgorithmsFor(kind)),

@@ -28,7 +28,7 @@ struct GeneratorOptions
  * Generate `algorithm` for collective `kind` on `ranks` ranks.
  * Algorithms: "ring", "tree" (double binary tree), "rhd" (recursive halving-doubling),
  * "rd" (recursive doubling), "direct", "pairwise", "bruck", "hierarchical".
- * \throws ns3::InputError when the algorithm does not exist, does not support the collective, or
+ * \throws fabricsim::InputError when the algorithm does not exist, does not support the collective, or
  *         cannot handle this rank count (message names the constraint)
  *
  * The schedule passes ValidateSchedule for `kind` both in place and out of place (it declares

@@ -191,7 +191,7 @@ class AlgoReader
                            const std::string& expected,
                            const std::string& found) const
     {
-        throw ns3::InputError(m_file,
+        throw fabricsim::InputError(m_file,
                               path + "@" + attr + " (line " + std::to_string(el.m_line) + ")",
                               expected,
                               found);
@@ -361,7 +361,7 @@ ParseMscclXml(const std::string& text, const std::string& fileName)
         const XmlElement& root = xml.m_roots[i];
         if (root.m_name != "algo")
         {
-            throw ns3::InputError(fileName,
+            throw fabricsim::InputError(fileName,
                                   "root element (line " + std::to_string(root.m_line) + ")",
                                   "<algo>",
                                   "<" + root.m_name + ">");

@@ -29,12 +29,12 @@ struct MscclDocument
 };
 
 /**
- * Parses MSCCL XML text. Throws ns3::InputError naming \p fileName, the line and the field on
+ * Parses MSCCL XML text. Throws fabricsim::InputError naming \p fileName, the line and the field on
  * malformed XML, missing or non-numeric attributes, or unknown step types / buffers.
  */
 MscclDocument ParseMscclXml(const std::string& text, const std::string& fileName);
 
-/// Reads and parses an MSCCL XML file (throws ns3::InputError, also when unreadable).
+/// Reads and parses an MSCCL XML file (throws fabricsim::InputError, also when unreadable).
 MscclDocument ReadMscclXmlFile(const std::string& path);
 
 /// Reads an MSCCL XML file and returns its first <algo>.

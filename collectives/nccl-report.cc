@@ -82,7 +82,7 @@ ParseNcclSize(const std::string& text, const std::string& field)
     }
     if (!digits || t.size() > 12)
     {
-        throw ns3::InputError("<command line>",
+        throw fabricsim::InputError("<command line>",
                               field,
                               "a size in bytes with an optional K, M or G suffix (e.g. 8, 64K, 1G)",
                               "\"" + text + "\"");
@@ -90,7 +90,7 @@ ParseNcclSize(const std::string& text, const std::string& field)
     const uint64_t v = std::stoull(t) * mult;
     if (v == 0)
     {
-        throw ns3::InputError("<command line>", field, "a size > 0", "\"" + text + "\"");
+        throw fabricsim::InputError("<command line>", field, "a size > 0", "\"" + text + "\"");
     }
     return v;
 }

@@ -22,7 +22,7 @@ constexpr uint32_t kNcclTypeBytes = 4;
 
 /**
  * Parses a size as nccl-tests does: a number with an optional K, M or G suffix (powers of
- * 1024, either case, an optional trailing B). \throws ns3::InputError naming \p field
+ * 1024, either case, an optional trailing B). \throws fabricsim::InputError naming \p field
  */
 uint64_t ParseNcclSize(const std::string& text, const std::string& field);
 

@@ -109,7 +109,7 @@ AutoAlgorithm(CollectiveKind kind, uint64_t bytes, int ranks, const CollectiveOp
             GenerateSchedule(kind, a, ranks, opt);
             return a;
         }
-        catch (const ns3::InputError&)
+        catch (const fabricsim::InputError&)
         {
         }
     }
@@ -121,27 +121,27 @@ ScheduleCollectives::CheckRequest(const CollectiveRequest& req) const
 {
     if (req.ranks.empty())
     {
-        throw ns3::InputError(kWhere, "ranks", "a non-empty rank group", "no ranks");
+        throw fabricsim::InputError(kWhere, "ranks", "a non-empty rank group", "no ranks");
     }
     std::set<uint32_t> seen;
     for (uint32_t r : req.ranks)
     {
         if (r >= m_transport.NumRanks())
         {
-            throw ns3::InputError(kWhere,
+            throw fabricsim::InputError(kWhere,
                                   "ranks",
                                   "ranks below " + std::to_string(m_transport.NumRanks()),
                                   std::to_string(r));
         }
         if (!seen.insert(r).second)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 kWhere, "ranks", "each rank once", "rank " + std::to_string(r) + " again");
         }
     }
     if (req.root >= req.ranks.size())
     {
-        throw ns3::InputError(kWhere,
+        throw fabricsim::InputError(kWhere,
                               "root",
                               "a group index below " + std::to_string(req.ranks.size()),
                               std::to_string(req.root));
@@ -150,7 +150,7 @@ ScheduleCollectives::CheckRequest(const CollectiveRequest& req) const
     {
         if (req.kind != CollectiveKind::kAllToAll || req.alltoallBytes.size() != req.ranks.size())
         {
-            throw ns3::InputError(kWhere,
+            throw fabricsim::InputError(kWhere,
                                   "alltoallBytes",
                                   "an n x n matrix for an alltoall of n ranks",
                                   std::to_string(req.alltoallBytes.size()) + " rows");
@@ -159,7 +159,7 @@ ScheduleCollectives::CheckRequest(const CollectiveRequest& req) const
         {
             if (row.size() != req.ranks.size())
             {
-                throw ns3::InputError(kWhere,
+                throw fabricsim::InputError(kWhere,
                                       "alltoallBytes",
                                       "rows of " + std::to_string(req.ranks.size()),
                                       std::to_string(row.size()));
@@ -207,9 +207,9 @@ ScheduleCollectives::ScheduleFor(const CollectiveRequest& req, const std::string
         {
             it = m_schedules.emplace(key, GenerateSchedule(req.kind, algorithm, n, opt)).first;
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
-            throw ns3::InputError(kWhere,
+            throw fabricsim::InputError(kWhere,
                                   "algorithm",
                                   "an algorithm that runs " + ToString(req.kind) + " on "
                                       + std::to_string(n) + " ranks",
@@ -310,7 +310,7 @@ ScheduleCollectives::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, Done o
 {
     if (src >= m_transport.NumRanks() || dst >= m_transport.NumRanks())
     {
-        throw ns3::InputError(kWhere,
+        throw fabricsim::InputError(kWhere,
                               "sendrecv",
                               "ranks below " + std::to_string(m_transport.NumRanks()),
                               std::to_string(src) + " -> " + std::to_string(dst));

@@ -51,7 +51,7 @@ class ScheduleCollectives : public CollectiveApi
     ~ScheduleCollectives() override;
 
     /**
-     * \throws ns3::InputError on a bad request (empty or repeated ranks, ranks the transport
+     * \throws fabricsim::InputError on a bad request (empty or repeated ranks, ranks the transport
      *         does not have, an algorithm that does not exist or cannot run the collective)
      */
     void Start(const CollectiveRequest& req, RankDone onRankDone, Done onDone) override;

@@ -46,7 +46,7 @@ class JsonReader
                            const std::string& expected,
                            const std::string& found) const
     {
-        throw ns3::InputError(m_file, path, expected, found);
+        throw fabricsim::InputError(m_file, path, expected, found);
     }
 
     const json& Member(const json& obj, const std::string& path, const char* key) const
@@ -248,7 +248,7 @@ ParseScheduleJson(const std::string& text, const std::string& fileName)
     }
     catch (const json::parse_error& e)
     {
-        throw ns3::InputError(fileName, "", "valid JSON", e.what());
+        throw fabricsim::InputError(fileName, "", "valid JSON", e.what());
     }
     const JsonReader r(fileName);
     r.RequireObject(doc, "");

@@ -15,13 +15,13 @@ namespace fabricsim
 extern const char* const kScheduleJsonFormat;
 
 /**
- * Parses a schedule from JSON text. Throws ns3::InputError naming \p fileName, the JSON path of
+ * Parses a schedule from JSON text. Throws fabricsim::InputError naming \p fileName, the JSON path of
  * the offending field (e.g. "ranks[2].threadblocks[0].steps[3].type"), what was expected and
  * what was found.
  */
 Schedule ParseScheduleJson(const std::string& text, const std::string& fileName);
 
-/// Reads and parses a schedule JSON file (throws ns3::InputError, also when unreadable).
+/// Reads and parses a schedule JSON file (throws fabricsim::InputError, also when unreadable).
 Schedule ReadScheduleJsonFile(const std::string& path);
 
 /// Serialises a schedule as JSON (\p indent spaces per level; -1 = one line).

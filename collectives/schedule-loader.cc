@@ -43,7 +43,7 @@ LoadScheduleFile(const std::string& path)
         }
         if (i == text.size() || (text[i] != '{' && text[i] != '<'))
         {
-            throw ns3::InputError(path,
+            throw fabricsim::InputError(path,
                                   "",
                                   "an MSCCL XML (.xml) or schedule JSON (.json) file",
                                   i == text.size() ? "an empty file"

@@ -14,7 +14,7 @@ namespace fabricsim
 
 /**
  * Reads \p path. A JSON file yields one schedule; an MSCCL XML file one per <algo>.
- * Throws ns3::InputError (file, field, expected, found) when unreadable or malformed.
+ * Throws fabricsim::InputError (file, field, expected, found) when unreadable or malformed.
  */
 MscclDocument LoadScheduleFile(const std::string& path);
 

@@ -19,22 +19,22 @@ ReadTextFile(const std::string& path)
     struct stat st;
     if (stat(path.c_str(), &st) != 0)
     {
-        throw ns3::InputError(path, "", "a readable file", std::strerror(errno));
+        throw fabricsim::InputError(path, "", "a readable file", std::strerror(errno));
     }
     if (S_ISDIR(st.st_mode))
     {
-        throw ns3::InputError(path, "", "a readable file", "a directory");
+        throw fabricsim::InputError(path, "", "a readable file", "a directory");
     }
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
-        throw ns3::InputError(path, "", "a readable file", std::strerror(errno));
+        throw fabricsim::InputError(path, "", "a readable file", std::strerror(errno));
     }
     std::ostringstream ss;
     ss << in.rdbuf();
     if (in.bad())
     {
-        throw ns3::InputError(path, "", "a readable file", "a read error");
+        throw fabricsim::InputError(path, "", "a readable file", "a read error");
     }
     return ss.str();
 }

@@ -1,6 +1,6 @@
 /*
  * Whole-file text I/O for schedule formats: reading reports unreadable files as
- * ns3::InputError; writing goes through a temporary file and a rename so that no partial file
+ * fabricsim::InputError; writing goes through a temporary file and a rename so that no partial file
  * is ever left behind under the final name.
  */
 #ifndef FABRICSIM_TEXT_FILE_H
@@ -11,7 +11,7 @@
 namespace fabricsim
 {
 
-/// Contents of \p path. Throws ns3::InputError(path, "", "a readable file", reason).
+/// Contents of \p path. Throws fabricsim::InputError(path, "", "a readable file", reason).
 std::string ReadTextFile(const std::string& path);
 
 /// Writes \p content to \p path atomically. Throws std::runtime_error on I/O failure.

@@ -59,7 +59,7 @@ RunValidateCommand(const std::string& file,
     {
         doc = LoadScheduleFile(file);
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         err << "error: " << e.what() << "\n";
         return 2;

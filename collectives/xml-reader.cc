@@ -99,7 +99,7 @@ class XmlParser
 
     [[noreturn]] void Fail(const std::string& expected, const std::string& found) const
     {
-        throw ns3::InputError(m_file, "line " + std::to_string(m_line), expected, found);
+        throw fabricsim::InputError(m_file, "line " + std::to_string(m_line), expected, found);
     }
 
     std::string Describe() const
@@ -195,7 +195,7 @@ class XmlParser
             const size_t semi = raw.find(';', i);
             if (semi == std::string::npos)
             {
-                throw ns3::InputError(m_file,
+                throw fabricsim::InputError(m_file,
                                       "line " + std::to_string(line),
                                       "an entity reference ending in ';'",
                                       "'" + raw.substr(i) + "'");
@@ -235,7 +235,7 @@ class XmlParser
                 }
                 if (code == 0 || code > 0x10FFFF)
                 {
-                    throw ns3::InputError(m_file,
+                    throw fabricsim::InputError(m_file,
                                           "line " + std::to_string(line),
                                           "a valid character reference",
                                           "'&" + ent + ";'");
@@ -244,7 +244,7 @@ class XmlParser
             }
             else
             {
-                throw ns3::InputError(m_file,
+                throw fabricsim::InputError(m_file,
                                       "line " + std::to_string(line),
                                       "one of &lt; &gt; &amp; &quot; &apos; or &#N;",
                                       "'&" + ent + ";'");
@@ -343,7 +343,7 @@ class XmlParser
             Advance(end + 1 - m_pos);
             if (el.Attribute(name))
             {
-                throw ns3::InputError(m_file,
+                throw fabricsim::InputError(m_file,
                                       "line " + std::to_string(line),
                                       "attribute '" + name + "' once in <" + el.m_name + ">",
                                       "it twice");

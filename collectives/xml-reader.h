@@ -35,7 +35,7 @@ struct XmlDocument
 };
 
 /**
- * Parses \p text. Throws ns3::InputError(file, "line N", expected, found) on malformed XML.
+ * Parses \p text. Throws fabricsim::InputError(file, "line N", expected, found) on malformed XML.
  * \param fileName used in errors and warnings
  */
 XmlDocument ParseXml(const std::string& text, const std::string& fileName);

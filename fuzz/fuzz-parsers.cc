@@ -137,7 +137,7 @@ FuzzOverlay(const uint8_t* data, size_t size)
             {
                 ReadOverlayParameters(path);
             }
-            catch (const ns3::InputError&)
+            catch (const fabricsim::InputError&)
             {
             }
             ExpandOverlayArgs({"run", "--overlay", path, "s.json"});

@@ -51,7 +51,7 @@ FuzzFlowFile(const uint8_t* data, size_t size)
             {
                 ParseFabricScenario(doc, "fuzz.json");
             }
-            catch (const ns3::InputError&)
+            catch (const fabricsim::InputError&)
             {
             }
             LoadFlowCdf(path, "traffic.poisson.cdf");

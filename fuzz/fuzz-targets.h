@@ -2,7 +2,7 @@
  * One entry point per input parser, shared by the libFuzzer targets (built with clang when
  * FABRICSIM_FUZZ=ON) and the regression test that replays the seed corpora and every input a
  * fuzzer ever crashed on. Each feeds the bytes to the parser as the CLI would; bad input must
- * end in ns3::InputError, which the entry point swallows. Anything else escapes (or crashes)
+ * end in fabricsim::InputError, which the entry point swallows. Anything else escapes (or crashes)
  * and is a finding.
  */
 #ifndef FABRICSIM_FUZZ_TARGETS_H
@@ -64,7 +64,7 @@ FuzzGuard(F body)
     {
         body();
     }
-    catch (const ns3::InputError&)
+    catch (const fabricsim::InputError&)
     {
     }
     return 0;

@@ -14,7 +14,7 @@
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-topology-helper.h"
 #include "ns3/fabric-traffic-helper.h"
-#include "ns3/input-error.h"
+#include "input-error.h"
 #include "ns3/simulator.h"
 
 #include <fstream>

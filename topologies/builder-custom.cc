@@ -26,7 +26,7 @@ ResolveEnd(const nlohmann::json& v,
         const auto it = byName.find(v.get<std::string>());
         if (it == byName.end())
         {
-            throw ns3::InputError(file, field, expected, "unknown node " + DescribeJson(v));
+            throw fabricsim::InputError(file, field, expected, "unknown node " + DescribeJson(v));
         }
         return it->second;
     }
@@ -34,7 +34,7 @@ ResolveEnd(const nlohmann::json& v,
     {
         return v.get<uint32_t>();
     }
-    throw ns3::InputError(
+    throw fabricsim::InputError(
         file, field, expected + " (0.." + std::to_string(numNodes - 1) + ")", DescribeJson(v));
 }
 
@@ -49,7 +49,7 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
     {
         if (!spec.contains(key) || !spec.at(key).is_array())
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   std::string("topology.") + key,
                                   "an array",
                                   spec.contains(key) ? DescribeJson(spec.at(key))
@@ -68,7 +68,7 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         if (!n.contains("name") || !n.at("name").is_string() ||
             n.at("name").get<std::string>().empty())
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   f + ".name",
                                   "a non-empty string",
                                   n.contains("name") ? DescribeJson(n.at("name")) : "nothing");
@@ -76,7 +76,7 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         const std::string name = n.at("name").get<std::string>();
         if (byName.count(name))
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, f + ".name", "a unique node name", "\"" + name + "\" again");
         }
         const std::string kind =
@@ -87,7 +87,7 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
             const uint32_t local = GetUint(n, file, f, "local_index", 0, 65535, 0);
             if (n.contains("tier") || n.contains("scale_up"))
             {
-                throw ns3::InputError(file, f, "no \"tier\" or \"scale_up\" on a host", "one");
+                throw fabricsim::InputError(file, f, "no \"tier\" or \"scale_up\" on a host", "one");
             }
             byName[name] = t.AddHost(name, group, local);
         }
@@ -99,21 +99,21 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
             {
                 if (!n.at("scale_up").is_boolean())
                 {
-                    throw ns3::InputError(
+                    throw fabricsim::InputError(
                         file, f + ".scale_up", "true or false", DescribeJson(n.at("scale_up")));
                 }
                 scaleUp = n.at("scale_up").get<bool>();
             }
             if (n.contains("group") || n.contains("local_index"))
             {
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     file, f, "no \"group\" or \"local_index\" on a switch", "one");
             }
             byName[name] = t.AddSwitch(name, tier, scaleUp);
         }
         else
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   f + ".kind",
                                   "\"host\" or \"switch\"",
                                   n.contains("kind") ? DescribeJson(n.at("kind")) : "nothing");
@@ -129,13 +129,13 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         CheckKeys(l, file, f, {"a", "b", "rate", "delay", "loss_rate"});
         if (!l.contains("a") || !l.contains("b"))
         {
-            throw ns3::InputError(file, f, "both ends \"a\" and \"b\"", DescribeJson(l));
+            throw fabricsim::InputError(file, f, "both ends \"a\" and \"b\"", DescribeJson(l));
         }
         const uint32_t a = ResolveEnd(l.at("a"), byName, numNodes, file, f + ".a");
         const uint32_t b = ResolveEnd(l.at("b"), byName, numNodes, file, f + ".b");
         if (a == b)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, f + ".b", "a node other than \"a\"", DescribeJson(l.at("b")));
         }
         // A link touching a host is a host link; switch-to-switch is a fabric link.

@@ -46,14 +46,14 @@ BuildLeafSpine(const nlohmann::json& spec, const std::string& file)
         const auto& v = spec.at("oversubscription");
         if (!v.is_number() || !(v.get<double>() > 0))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "topology.oversubscription",
                                   "a positive ratio (downlink / uplink capacity, e.g. 2)",
                                   DescribeJson(v));
         }
         if (spec.contains("fabric_link") && spec.at("fabric_link").contains("rate"))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "topology.fabric_link.rate",
                                   "no rate when \"oversubscription\" is given (it sets the "
                                   "uplink rate)",
@@ -180,7 +180,7 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
         if (!v.is_string() ||
             (v.get<std::string>() != "classic" && v.get<std::string>() != "hpcc-paper"))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "topology.variant",
                                   "a fat-tree variant (one of: classic, hpcc-paper)",
                                   DescribeJson(v));
@@ -191,7 +191,7 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
     {
         if (spec.contains("k"))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "topology.k",
                                   "no \"k\" with variant \"hpcc-paper\" (its sizes are fixed)",
                                   DescribeJson(spec.at("k")));
@@ -202,7 +202,7 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
     const uint32_t k = GetUint(spec, file, "topology", "k", 2, 128);
     if (k % 2 != 0)
     {
-        throw ns3::InputError(file, "topology.k", "an even integer", std::to_string(k));
+        throw fabricsim::InputError(file, "topology.k", "an even integer", std::to_string(k));
     }
     const uint32_t half = k / 2;
     const uint32_t hostsPerPod = half * half;

@@ -44,19 +44,19 @@ BuildTorus(const nlohmann::json& spec, const std::string& file)
     const std::string expected = "an array of 1 to 3 sizes, each an integer in [2, 1024]";
     if (!spec.contains("dims"))
     {
-        throw ns3::InputError(file, "topology.dims", expected, "nothing (the key is required)");
+        throw fabricsim::InputError(file, "topology.dims", expected, "nothing (the key is required)");
     }
     const auto& d = spec.at("dims");
     if (!d.is_array() || d.empty() || d.size() > 3)
     {
-        throw ns3::InputError(file, "topology.dims", expected, DescribeJson(d));
+        throw fabricsim::InputError(file, "topology.dims", expected, DescribeJson(d));
     }
     std::vector<uint32_t> dims;
     for (const auto& v : d)
     {
         if (!v.is_number_integer() || v.get<int64_t>() < 2 || v.get<int64_t>() > 1024)
         {
-            throw ns3::InputError(file, "topology.dims", expected, DescribeJson(d));
+            throw fabricsim::InputError(file, "topology.dims", expected, DescribeJson(d));
         }
         dims.push_back(v.get<uint32_t>());
     }
@@ -67,7 +67,7 @@ BuildTorus(const nlohmann::json& spec, const std::string& file)
     }
     if (total > 65536)
     {
-        throw ns3::InputError(file, "topology.dims", "at most 65536 switches", DescribeJson(d));
+        throw fabricsim::InputError(file, "topology.dims", "at most 65536 switches", DescribeJson(d));
     }
     const uint32_t n = static_cast<uint32_t>(total);
     const uint32_t m = GetUint(spec, file, "topology", "hosts_per_switch", 1, 1024, 1);
@@ -136,7 +136,7 @@ BuildDragonfly(const nlohmann::json& spec, const std::string& file)
         GetUint(spec, file, "topology", "global_links_per_router", 0, 1024, g > 1 ? -1 : 0);
     if (g > 1 && a * h < g - 1)
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               "topology.global_links_per_router",
                               "routers_per_group x global_links_per_router >= groups - 1 (" +
                                   std::to_string(g - 1) + "), so every pair of groups is linked",
@@ -144,7 +144,7 @@ BuildDragonfly(const nlohmann::json& spec, const std::string& file)
     }
     if (static_cast<uint64_t>(g) * a * p > 1000000)
     {
-        throw ns3::InputError(file, "topology", "at most 1,000,000 hosts", "more");
+        throw fabricsim::InputError(file, "topology", "at most 1,000,000 hosts", "more");
     }
     Topology t;
     for (uint32_t i = 0; i < g * a * p; ++i)

@@ -94,7 +94,7 @@ ParseHpccTopology(std::istream& in, const std::string& file)
     std::vector<std::string> tok;
     if (!r.Next(tok))
     {
-        throw ns3::InputError(file, "line 1", "\"nodes switches links\"", "an empty file");
+        throw fabricsim::InputError(file, "line 1", "\"nodes switches links\"", "an empty file");
     }
     uint32_t numNodes = 0;
     uint32_t numSwitches = 0;
@@ -103,7 +103,7 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         !ParseIndex(tok[1], uint64_t(numNodes) + 1, numSwitches) ||
         !ParseIndex(tok[2], 100000001, numLinks) || numNodes == 0)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             file, r.Field(), "\"nodes switches links\" (3 integers, switches <= nodes)", r.Found());
     }
     std::vector<bool> isSwitch(numNodes, false);
@@ -111,11 +111,11 @@ ParseHpccTopology(std::istream& in, const std::string& file)
     {
         if (!r.Next(tok))
         {
-            throw ns3::InputError(file, "line 2", "the switch node ids", "end of file");
+            throw fabricsim::InputError(file, "line 2", "the switch node ids", "end of file");
         }
         if (tok.size() != numSwitches)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   r.Field(),
                                   std::to_string(numSwitches) + " switch node ids",
                                   std::to_string(tok.size()) + " fields: " + r.Found());
@@ -125,7 +125,7 @@ ParseHpccTopology(std::istream& in, const std::string& file)
             uint32_t id = 0;
             if (!ParseIndex(s, numNodes, id) || isSwitch[id])
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       r.Field(),
                                       "distinct switch node ids in [0, " +
                                           std::to_string(numNodes - 1) + "]",
@@ -152,7 +152,7 @@ ParseHpccTopology(std::istream& in, const std::string& file)
     {
         if (!r.Next(tok))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "line 1",
                                   std::to_string(numLinks) + " link lines",
                                   "only " + std::to_string(i));
@@ -161,11 +161,11 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         uint32_t b = 0;
         if (tok.size() != 5)
         {
-            throw ns3::InputError(file, r.Field(), linkFormat + " (5 fields)", r.Found());
+            throw fabricsim::InputError(file, r.Field(), linkFormat + " (5 fields)", r.Found());
         }
         if (!ParseIndex(tok[0], numNodes, a) || !ParseIndex(tok[1], numNodes, b) || a == b)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   r.Field(),
                                   "two distinct node ids in [0, " + std::to_string(numNodes - 1) +
                                       "]",
@@ -178,13 +178,13 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         spec.lossRate = std::strtod(tok[4].c_str(), &end);
         if (*end != '\0' || !(spec.lossRate >= 0 && spec.lossRate <= 1))
         {
-            throw ns3::InputError(file, r.Field(), "an error_rate in [0, 1]", "\"" + tok[4] + "\"");
+            throw fabricsim::InputError(file, r.Field(), "an error_rate in [0, 1]", "\"" + tok[4] + "\"");
         }
         t.AddLink(a, b, spec);
     }
     if (r.Next(tok))
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               r.Field(),
                               "end of file after the " + std::to_string(numLinks) +
                                   " links declared on line 1",

@@ -29,7 +29,7 @@ RequireObject(const nlohmann::json& spec, const std::string& file, const std::st
 {
     if (!spec.is_object())
     {
-        throw ns3::InputError(file, field, "a JSON object", DescribeJson(spec));
+        throw fabricsim::InputError(file, field, "a JSON object", DescribeJson(spec));
     }
 }
 
@@ -53,7 +53,7 @@ CheckKeys(const nlohmann::json& spec,
             {
                 list += (list.empty() ? "" : ", ") + k;
             }
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   prefix + "." + it.key(),
                                   "a known key (one of: " + list + ")",
                                   "unknown key \"" + it.key() + "\"");
@@ -77,19 +77,19 @@ GetUint(const nlohmann::json& spec,
     {
         if (deflt < 0)
         {
-            throw ns3::InputError(file, field, expected, "nothing (the key is required)");
+            throw fabricsim::InputError(file, field, expected, "nothing (the key is required)");
         }
         return static_cast<uint32_t>(deflt);
     }
     const auto& v = spec.at(key);
     if (!v.is_number_integer())
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(v));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(v));
     }
     const int64_t n = v.get<int64_t>();
     if (n < static_cast<int64_t>(minValue) || n > static_cast<int64_t>(maxValue))
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(v));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(v));
     }
     return static_cast<uint32_t>(n);
 }
@@ -184,13 +184,13 @@ ParseRate(const nlohmann::json& value, const std::string& file, const std::strin
         const double bps = value.get<double>();
         if (!(bps > 0) || !std::isfinite(bps))
         {
-            throw ns3::InputError(file, field, expected, DescribeJson(value));
+            throw fabricsim::InputError(file, field, expected, DescribeJson(value));
         }
         return bps;
     }
     if (!value.is_string())
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(value));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(value));
     }
     const std::string text = value.get<std::string>();
     double number = 0;
@@ -198,12 +198,12 @@ ParseRate(const nlohmann::json& value, const std::string& file, const std::strin
     // A bare number in a string is refused: "100" is far more likely a mistake than 100 b/s.
     if (!SplitNumberUnit(text, number, unit) || unit.empty() || !(number > 0))
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(value));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(value));
     }
     const double scale = RateUnit(unit);
     if (scale == 0)
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(value));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(value));
     }
     return number * scale;
 }
@@ -223,7 +223,7 @@ ParseDelay(const nlohmann::json& value, const std::string& file, const std::stri
         std::string unit;
         if (!SplitNumberUnit(value.get<std::string>(), number, unit))
         {
-            throw ns3::InputError(file, field, expected, DescribeJson(value));
+            throw fabricsim::InputError(file, field, expected, DescribeJson(value));
         }
         double scale = 0;
         if (unit == "ps")
@@ -248,17 +248,17 @@ ParseDelay(const nlohmann::json& value, const std::string& file, const std::stri
         }
         if (scale == 0)
         {
-            throw ns3::InputError(file, field, expected, DescribeJson(value));
+            throw fabricsim::InputError(file, field, expected, DescribeJson(value));
         }
         ps = number * scale;
     }
     else
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(value));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(value));
     }
     if (!(ps >= 0) || ps > 1e18)
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(value));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(value));
     }
     return static_cast<uint64_t>(std::llround(ps));
 }
@@ -285,7 +285,7 @@ ParseLinkSpec(const nlohmann::json& spec,
         const auto& v = spec.at("loss_rate");
         if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1))
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, field + ".loss_rate", "a probability in [0, 1]", DescribeJson(v));
         }
         out.lossRate = v.get<double>();

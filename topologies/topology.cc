@@ -150,7 +150,7 @@ CheckConnected(const Topology& topo, const std::string& file)
             {
                 const auto& na = topo.nodes[topo.hosts[a]].name;
                 const auto& nb = topo.nodes[topo.hosts[b]].name;
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       "topology",
                                       "a connected topology",
                                       "disconnected topology: host " + std::to_string(a) + " (" +
@@ -177,7 +177,7 @@ BuildHpccFile(const nlohmann::json& spec, const std::string& file, const std::st
     CheckKeys(spec, file, "topology", {"type", "path"});
     if (!spec.contains("path") || !spec.at("path").is_string())
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               "topology.path",
                               "the path of an HPCC topology file",
                               spec.contains("path") ? DescribeJson(spec.at("path"))
@@ -191,7 +191,7 @@ BuildHpccFile(const nlohmann::json& spec, const std::string& file, const std::st
     std::ifstream in(path);
     if (!in)
     {
-        throw ns3::InputError(file, "topology.path", "a readable HPCC topology file", path);
+        throw fabricsim::InputError(file, "topology.path", "a readable HPCC topology file", path);
     }
     Topology topo = ParseHpccTopology(in, path);
     topo.type = "hpcc-file";
@@ -217,7 +217,7 @@ BuildTopology(const nlohmann::json& spec, const std::string& file, const std::st
     }
     if (!spec.contains("type") || !spec.at("type").is_string())
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               "topology.type",
                               "a topology type (one of: " + list + ")",
                               spec.contains("type") ? DescribeJson(spec.at("type"))
@@ -253,7 +253,7 @@ BuildTopology(const nlohmann::json& spec, const std::string& file, const std::st
     }
     if (!found)
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               "topology.type",
                               "a topology type (one of: " + list + ")",
                               DescribeJson(spec.at("type")));
@@ -264,7 +264,7 @@ BuildTopology(const nlohmann::json& spec, const std::string& file, const std::st
     }
     if (topo.NumHosts() == 0)
     {
-        throw ns3::InputError(file, "topology", "at least one host", "none");
+        throw fabricsim::InputError(file, "topology", "at least one host", "none");
     }
     CheckConnected(topo, file);
     return topo;

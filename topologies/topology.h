@@ -78,7 +78,7 @@ std::vector<std::string> TopologyTypes();
 /**
  * Parse a link rate: a JSON number is bits/s; a string is a number and a unit such as
  * "100Gbps", "400G", "3.6Tbps" (bits) or "450GBps" (bytes, capital B).
- * \throws ns3::InputError naming file and field when the value is not a positive rate
+ * \throws fabricsim::InputError naming file and field when the value is not a positive rate
  */
 double ParseRate(const nlohmann::json& value, const std::string& file, const std::string& field);
 
@@ -86,13 +86,13 @@ double ParseRate(const nlohmann::json& value, const std::string& file, const std
  * Parse a delay: a JSON number is nanoseconds; a string is a number and a unit among
  * ps, ns, us, ms, s ("1us", "500ns", "0.001ms").
  * \returns the delay in picoseconds
- * \throws ns3::InputError naming file and field when the value is not a non-negative delay
+ * \throws fabricsim::InputError naming file and field when the value is not a non-negative delay
  */
 uint64_t ParseDelay(const nlohmann::json& value, const std::string& file, const std::string& field);
 
 /**
  * Check that every host can reach every other host without forwarding through a host.
- * \throws ns3::InputError(file, "topology", "a connected topology", "disconnected topology: host
+ * \throws fabricsim::InputError(file, "topology", "a connected topology", "disconnected topology: host
  *         X cannot reach host Y") otherwise
  */
 void CheckConnected(const Topology& topo, const std::string& file);
@@ -101,7 +101,7 @@ void CheckConnected(const Topology& topo, const std::string& file);
  * Build a topology from its JSON description (the scenario's "topology" object).
  * \param spec the JSON object
  * \param file the file name used in error messages
- * \throws ns3::InputError naming file, field, expected and found on bad input (unknown type,
+ * \throws fabricsim::InputError naming file, field, expected and found on bad input (unknown type,
  *         unknown key, wrong type, out-of-range values, disconnected result)
  *
  * Relative paths inside the description ("hpcc-file" "path") are resolved against the

@@ -31,13 +31,13 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
 {
     if (!j.is_object())
     {
-        throw ns3::InputError(where.file, where.prefix, "an object", DescribeJson(j));
+        throw fabricsim::InputError(where.file, where.prefix, "an object", DescribeJson(j));
     }
     EncoderSpec e;
     e.modality = OptionalString(j, "modality", "vision", where);
     if (e.modality != "vision" && e.modality != "audio")
     {
-        throw ns3::InputError(where.file,
+        throw fabricsim::InputError(where.file,
                               where.Field("modality"),
                               "\"vision\" or \"audio\"",
                               "\"" + e.modality + "\"");
@@ -47,7 +47,7 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
     e.numHeads = uint32_t(RequireAny(j, {"num_attention_heads", "num_heads"}, where));
     if (e.hiddenSize % e.numHeads != 0)
     {
-        throw ns3::InputError(where.file,
+        throw fabricsim::InputError(where.file,
                               where.Field("num_attention_heads"),
                               "a divisor of hidden_size " + std::to_string(e.hiddenSize),
                               std::to_string(e.numHeads));
@@ -68,7 +68,7 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
             uint64_t patch = RequireUint(j, "patch_size", where);
             if (image % patch != 0)
             {
-                throw ns3::InputError(where.file,
+                throw fabricsim::InputError(where.file,
                                       where.Field("patch_size"),
                                       "a divisor of image_size " + std::to_string(image),
                                       std::to_string(patch));
@@ -77,7 +77,7 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
         }
         else
         {
-            throw ns3::InputError(where.file,
+            throw fabricsim::InputError(where.file,
                                   where.Field("tokens_per_image"),
                                   "patch tokens per image (or image_size and patch_size)",
                                   "nothing (field missing)");
@@ -89,7 +89,7 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
     {
         if (!FindField(j, "tokens_per_audio_second"))
         {
-            throw ns3::InputError(where.file,
+            throw fabricsim::InputError(where.file,
                                   where.Field("tokens_per_audio_second"),
                                   "encoder tokens per second of audio",
                                   "nothing (field missing)");

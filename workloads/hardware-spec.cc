@@ -98,7 +98,7 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
         }
         if (!ok)
         {
-            throw ns3::InputError(w.file,
+            throw fabricsim::InputError(w.file,
                                   w.Field(it.key()),
                                   "a hardware field (name, peak_flops, hbm_capacity, hbm_bw, "
                                   "eta_compute, eta_memory, launch_overhead, scale_up_bw, "
@@ -111,7 +111,7 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
     {
         if (!pf->is_object())
         {
-            throw ns3::InputError(w.file,
+            throw fabricsim::InputError(w.file,
                                   w.Field("peak_flops"),
                                   "an object of dtype -> rate, e.g. {\"bf16\": \"989TFLOPS\"}",
                                   DescribeJson(*pf));
@@ -122,7 +122,7 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
             auto t = ParseDType(it.key());
             if (!t)
             {
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     w.file, field, "a dtype key (bf16, fp16, fp8, fp32)", "\"" + it.key() + "\"");
             }
             h.peakFlops[DTypeName(*t)] =
@@ -165,7 +165,7 @@ HardwareSpec::FromJson(const json& j, const std::string& file, const std::string
     JsonWhere w{file, prefix};
     if (!j.is_object())
     {
-        throw ns3::InputError(file, prefix, "an accelerator object", DescribeJson(j));
+        throw fabricsim::InputError(file, prefix, "an accelerator object", DescribeJson(j));
     }
     HardwareSpec h;
     if (FindField(j, "preset"))
@@ -175,27 +175,27 @@ HardwareSpec::FromJson(const json& j, const std::string& file, const std::string
         {
             h = Preset(name);
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
-            throw ns3::InputError(file, w.Field("preset"), e.Expected(), e.Found());
+            throw fabricsim::InputError(file, w.Field("preset"), e.Expected(), e.Found());
         }
     }
     ApplyFields(h, j, w);
     if (h.peakFlops.count("bf16") == 0 && h.peakFlops.count("fp16") == 0)
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               w.Field("peak_flops") + "/bf16",
                               "a 16-bit peak, e.g. \"989TFLOPS\"",
                               "nothing (field missing)");
     }
     if (h.hbmCapacityBytes <= 0)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             file, w.Field("hbm_capacity"), "a size like \"80GB\"", "nothing (field missing)");
     }
     if (h.hbmBwBytesPerSec <= 0)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             file, w.Field("hbm_bw"), "a bandwidth like \"3.35TB/s\"", "nothing (field missing)");
     }
     if (h.name.empty())
@@ -214,9 +214,9 @@ HardwareSpec::Load(const json& v, const std::string& file, const std::string& fi
         {
             return Preset(v.get<std::string>());
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
-            throw ns3::InputError(file, field, e.Expected(), e.Found());
+            throw fabricsim::InputError(file, field, e.Expected(), e.Found());
         }
     }
     return FromJson(v, file, field);
@@ -237,7 +237,7 @@ HardwareSpec::Preset(const std::string& name)
         }
         list += (list.empty() ? "" : ", ") + n;
     }
-    throw ns3::InputError("", "preset", "one of " + list, "\"" + name + "\"");
+    throw fabricsim::InputError("", "preset", "one of " + list, "\"" + name + "\"");
 }
 
 std::vector<std::string>

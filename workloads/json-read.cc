@@ -63,7 +63,7 @@ ToUint(const json& v, const std::string& field, const JsonWhere& where, uint64_t
         uint64_t x = v.get<uint64_t>();
         if (x < min)
         {
-            throw ns3::InputError(where.file, field, expected, DescribeJson(v));
+            throw fabricsim::InputError(where.file, field, expected, DescribeJson(v));
         }
         return x;
     }
@@ -75,7 +75,7 @@ ToUint(const json& v, const std::string& field, const JsonWhere& where, uint64_t
             return uint64_t(d);
         }
     }
-    throw ns3::InputError(where.file, field, expected, DescribeJson(v));
+    throw fabricsim::InputError(where.file, field, expected, DescribeJson(v));
 }
 
 } // namespace
@@ -86,7 +86,7 @@ RequireUint(const json& obj, const std::string& key, const JsonWhere& where, uin
     const json* v = FindField(obj, key);
     if (!v)
     {
-        throw ns3::InputError(where.file,
+        throw fabricsim::InputError(where.file,
                               where.Field(key),
                               "an integer >= " + std::to_string(min),
                               "nothing (field missing)");
@@ -120,7 +120,7 @@ OptionalNumber(const json& obj,
     if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo ||
         v->get<double>() > hi)
     {
-        throw ns3::InputError(where.file, where.Field(key), expected.str(), DescribeJson(*v));
+        throw fabricsim::InputError(where.file, where.Field(key), expected.str(), DescribeJson(*v));
     }
     return v->get<double>();
 }
@@ -135,7 +135,7 @@ OptionalBool(const json& obj, const std::string& key, bool def, const JsonWhere&
     }
     if (!v->is_boolean())
     {
-        throw ns3::InputError(where.file, where.Field(key), "true or false", DescribeJson(*v));
+        throw fabricsim::InputError(where.file, where.Field(key), "true or false", DescribeJson(*v));
     }
     return v->get<bool>();
 }
@@ -153,7 +153,7 @@ OptionalString(const json& obj,
     }
     if (!v->is_string())
     {
-        throw ns3::InputError(where.file, where.Field(key), "a string", DescribeJson(*v));
+        throw fabricsim::InputError(where.file, where.Field(key), "a string", DescribeJson(*v));
     }
     return v->get<std::string>();
 }
@@ -175,7 +175,7 @@ ReadQuantity(
     {
         std::string hint = UnitHint(kind);
         hint += allowZero ? ", >= 0" : ", > 0";
-        throw ns3::InputError(file, field, hint, DescribeJson(v));
+        throw fabricsim::InputError(file, field, hint, DescribeJson(v));
     }
     return *x;
 }
@@ -186,7 +186,7 @@ LoadJsonFile(const std::string& path)
     std::ifstream in(path);
     if (!in)
     {
-        throw ns3::InputError(path, "", "a readable JSON file", "no such file or not readable");
+        throw fabricsim::InputError(path, "", "a readable JSON file", "no such file or not readable");
     }
     try
     {
@@ -194,7 +194,7 @@ LoadJsonFile(const std::string& path)
     }
     catch (const json::parse_error& e)
     {
-        throw ns3::InputError(path, "", "valid JSON", e.what());
+        throw fabricsim::InputError(path, "", "valid JSON", e.what());
     }
 }
 

@@ -1,5 +1,5 @@
 /*
- * Typed reads of JSON fields that fail with an ns3::InputError naming file, field, what was
+ * Typed reads of JSON fields that fail with an fabricsim::InputError naming file, field, what was
  * expected and what was found. Shared by the model / hardware / parallelism spec parsers.
  */
 #ifndef FABRICSIM_WORKLOADS_JSON_READ_H

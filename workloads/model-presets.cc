@@ -199,7 +199,7 @@ ModelSpec::PresetConfig(const std::string& name)
         }
         list += (list.empty() ? "" : ", ") + n;
     }
-    throw ns3::InputError("", "preset", "one of " + list, "\"" + name + "\"");
+    throw fabricsim::InputError("", "preset", "one of " + list, "\"" + name + "\"");
 }
 
 } // namespace fabricsim

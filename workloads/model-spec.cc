@@ -26,7 +26,7 @@ ReadDType(const json& c, const std::string& key, DType def, const JsonWhere& w)
     std::optional<DType> t = v->is_string() ? ParseDType(v->get<std::string>()) : std::nullopt;
     if (!t)
     {
-        throw ns3::InputError(w.file,
+        throw fabricsim::InputError(w.file,
                               w.Field(key),
                               "a dtype (bfloat16, float16, float32, float8_e4m3fn, fp8)",
                               DescribeJson(*v));
@@ -56,7 +56,7 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
     m.topK = uint32_t(RequireUint(c, "num_experts_per_tok", w));
     if (m.topK > m.numExperts)
     {
-        throw ns3::InputError(w.file,
+        throw fabricsim::InputError(w.file,
                               w.Field("num_experts_per_tok"),
                               "at most " + std::string(expertKey) + " = " +
                                   std::to_string(m.numExperts),
@@ -88,7 +88,7 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
     {
         if (!v->is_array())
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 w.file, w.Field("mlp_only_layers"), "an array of layer indices", DescribeJson(*v));
         }
         for (size_t i = 0; i < v->size(); ++i)
@@ -96,7 +96,7 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
             const json& e = (*v)[i];
             if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() >= layers)
             {
-                throw ns3::InputError(w.file,
+                throw fabricsim::InputError(w.file,
                                       w.Field("mlp_only_layers") + "/" + std::to_string(i),
                                       "a layer index in [0, " + std::to_string(layers) + ")",
                                       DescribeJson(e));
@@ -128,7 +128,7 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     JsonWhere w{file, prefix};
     if (!c.is_object())
     {
-        throw ns3::InputError(file, prefix, "a config.json object", DescribeJson(c));
+        throw fabricsim::InputError(file, prefix, "a config.json object", DescribeJson(c));
     }
     ModelSpec m;
     m.modelType = OptionalString(c, "model_type", "", w);
@@ -153,7 +153,7 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     {
         if (m.numHeads % m.numKvHeads != 0)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   w.Field("num_key_value_heads"),
                                   "a divisor of num_attention_heads " + std::to_string(m.numHeads),
                                   std::to_string(m.numKvHeads));
@@ -164,7 +164,7 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         }
         else if (m.hiddenSize % m.numHeads != 0)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   w.Field("head_dim"),
                                   "head_dim (hidden_size " + std::to_string(m.hiddenSize) +
                                       " is not a multiple of num_attention_heads)",
@@ -281,14 +281,14 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
         {
             list += (list.empty() ? "" : ", ") + n;
         }
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               field,
                               "a model preset (" + list + ") or a path to a config.json",
                               "\"" + s + "\"");
     }
     if (!v.is_object())
     {
-        throw ns3::InputError(file, field, "a preset name, a path or an object", DescribeJson(v));
+        throw fabricsim::InputError(file, field, "a preset name, a path or an object", DescribeJson(v));
     }
     if (FindField(v, "preset") || FindField(v, "config"))
     {
@@ -303,9 +303,9 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
             {
                 base = PresetConfig(ref);
             }
-            catch (const ns3::InputError& e)
+            catch (const fabricsim::InputError& e)
             {
-                throw ns3::InputError(file, w.Field(key), e.Expected(), e.Found());
+                throw fabricsim::InputError(file, w.Field(key), e.Expected(), e.Found());
             }
         }
         else

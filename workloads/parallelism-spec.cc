@@ -16,7 +16,7 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
     JsonWhere w{file, prefix};
     if (!j.is_object())
     {
-        throw ns3::InputError(file, prefix, "an object", DescribeJson(j));
+        throw fabricsim::InputError(file, prefix, "an object", DescribeJson(j));
     }
     const char* known[] = {
         "tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"};
@@ -29,7 +29,7 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
         }
         if (!ok)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   w.Field(it.key()),
                                   "one of tp, pp, ep, dp, dp_attention, sequence_parallel, "
                                   "pp_send, pp_layers",
@@ -54,14 +54,14 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
     }
     else
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             file, w.Field("pp_send"), "\"megatron\" or \"vllm\"", "\"" + flavor + "\"");
     }
     if (const json* v = FindField(j, "pp_layers"))
     {
         if (!v->is_array())
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, w.Field("pp_layers"), "an array of layer counts", DescribeJson(*v));
         }
         for (size_t i = 0; i < v->size(); ++i)
@@ -82,7 +82,7 @@ ParallelismSpec::Validate(const ModelSpec& m,
     JsonWhere w{file, prefix};
     auto fail = [&](const std::string& key, const std::string& expected, uint64_t found)
     {
-        throw ns3::InputError(file, w.Field(key), expected, std::to_string(found));
+        throw fabricsim::InputError(file, w.Field(key), expected, std::to_string(found));
     };
     if (m.numHeads % tp != 0)
     {
@@ -125,7 +125,7 @@ ParallelismSpec::Validate(const ModelSpec& m,
         }
         if (dpAttention)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, w.Field("dp_attention"), "false (DP attention needs an MoE model)", "true");
         }
         return;

@@ -39,7 +39,7 @@ RoutingModel::FromJson(const json& j, const std::string& file, const std::string
     JsonWhere w{file, prefix};
     if (!j.is_object())
     {
-        throw ns3::InputError(file, prefix, "an object", DescribeJson(j));
+        throw fabricsim::InputError(file, prefix, "an object", DescribeJson(j));
     }
     std::string kind = OptionalString(j, "kind", "uniform", w);
     if (kind == "uniform")
@@ -50,7 +50,7 @@ RoutingModel::FromJson(const json& j, const std::string& file, const std::string
     {
         return Zipf(OptionalNumber(j, "s", 1.0, w, 0.0, 10.0), OptionalUint(j, "seed", 1, w));
     }
-    throw ns3::InputError(file, w.Field("kind"), "\"uniform\" or \"zipf\"", "\"" + kind + "\"");
+    throw fabricsim::InputError(file, w.Field("kind"), "\"uniform\" or \"zipf\"", "\"" + kind + "\"");
 }
 
 bool

@@ -177,7 +177,7 @@ CalibrationDimension(const std::string& name, const nlohmann::json& doc, const s
     {
         if (RatedLinks(doc).empty())
         {
-            throw ns3::InputError(field,
+            throw fabricsim::InputError(field,
                                   name,
                                   "a scenario whose topology gives a link rate (host_link, "
                                   "fabric_link, scale_up or global_link)",
@@ -216,7 +216,7 @@ CalibrationDimension(const std::string& name, const nlohmann::json& doc, const s
         {
             known += (known.empty() ? "" : ", ") + n;
         }
-        throw ns3::InputError(field, "--fit", "parameters among " + known, "\"" + name + "\"");
+        throw fabricsim::InputError(field, "--fit", "parameters among " + known, "\"" + name + "\"");
     }
     d.lo = a->lo;
     d.hi = a->hi;
@@ -235,14 +235,14 @@ ParameterAssignments(const std::map<std::string, double>& values,
     {
         if (!std::isfinite(v) || v < 0)
         {
-            throw ns3::InputError(file, "parameters." + name, "a finite value >= 0", Format(v));
+            throw fabricsim::InputError(file, "parameters." + name, "a finite value >= 0", Format(v));
         }
         if (name == "link_efficiency" || name == "hop_latency")
         {
             const std::vector<std::string> links = RatedLinks(doc);
             if (links.empty())
             {
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     file, "parameters." + name, "a scenario with explicit link rates", "none");
             }
             for (const std::string& k : links)
@@ -251,7 +251,7 @@ ParameterAssignments(const std::map<std::string, double>& values,
                 {
                     if (!(v > 0) || v > 1.5)
                     {
-                        throw ns3::InputError(file,
+                        throw fabricsim::InputError(file,
                                               "parameters.link_efficiency",
                                               "a fraction in (0, 1.5]",
                                               Format(v));
@@ -275,7 +275,7 @@ ParameterAssignments(const std::map<std::string, double>& values,
         const Attr* a = FindAttr(name);
         if (!a)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, "parameters." + name, "a known calibration parameter", "\"" + name + "\"");
         }
         sets.push_back(std::string("attributes.") + a->attribute + "=" + Format(v * 1000.0) + "ns");
@@ -320,12 +320,12 @@ ReadOverlay(const std::string& path)
     }
     catch (const nlohmann::json::exception& e)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             path, "", "an overlay JSON file", std::string("invalid JSON (") + e.what() + ")");
     }
     if (!o.is_object() || !o.contains("fabricsim_overlay"))
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             path, "fabricsim_overlay", "an overlay written by fabricsim calibrate", "no such key");
     }
     return o;
@@ -340,7 +340,7 @@ ReadOverlaySets(const std::string& path)
     auto s = o.find("set");
     if (s == o.end() || !s->is_array())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             path,
             "set",
             "an array of \"key.path=value\" strings",
@@ -353,7 +353,7 @@ ReadOverlaySets(const std::string& path)
         const nlohmann::json& e = (*s)[i];
         if (!e.is_string() || e.get<std::string>().find('=') == std::string::npos)
         {
-            throw ns3::InputError(path,
+            throw fabricsim::InputError(path,
                                   "set[" + std::to_string(i) + "]",
                                   "a \"key.path=value\" string",
                                   e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -370,7 +370,7 @@ ReadOverlayParameters(const std::string& path)
     auto p = o.find("parameters");
     if (p == o.end() || !p->is_object())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             path,
             "parameters",
             "an object of parameter values",
@@ -383,14 +383,14 @@ ReadOverlayParameters(const std::string& path)
     {
         if (std::find(names.begin(), names.end(), it.key()) == names.end())
         {
-            throw ns3::InputError(path,
+            throw fabricsim::InputError(path,
                                   "parameters." + it.key(),
                                   "a known calibration parameter",
                                   "\"" + it.key() + "\"");
         }
         if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 path,
                 "parameters." + it.key(),
                 "a number >= 0",
@@ -412,7 +412,7 @@ ReadOverlayGpuClock(const std::string& path)
     }
     if (!c->is_number() || !std::isfinite(c->get<double>()) || !(c->get<double>() > 0))
     {
-        throw ns3::InputError(path,
+        throw fabricsim::InputError(path,
                               "gpu_clock_mhz",
                               "a clock in MHz > 0",
                               c->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -432,7 +432,7 @@ ExpandOverlayArgs(const std::vector<std::string>& args)
         {
             if (i + 1 >= args.size())
             {
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     "<command line>", "--overlay", "a file after --overlay", "nothing");
             }
             file = args[++i];

@@ -31,7 +31,7 @@ std::vector<std::string> CalibrationParameterNames();
 
 /**
  * The fit range and start of \p name on the scenario \p doc (start = the scenario's current
- * value). \throws ns3::InputError naming \p field when the name is unknown or the scenario
+ * value). \throws fabricsim::InputError naming \p field when the name is unknown or the scenario
  * gives the parameter nothing to act on (no link rate for link_efficiency)
  */
 FitDimension CalibrationDimension(const std::string& name,
@@ -63,7 +63,7 @@ nlohmann::json MakeOverlay(const std::map<std::string, double>& values,
 
 /**
  * The "set" list of an overlay file, for `--overlay FILE` on any command that takes --set.
- * \throws ns3::InputError naming \p path on an unreadable or malformed overlay
+ * \throws fabricsim::InputError naming \p path on an unreadable or malformed overlay
  */
 std::vector<std::string> ReadOverlaySets(const std::string& path);
 
@@ -72,7 +72,7 @@ std::map<std::string, double> ReadOverlayParameters(const std::string& path);
 
 /**
  * The "gpu_clock_mhz" of an overlay file: the SM clock of the system it was fitted on, or 0
- * when the file does not say. \throws ns3::InputError when present but not a positive number
+ * when the file does not say. \throws fabricsim::InputError when present but not a positive number
  */
 double ReadOverlayGpuClock(const std::string& path);
 

@@ -142,7 +142,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
     std::vector<std::string> lines = Lines(text);
     if (lines.empty())
     {
-        throw ns3::InputError(file, "line 1", "a CSV header", "an empty file");
+        throw fabricsim::InputError(file, "line 1", "a CSV header", "an empty file");
     }
     const std::vector<std::string> header = SplitCsv(lines[0]);
     std::map<std::string, size_t> col;
@@ -174,7 +174,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
     {
         if (!col.count(r))
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, "line 1", "a column named " + r, "columns " + lines[0].substr(0, 200));
         }
     }
@@ -188,7 +188,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
         const std::string where = "line " + std::to_string(ln + 1);
         if (f.size() != header.size())
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, where, std::to_string(header.size()) + " fields", std::to_string(f.size()));
         }
         auto count = [&](const char* c, uint64_t lo, uint64_t hi)
@@ -196,7 +196,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
             uint64_t v = 0;
             if (!ParseCount(f[col.at(c)], v) || v < lo || v > hi)
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       where + " " + c,
                                       "an integer in [" + std::to_string(lo) + ", "
                                           + std::to_string(hi) + "]",
@@ -209,7 +209,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
             double v = 0;
             if (!ParsePositive(f[col.at(c)], v))
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       where + " " + c,
                                       "a positive number",
                                       "\"" + f[col.at(c)].substr(0, 40) + "\"");
@@ -226,7 +226,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
             p.experts = uint32_t(count("num_experts", 1, 1 << 16));
             if (p.topk > p.experts)
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       where + " num_topk",
                                       "at most num_experts (" + std::to_string(p.experts) + ")",
                                       std::to_string(p.topk));
@@ -249,7 +249,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
         MeasuredPoint p;
         if (!CollectiveOfTestName(f[col["op_name"]], p.kind))
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file,
                 where + " op_name",
                 "all_reduce, all_gather, reduce_scatter, alltoall, broadcast or reduce",
@@ -259,7 +259,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
         const uint32_t elem = BytesOfType(p.dtype);
         if (elem == 0)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   where + " nccl_dtype",
                                   "a dtype such as half, bfloat16, float or int8",
                                   "\"" + p.dtype.substr(0, 40) + "\"");
@@ -307,7 +307,7 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
                     uint64_t x = 0;
                     if (!ParseCount(v, x) || x == 0 || x > 100000)
                     {
-                        throw ns3::InputError(
+                        throw fabricsim::InputError(
                             file, key, "a positive count", "\"" + v.substr(0, 20) + "\"");
                     }
                     (key == "nThread" ? nThread : nGpus) = x;
@@ -332,7 +332,7 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
     }
     if (!haveKind)
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               "collective",
                               "a '# Collective test starting: <name>_perf' line, a collective in "
                               "the file name (all_reduce_perf.txt) or --coll",
@@ -360,7 +360,7 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
         // size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong
         if (f.size() < 9)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   where,
                                   "size count type redop root time algbw busbw #wrong ...",
                                   "\"" + l.substr(0, 80) + "\"");
@@ -374,12 +374,12 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
         double t = 0;
         if (!ParseCount(f[0], size) || size == 0 || size > (uint64_t(1) << 50))
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, where + " size", "a size in bytes", "\"" + f[0].substr(0, 30) + "\"");
         }
         if (!ParsePositive(f[5], t))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   where + " time",
                                   "the out-of-place time in us",
                                   "\"" + f[5].substr(0, 30) + "\"");
@@ -391,7 +391,7 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
     }
     if (points.empty())
     {
-        throw ns3::InputError(file, "", "nccl-tests result rows (size count type ...)", "none");
+        throw fabricsim::InputError(file, "", "nccl-tests result rows (size count type ...)", "none");
     }
     return points;
 }

@@ -53,7 +53,7 @@ struct MeasurementSet
 /**
  * Parse the corpus CSV layout (header with op_name, nccl_dtype, num_gpus, message_size,
  * latency; device optional) or a DeepEP table (header with dispatch_avg_t_us or
- * dispatch_transmit_us). \throws ns3::InputError naming \p file, the line and the column
+ * dispatch_transmit_us). \throws fabricsim::InputError naming \p file, the line and the column
  */
 MeasurementSet ParseMeasurementCsv(std::string_view text, const std::string& file);
 
@@ -61,7 +61,7 @@ MeasurementSet ParseMeasurementCsv(std::string_view text, const std::string& fil
  * Parse an nccl-tests log: the collective from a "# Collective test starting: <name>_perf" line,
  * else from \p file's name (all_reduce_perf.txt) or \p collectiveHint; ranks from the
  * "#  Rank N ..." lines (else nThread x nGpus); per size row the out-of-place time.
- * \throws ns3::InputError naming \p file and line on malformed rows or a missing collective
+ * \throws fabricsim::InputError naming \p file and line on malformed rows or a missing collective
  */
 std::vector<MeasuredPoint> ParseNcclTestsLog(std::string_view text,
                                              const std::string& file,

@@ -154,7 +154,7 @@ ParseProtocolList(const std::string& text, const std::string& field)
         const std::optional<Protocol> p = ParseProtocol(item);
         if (!p || std::find(out.begin(), out.end(), *p) != out.end())
         {
-            throw ns3::InputError(field,
+            throw fabricsim::InputError(field,
                                   "",
                                   "a comma-separated list of distinct protocols among Simple, "
                                   "LL128, LL",
@@ -164,7 +164,7 @@ ParseProtocolList(const std::string& text, const std::string& field)
     }
     if (out.empty())
     {
-        throw ns3::InputError(field, "", "at least one protocol (Simple, LL128, LL)", "\"\"");
+        throw fabricsim::InputError(field, "", "at least one protocol (Simple, LL128, LL)", "\"\"");
     }
     return out;
 }

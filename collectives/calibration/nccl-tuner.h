@@ -126,7 +126,7 @@ struct TunerConfig
 
 /**
  * Parses a protocol list such as "Simple,LL128,LL" (case-insensitive, no repeats, at least
- * one). \throws ns3::InputError naming \p field otherwise
+ * one). \throws fabricsim::InputError naming \p field otherwise
  */
 std::vector<Protocol> ParseProtocolList(const std::string& text, const std::string& field);
 
@@ -167,7 +167,7 @@ class NcclTuner : public Object
     NcclTuner();
 
     /// The configuration these attribute values describe.
-    /// \throws ns3::InputError on an invalid Protocols list
+    /// \throws fabricsim::InputError on an invalid Protocols list
     fabricsim::TunerConfig GetConfig() const;
 
   private:

@@ -79,7 +79,7 @@ class FabricCollectiveHelper
     FabricCollectiveHelper& operator=(const FabricCollectiveHelper&) = delete;
 
     /// Congestion control of every queue pair, by scenario name ("dcqcn", "hpcc", ...).
-    /// Throws ns3::InputError for unknown names. Default: dcqcn. Packet backend only.
+    /// Throws fabricsim::InputError for unknown names. Default: dcqcn. Packet backend only.
     void SetCongestionControl(const std::string& name);
     /// Congestion control of every queue pair, as a factory.
     void SetCongestionControl(const ObjectFactory& cc);
@@ -113,7 +113,7 @@ class FabricCollectiveHelper
 
     /**
      * \brief Generate \p algorithm for \p kind on GetNRanks() ranks; a zero opt.localSize is
-     * filled in from GetLocalSize(). Throws ns3::InputError when the algorithm cannot run.
+     * filled in from GetLocalSize(). Throws fabricsim::InputError when the algorithm cannot run.
      */
     fabricsim::Schedule Generate(fabricsim::CollectiveKind kind,
                                  const std::string& algorithm,
@@ -122,7 +122,7 @@ class FabricCollectiveHelper
     /**
      * \brief Run \p schedule on \p bytes (nccl-tests size convention) \p warmup + \p iters
      * times back to back; a stuck iteration ends the run (result incomplete, report filled).
-     * Throws ns3::InputError when the schedule's rank count exceeds the ranks available or the
+     * Throws fabricsim::InputError when the schedule's rank count exceeds the ranks available or the
      * schedule cannot be executed at all.
      */
     CollectiveRunResult Run(const fabricsim::Schedule& schedule,

@@ -43,7 +43,7 @@ SplitList(const std::string& v, const std::string& opt)
     {
         if (item.empty())
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 kCli, opt, "a comma-separated list without empty items", "\"" + v + "\"");
         }
         out.push_back(item);
@@ -66,7 +66,7 @@ Count(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi)
     }
     if (used != v.size() || v.empty() || v[0] == '-' || x < lo || x > hi)
     {
-        throw ns3::InputError(kCli,
+        throw fabricsim::InputError(kCli,
                               opt,
                               "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
                                   + "]",
@@ -357,7 +357,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         {
             if (v != "analytical" && v != "packet")
             {
-                throw ns3::InputError(kCli, "--backend", "analytical or packet", "\"" + v + "\"");
+                throw fabricsim::InputError(kCli, "--backend", "analytical or packet", "\"" + v + "\"");
             }
             o.backend = v;
         }
@@ -369,7 +369,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
                 CollectiveKind k;
                 if (!CollectiveOfTestName(c, k))
                 {
-                    throw ns3::InputError(kCli,
+                    throw fabricsim::InputError(kCli,
                                           "--coll",
                                           "collective names (allreduce, allgather, ...)",
                                           "\"" + c + "\"");
@@ -408,7 +408,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         {
             if (v != "fp8" && v != "bf16")
             {
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     kCli, "--deepep-dispatch-dtype", "fp8 or bf16", "\"" + v + "\"");
             }
             o.deepepDispatchDtype = v;
@@ -417,7 +417,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         {
             if (v != "ll" && v != "normal")
             {
-                throw ns3::InputError(kCli, "--deepep-mode", "ll or normal", "\"" + v + "\"");
+                throw fabricsim::InputError(kCli, "--deepep-mode", "ll or normal", "\"" + v + "\"");
             }
             o.deepepMode = v;
         }
@@ -435,7 +435,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         }
         else
         {
-            throw ns3::InputError(kCli,
+            throw fabricsim::InputError(kCli,
                                   a[i],
                                   "a measurement file or an option of 'fabricsim calibrate'",
                                   "\"" + a[i] + "\"");
@@ -443,17 +443,17 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
     }
     if (o.files.empty())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             kCli, "MEASUREMENTS", "measurement files (nccl-tests logs or CSV tables)", "nothing");
     }
     if (o.scenario.empty())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             kCli, "--scenario", "the scenario describing the measured system", "nothing");
     }
     if (o.minBytes > o.maxBytes)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             kCli, "--min-bytes", "at most --max-bytes", std::to_string(o.minBytes));
     }
     return o;
@@ -503,7 +503,7 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
     }
     if (points.empty() && moe.empty())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             kCli, "MEASUREMENTS", "at least one point left after the filters", "none");
     }
     nlohmann::json doc = LoadScenarioJson(opt.scenario, opt.sets);
@@ -526,7 +526,7 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
     {
         if (p.ranks > sc.topology.NumHosts() || p.ranks < 2)
         {
-            throw ns3::InputError(p.source,
+            throw fabricsim::InputError(p.source,
                                   "ranks",
                                   "2 to the scenario's " + std::to_string(sc.topology.NumHosts())
                                       + " hosts",
@@ -535,7 +535,7 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
     }
     if (!moe.empty() && sc.topology.NumHosts() < 8)
     {
-        throw ns3::InputError(opt.scenario,
+        throw fabricsim::InputError(opt.scenario,
                               "topology",
                               "8 hosts for the DeepEP points (one node of 8 GPUs)",
                               std::to_string(sc.topology.NumHosts()));
@@ -547,7 +547,7 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
     }
     if (!dims.empty() && points.empty())
     {
-        throw ns3::InputError(kCli, "--fit", "collective points to fit on", "only DeepEP points");
+        throw fabricsim::InputError(kCli, "--fit", "collective points to fit on", "only DeepEP points");
     }
     OutputDir dir(opt.outDir);
 
@@ -567,7 +567,7 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         }
         if (fitPoints.empty())
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 kCli, "--fit-min-bytes", "collective points at or above it to fit on", "none");
         }
         fit = NelderMead(

@@ -39,7 +39,7 @@ struct CalibrateCommandOptions
     std::vector<std::string> ns3Args;
 };
 
-/// Parses the arguments after "calibrate". \throws ns3::InputError naming the option
+/// Parses the arguments after "calibrate". \throws fabricsim::InputError naming the option
 CalibrateCommandOptions ParseCalibrateArgs(const std::vector<std::string>& args);
 
 /// Runs the command. \return 0 (errors are reported, not a failure)

@@ -98,7 +98,7 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
         }
         else
         {
-            throw ns3::InputError("<command line>", a[i], "a scenario path or an option of 'fabricsim run'", "\"" + a[i] + "\"");
+            throw fabricsim::InputError("<command line>", a[i], "a scenario path or an option of 'fabricsim run'", "\"" + a[i] + "\"");
         }
     }
     if (scenario.empty())
@@ -112,7 +112,7 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
     }
     if (iopt.timeline || iopt.record || iopt.backend != "packet")
     {
-        throw ns3::InputError(scenario, "serving", "an inference scenario for --trace, --record or --backend",
+        throw fabricsim::InputError(scenario, "serving", "an inference scenario for --trace, --record or --backend",
                               "a fabric scenario");
     }
     FabricScenario sc = ParseFabricScenario(doc, scenario);
@@ -163,7 +163,7 @@ Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostrea
         return RunValidateArgs(args, out, err);
     }
     err << kUsage;
-    throw ns3::InputError("<command line>", "command", "one of: run, collective, replay, calibrate, validate, attributes, help", "\"" + args[0] + "\"");
+    throw fabricsim::InputError("<command line>", "command", "one of: run, collective, replay, calibrate, validate, attributes, help", "\"" + args[0] + "\"");
 }
 
 } // namespace fabricsim

@@ -12,7 +12,7 @@ namespace fabricsim
 {
 
 /// Run one CLI invocation (arguments after the program name). Returns the exit code;
-/// throws ns3::InputError for bad input (exit code 2 in main).
+/// throws fabricsim::InputError for bad input (exit code 2 in main).
 int Dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Path of the scenario `fabricsim run` uses without an argument.

@@ -15,7 +15,7 @@ TakeOption(const std::vector<std::string>& args,
     {
         if (i + 1 >= args.size())
         {
-            throw ns3::InputError(kCommandLineSource, opt, "a value after " + opt, "nothing");
+            throw fabricsim::InputError(kCommandLineSource, opt, "a value after " + opt, "nothing");
         }
         value = args[++i];
         return true;

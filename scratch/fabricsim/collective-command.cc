@@ -42,7 +42,7 @@ ToInt(const std::string& v, const std::string& opt, int min)
     }
     if (used != v.size() || v.empty() || x < min || x > 1000000)
     {
-        throw ns3::InputError(kCli, opt, "an integer >= " + std::to_string(min), "\"" + v + "\"");
+        throw fabricsim::InputError(kCli, opt, "an integer >= " + std::to_string(min), "\"" + v + "\"");
     }
     return int(x);
 }
@@ -126,9 +126,9 @@ class ScheduleSource
                 it = m_generated.emplace(algo, GenerateSchedule(m_kind, algo, m_ranks, m_gen))
                          .first;
             }
-            catch (const ns3::InputError& e)
+            catch (const fabricsim::InputError& e)
             {
-                throw ns3::InputError(kCli,
+                throw fabricsim::InputError(kCli,
                                       "--algo",
                                       "an algorithm that runs " + ToString(m_kind) + " on "
                                           + std::to_string(m_ranks) + " ranks with these options",
@@ -173,7 +173,7 @@ class ScheduleSource
         }
         if (m_file.empty())
         {
-            throw ns3::InputError(m_opt.scheduleFile,
+            throw fabricsim::InputError(m_opt.scheduleFile,
                                   "algo",
                                   "a " + ToString(m_kind) + " schedule for "
                                       + std::to_string(m_ranks)
@@ -257,7 +257,7 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
         {
             if (!ParseProtocol(v))
             {
-                throw ns3::InputError(kCli, "--proto", "Simple, LL or LL128", "\"" + v + "\"");
+                throw fabricsim::InputError(kCli, "--proto", "Simple, LL or LL128", "\"" + v + "\"");
             }
             o.protocol = v;
         }
@@ -287,7 +287,7 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
         }
         else
         {
-            throw ns3::InputError(kCli,
+            throw fabricsim::InputError(kCli,
                                   a[i],
                                   "a scenario path or an option of 'fabricsim collective'",
                                   "\"" + a[i] + "\"");
@@ -295,14 +295,14 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
     }
     if (o.scenario.empty())
     {
-        throw ns3::InputError(kCli,
+        throw fabricsim::InputError(kCli,
                               "SCENARIO",
                               "a scenario file (fabricsim collective SCENARIO.json ...)",
                               "nothing");
     }
     if (o.coll.empty() || !ParseCollectiveKind(o.coll))
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             kCli,
             "--coll",
             "one of allreduce, allgather, reducescatter, alltoall, broadcast, reduce",
@@ -310,7 +310,7 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
     }
     if (o.algo.empty() == o.scheduleFile.empty())
     {
-        throw ns3::InputError(kCli,
+        throw fabricsim::InputError(kCli,
                               "--algo",
                               "exactly one of --algo NAME and --schedule FILE",
                               o.algo.empty() ? "neither" : "both");
@@ -325,7 +325,7 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
     }
     if (o.minBytes > o.maxBytes)
     {
-        throw ns3::InputError(kCli,
+        throw fabricsim::InputError(kCli,
                               "-b",
                               "a minimum size <= the maximum (-e " + std::to_string(o.maxBytes)
                                   + ")",
@@ -334,7 +334,7 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
     o.backend = Lower(o.backend);
     if (o.backend != "packet" && o.backend != "analytical")
     {
-        throw ns3::InputError(kCli, "--backend", "packet or analytical", "\"" + o.backend + "\"");
+        throw fabricsim::InputError(kCli, "--backend", "packet or analytical", "\"" + o.backend + "\"");
     }
     return o;
 }
@@ -350,7 +350,7 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
     const int n = opt.ranks > 0 ? opt.ranks : hosts;
     if (n > hosts)
     {
-        throw ns3::InputError(kCli,
+        throw fabricsim::InputError(kCli,
                               "--ranks",
                               "at most the scenario's " + std::to_string(hosts) + " hosts",
                               std::to_string(n));
@@ -506,13 +506,13 @@ RunValidateArgs(const std::vector<std::string>& a, std::ostream& out, std::ostre
         }
         else
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 kCli, a[i], "a schedule file, --coll C or --ranks N", "\"" + a[i] + "\"");
         }
     }
     if (file.empty())
     {
-        throw ns3::InputError(kCli,
+        throw fabricsim::InputError(kCli,
                               "FILE",
                               "a schedule file (fabricsim validate FILE [--coll C] [--ranks N])",
                               "nothing");

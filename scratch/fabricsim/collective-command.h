@@ -44,7 +44,7 @@ struct CollectiveCommandOptions
     std::vector<std::string> ns3Args;
 };
 
-/// Parses the arguments after "collective". \throws ns3::InputError naming the option
+/// Parses the arguments after "collective". \throws fabricsim::InputError naming the option
 CollectiveCommandOptions ParseCollectiveArgs(const std::vector<std::string>& args);
 
 /// Runs the command. \return 0 when every size completed, 1 when a collective got stuck

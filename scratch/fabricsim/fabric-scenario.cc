@@ -11,7 +11,6 @@
 namespace fabricsim
 {
 
-using ns3::InputError;
 using nlohmann::json;
 
 namespace

@@ -1,7 +1,7 @@
 /*
  * A fabric scenario: the parsed, validated form of scenario.json (topology, transport, switch,
  * traffic, link events, pcap, monitors). Parsing checks every key and value and throws
- * ns3::InputError (file, field, expected, found) before anything is built or written.
+ * fabricsim::InputError (file, field, expected, found) before anything is built or written.
  */
 #ifndef FABRICSIM_FABRIC_SCENARIO_H
 #define FABRICSIM_FABRIC_SCENARIO_H
@@ -155,7 +155,7 @@ struct FabricScenario
 };
 
 /// Read a scenario file and apply "--set key.path=value" overrides (value parsed as JSON, else
-/// taken as a string). Throws ns3::InputError on any problem.
+/// taken as a string). Throws fabricsim::InputError on any problem.
 nlohmann::json LoadScenarioJson(const std::string& path, const std::vector<std::string>& sets);
 
 /// Apply one "key.path=value" override to a JSON document.

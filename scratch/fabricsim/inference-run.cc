@@ -118,12 +118,12 @@ RunInferenceScenario(const json& doc,
     FabricScenario sc = ParseFabricScenario(fabricDoc, file);
     if (!sc.flows.empty() || !sc.poisson.empty() || !sc.incasts.empty())
     {
-        throw ns3::InputError(file, "traffic", "no background traffic in an inference scenario (not supported yet)",
+        throw fabricsim::InputError(file, "traffic", "no background traffic in an inference scenario (not supported yet)",
                               "a traffic block");
     }
     if (opt.backend != "packet" && opt.backend != "analytical")
     {
-        throw ns3::InputError("<command line>", "--backend", "packet or analytical", "\"" + opt.backend + "\"");
+        throw fabricsim::InputError("<command line>", "--backend", "packet or analytical", "\"" + opt.backend + "\"");
     }
     if (opt.timeline)
     {

@@ -25,7 +25,7 @@ main(int argc, char** argv)
     {
         return fabricsim::Dispatch(args, std::cout, std::cerr);
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         std::cerr << "fabricsim: error: " << e.what() << "\n";
         return 2;

@@ -18,14 +18,14 @@ OutputDir::OutputDir(const std::string& dir)
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
     {
-        throw ns3::InputError(dir, "--out", "a directory that can be created", ec ? ec.message() : "not a directory");
+        throw fabricsim::InputError(dir, "--out", "a directory that can be created", ec ? ec.message() : "not a directory");
     }
     m_stage = dir + "/.partial-" + std::to_string(getpid());
     fs::remove_all(m_stage, ec);
     fs::create_directories(m_stage, ec);
     if (ec)
     {
-        throw ns3::InputError(dir, "--out", "a writable directory", ec.message());
+        throw fabricsim::InputError(dir, "--out", "a writable directory", ec.message());
     }
 }
 
@@ -67,7 +67,7 @@ WriteFileAtomic(const std::string& path, const std::string& text)
         o << text;
         if (!o)
         {
-            throw ns3::InputError(path, "", "a writable output file", "write failed");
+            throw fabricsim::InputError(path, "", "a writable output file", "write failed");
         }
     }
     fs::rename(tmp, path);

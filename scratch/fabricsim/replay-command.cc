@@ -49,7 +49,7 @@ PositiveNumber(const std::string& v, const std::string& opt)
     }
     if (used != v.size() || v.empty() || !(x > 0) || !std::isfinite(x) || x > 1e6)
     {
-        throw ns3::InputError(kCli, opt, "a positive number", "\"" + v + "\"");
+        throw fabricsim::InputError(kCli, opt, "a positive number", "\"" + v + "\"");
     }
     return x;
 }
@@ -61,7 +61,7 @@ Head(const std::string& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
-        throw ns3::InputError(path, "", "a readable trace file", "cannot open file");
+        throw fabricsim::InputError(path, "", "a readable trace file", "cannot open file");
     }
     char buf[64] = {};
     in.read(buf, sizeof buf);
@@ -87,7 +87,7 @@ Import(const ReplayCommandOptions& opt)
     {
         if (opt.traces.size() != 1)
         {
-            throw ns3::InputError(kCli,
+            throw fabricsim::InputError(kCli,
                                   "TRACE",
                                   "one program trace (it holds every rank)",
                                   std::to_string(opt.traces.size()) + " files");
@@ -199,7 +199,7 @@ ParseReplayArgs(const std::vector<std::string>& a)
         {
             if (v != "auto" && v != "kineto" && v != "chakra" && v != "program")
             {
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     kCli, "--format", "auto, kineto, chakra or program", "\"" + v + "\"");
             }
             o.format = v;
@@ -218,7 +218,7 @@ ParseReplayArgs(const std::vector<std::string>& a)
             }
             if (used != v.size() || s < 0)
             {
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     kCli, "--step", "a profiler step number >= 0", "\"" + v + "\"");
             }
             o.step = s;
@@ -227,7 +227,7 @@ ParseReplayArgs(const std::vector<std::string>& a)
         {
             if (v != "analytical" && v != "packet")
             {
-                throw ns3::InputError(kCli, "--backend", "analytical or packet", "\"" + v + "\"");
+                throw fabricsim::InputError(kCli, "--backend", "analytical or packet", "\"" + v + "\"");
             }
             o.backend = v;
         }
@@ -252,7 +252,7 @@ ParseReplayArgs(const std::vector<std::string>& a)
             o.worldSize = uint32_t(PositiveNumber(v, "--ranks"));
             if (double(o.worldSize) != std::stod(v))
             {
-                throw ns3::InputError(kCli, "--ranks", "a whole number of ranks", "\"" + v + "\"");
+                throw fabricsim::InputError(kCli, "--ranks", "a whole number of ranks", "\"" + v + "\"");
             }
         }
         else if (a[i] == "--chakra-cpu-ops")
@@ -281,13 +281,13 @@ ParseReplayArgs(const std::vector<std::string>& a)
         }
         else
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 kCli, a[i], "a trace file or an option of 'fabricsim replay'", "\"" + a[i] + "\"");
         }
     }
     if (o.traces.empty())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             kCli,
             "TRACE",
             "one or more trace files (fabricsim replay TRACE... --scenario S.json)",
@@ -295,7 +295,7 @@ ParseReplayArgs(const std::vector<std::string>& a)
     }
     if (o.scenario.empty())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             kCli, "--scenario", "the scenario whose fabric replays the trace", "nothing");
     }
     return o;
@@ -311,7 +311,7 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
     ImportedTrace trace = Import(opt);
     if (trace.worldSize > sc.topology.NumHosts())
     {
-        throw ns3::InputError(opt.scenario,
+        throw fabricsim::InputError(opt.scenario,
                               "topology",
                               "at least the trace's " + std::to_string(trace.worldSize)
                                   + " ranks as hosts",
@@ -328,7 +328,7 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
             from = PresetFor(trace.ranks.front().device);
             if (from.empty())
             {
-                throw ns3::InputError(kCli,
+                throw fabricsim::InputError(kCli,
                                       "--hw-from",
                                       "the accelerator the trace ran on (its device '"
                                           + trace.ranks.front().device + "' matches no preset)",

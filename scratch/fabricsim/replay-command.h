@@ -34,7 +34,7 @@ struct ReplayCommandOptions
     std::vector<std::string> ns3Args;
 };
 
-/// Parses the arguments after "replay". \throws ns3::InputError naming the option
+/// Parses the arguments after "replay". \throws fabricsim::InputError naming the option
 ReplayCommandOptions ParseReplayArgs(const std::vector<std::string>& args);
 
 /// Runs the command. \return 0 when the replay completed, 1 when ops got stuck

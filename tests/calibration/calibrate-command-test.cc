@@ -18,7 +18,7 @@ RunCli(const std::vector<std::string>& args)
     {
         r.code = Dispatch(args, out, err);
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         err << "fabricsim: error: " << e.what() << "\n";
         r.code = 2;

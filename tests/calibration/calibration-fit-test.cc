@@ -60,10 +60,10 @@ TEST(CalibrationParameters, AssignmentsActOnTheScenarioTheyAreGiven)
     FitDimension d = CalibrationDimension("step_latency", doc, "--fit");
     EXPECT_TRUE(d.logScale);
     EXPECT_DOUBLE_EQ(d.start, 0.5);
-    EXPECT_THROW(CalibrationDimension("warp_speed", doc, "--fit"), ns3::InputError);
+    EXPECT_THROW(CalibrationDimension("warp_speed", doc, "--fit"), fabricsim::InputError);
     nlohmann::json bare = {{"topology", {{"type", "single-switch"}, {"hosts", 2}}}};
-    EXPECT_THROW(CalibrationDimension("link_efficiency", bare, "--fit"), ns3::InputError);
-    EXPECT_THROW(ParameterAssignments({{"link_efficiency", 2.0}}, doc, "x"), ns3::InputError);
+    EXPECT_THROW(CalibrationDimension("link_efficiency", bare, "--fit"), fabricsim::InputError);
+    EXPECT_THROW(ParameterAssignments({{"link_efficiency", 2.0}}, doc, "x"), fabricsim::InputError);
 }
 
 TEST(CalibrationParameters, OverlayFilesRoundTripAndExpandIntoSets)
@@ -89,10 +89,10 @@ TEST(CalibrationParameters, OverlayFilesRoundTripAndExpandIntoSets)
         = {"collective", "--set", sets[0], "--set", sets[1], "s.json", "--set", "seed=2"};
     EXPECT_EQ(args, want);
     WriteFileAtomic(dir + "/bad.json", "{\"fabricsim_overlay\": 1, \"set\": [3]}");
-    EXPECT_THROW(ReadOverlaySets(dir + "/bad.json"), ns3::InputError);
+    EXPECT_THROW(ReadOverlaySets(dir + "/bad.json"), fabricsim::InputError);
     WriteFileAtomic(dir + "/notjson.json", "{");
-    EXPECT_THROW(ReadOverlaySets(dir + "/notjson.json"), ns3::InputError);
-    EXPECT_THROW(ExpandOverlayArgs({"run", "--overlay"}), ns3::InputError);
+    EXPECT_THROW(ReadOverlaySets(dir + "/notjson.json"), fabricsim::InputError);
+    EXPECT_THROW(ExpandOverlayArgs({"run", "--overlay"}), fabricsim::InputError);
 }
 
 TEST(BusBwPlot, OnePanelPerCollectiveAndRankCount)

@@ -91,7 +91,7 @@ TEST(Measurements, NcclTestsLogsGiveOutOfPlaceTimes)
     EXPECT_EQ(ParseNcclTestsLog(bare, "runs/reduce_scatter_perf.txt")[0].kind,
               CollectiveKind::kReduceScatter);
     EXPECT_EQ(ParseNcclTestsLog(bare, "x.txt", "alltoall")[0].kind, CollectiveKind::kAllToAll);
-    EXPECT_THROW(ParseNcclTestsLog(bare, "x.txt"), ns3::InputError);
+    EXPECT_THROW(ParseNcclTestsLog(bare, "x.txt"), fabricsim::InputError);
 }
 
 TEST(Measurements, MalformedRowsNameFileLineAndColumn)
@@ -102,7 +102,7 @@ TEST(Measurements, MalformedRowsNameFileLineAndColumn)
         {
             ParseMeasurementCsv(text, "m.csv");
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
             EXPECT_EQ(e.File(), "m.csv");
             return e.Field();
@@ -133,7 +133,7 @@ TEST(Measurements, MalformedRowsNameFileLineAndColumn)
         ParseNcclTestsLog(log, "l.txt");
         FAIL();
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "line 2 time");
     }

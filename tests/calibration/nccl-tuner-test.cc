@@ -91,9 +91,9 @@ TEST(NcclTuner, ProtocolListsParseAndBadOnesAreInputErrors)
     EXPECT_EQ(ParseProtocolList("Simple,LL128,LL", "f"),
               (std::vector<Protocol>{Protocol::kSimple, Protocol::kLL128, Protocol::kLL}));
     EXPECT_EQ(ParseProtocolList("ll", "f"), std::vector<Protocol>{Protocol::kLL});
-    EXPECT_THROW(ParseProtocolList("Simple,Simple", "f"), ns3::InputError);
-    EXPECT_THROW(ParseProtocolList("Simple,LL256", "f"), ns3::InputError);
-    EXPECT_THROW(ParseProtocolList("", "f"), ns3::InputError);
+    EXPECT_THROW(ParseProtocolList("Simple,Simple", "f"), fabricsim::InputError);
+    EXPECT_THROW(ParseProtocolList("Simple,LL256", "f"), fabricsim::InputError);
+    EXPECT_THROW(ParseProtocolList("", "f"), fabricsim::InputError);
 }
 
 TEST(NcclTuner, AttributesDescribeTheConfiguration)
@@ -151,7 +151,7 @@ TEST(NcclTuner, AttributesDescribeTheConfiguration)
         ns3::TunerConfigFromAttributes().LaunchScale(Protocol::kLL, CollectiveKind::kAllReduce, 8),
         0.5);
     ns3::Config::SetDefault("ns3::NcclTuner::Protocols", ns3::StringValue("Fast"));
-    EXPECT_THROW(ns3::TunerConfigFromAttributes(), ns3::InputError);
+    EXPECT_THROW(ns3::TunerConfigFromAttributes(), fabricsim::InputError);
     ns3::Config::Reset();
 }
 

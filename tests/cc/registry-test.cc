@@ -6,7 +6,7 @@
 #include "fabric-scenario.h"
 
 #include "ns3/double.h"
-#include "ns3/input-error.h"
+#include "input-error.h"
 #include "ns3/rdma-module.h"
 #include "ns3/uinteger.h"
 

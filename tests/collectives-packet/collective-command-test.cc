@@ -250,7 +250,7 @@ TEST(CollectiveCommand, BadInputIsRefusedBeforeAnythingIsWritten)
         const std::string dir = test::FreshDir("bad-out");
         std::vector<std::string> args = {"collective", sc, "--out", dir};
         args.insert(args.end(), c.begin(), c.end());
-        EXPECT_THROW(Cli(args), ns3::InputError) << c[c.size() - 1];
+        EXPECT_THROW(Cli(args), fabricsim::InputError) << c[c.size() - 1];
         EXPECT_FALSE(Exists(dir)) << c[c.size() - 1];
     }
     if (!test::CorpusDir().empty())
@@ -265,7 +265,7 @@ TEST(CollectiveCommand, BadInputIsRefusedBeforeAnythingIsWritten)
                           test::CorpusDir() + "/generated/mscclang-allreduce_ring_simple_8_1.xml",
                           "--out",
                           dir}),
-                     ns3::InputError);
+                     fabricsim::InputError);
         EXPECT_FALSE(Exists(dir));
     }
 }
@@ -295,8 +295,8 @@ TEST(ValidateCommand, ExitCodesFollowTheVerdict)
                    "allreduce"}),
               0);
     EXPECT_EQ(Cli({"validate", "/nonexistent/schedule.xml"}), 2);
-    EXPECT_THROW(Cli({"validate"}), ns3::InputError);
-    EXPECT_THROW(Cli({"validate", "a.xml", "--ranks", "x"}), ns3::InputError);
+    EXPECT_THROW(Cli({"validate"}), fabricsim::InputError);
+    EXPECT_THROW(Cli({"validate", "a.xml", "--ranks", "x"}), fabricsim::InputError);
 }
 
 } // namespace

@@ -157,14 +157,14 @@ TEST(CollectiveApi, BadRequestsAreInputErrors)
 {
     PipeTransport t(4, 1.0, 0);
     ScheduleCollectives api(t);
-    EXPECT_THROW(api.Start(AllReduce(1000, {}), {}, {}), ns3::InputError);
-    EXPECT_THROW(api.Start(AllReduce(1000, {0, 0}), {}, {}), ns3::InputError);
-    EXPECT_THROW(api.Start(AllReduce(1000, {0, 9}), {}, {}), ns3::InputError);
-    EXPECT_THROW(api.Start(AllReduce(1000, {0, 1}, "nosuch"), {}, {}), ns3::InputError);
+    EXPECT_THROW(api.Start(AllReduce(1000, {}), {}, {}), fabricsim::InputError);
+    EXPECT_THROW(api.Start(AllReduce(1000, {0, 0}), {}, {}), fabricsim::InputError);
+    EXPECT_THROW(api.Start(AllReduce(1000, {0, 9}), {}, {}), fabricsim::InputError);
+    EXPECT_THROW(api.Start(AllReduce(1000, {0, 1}, "nosuch"), {}, {}), fabricsim::InputError);
     CollectiveRequest bad = AllReduce(1000, {0, 1, 2});
     bad.kind = CollectiveKind::kAllToAll;
     bad.alltoallBytes = {{0, 1}, {1, 0}};
-    EXPECT_THROW(api.Start(bad, {}, {}), ns3::InputError);
+    EXPECT_THROW(api.Start(bad, {}, {}), fabricsim::InputError);
 }
 
 } // namespace

@@ -19,10 +19,10 @@ TEST(NcclReport, SizesTakeBinarySuffixes)
     EXPECT_EQ(ParseNcclSize("1m", "-b"), 1048576u);
     EXPECT_EQ(ParseNcclSize("2G", "-e"), 2147483648u);
     EXPECT_EQ(ParseNcclSize("4MB", "-e"), 4194304u);
-    EXPECT_THROW(ParseNcclSize("", "-b"), ns3::InputError);
-    EXPECT_THROW(ParseNcclSize("12X", "-b"), ns3::InputError);
-    EXPECT_THROW(ParseNcclSize("-1", "-b"), ns3::InputError);
-    EXPECT_THROW(ParseNcclSize("0", "-b"), ns3::InputError);
+    EXPECT_THROW(ParseNcclSize("", "-b"), fabricsim::InputError);
+    EXPECT_THROW(ParseNcclSize("12X", "-b"), fabricsim::InputError);
+    EXPECT_THROW(ParseNcclSize("-1", "-b"), fabricsim::InputError);
+    EXPECT_THROW(ParseNcclSize("0", "-b"), fabricsim::InputError);
 }
 
 TEST(NcclReport, SweepMultipliesUpToTheMaximum)

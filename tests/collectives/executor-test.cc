@@ -267,13 +267,13 @@ TEST(Executor, UnexecutableStructureIsAnInputError)
     Schedule s = Chain();
     s.Rank(0).m_threadblocks[0].m_sendPeer = 9; // no such rank
     PipeTransport t(3, 1.0, 0);
-    EXPECT_THROW(Executor(t, s, Bare()), ns3::InputError);
+    EXPECT_THROW(Executor(t, s, Bare()), fabricsim::InputError);
     // More schedule ranks than the transport has.
     PipeTransport small(2, 1.0, 0);
-    EXPECT_THROW(Executor(small, Chain(), Bare()), ns3::InputError);
-    EXPECT_THROW(Executor(t, Chain(), Bare(), {0, 1, 1}), ns3::InputError); // one rank twice
+    EXPECT_THROW(Executor(small, Chain(), Bare()), fabricsim::InputError);
+    EXPECT_THROW(Executor(t, Chain(), Bare(), {0, 1, 1}), fabricsim::InputError); // one rank twice
     Executor ok(t, Chain(), Bare());
-    EXPECT_THROW(ok.Start(0), ns3::InputError);
+    EXPECT_THROW(ok.Start(0), fabricsim::InputError);
 }
 
 TEST(Executor, SameInputsGiveTheSameTimeline)

@@ -194,7 +194,7 @@ ExpectInputError(F f, const std::string& field, const std::vector<std::string>& 
         f();
         ADD_FAILURE() << "no InputError for field " << field;
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), field) << e.what();
         for (const auto& part : parts)

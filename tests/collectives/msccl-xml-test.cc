@@ -84,7 +84,7 @@ ExpectError(const std::string& text, const std::string& fieldPart, const std::st
         ParseMscclXml(text, "broken.xml");
         ADD_FAILURE() << "accepted broken input";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.File(), "broken.xml");
         EXPECT_NE(e.Field().find(fieldPart), std::string::npos) << e.what();

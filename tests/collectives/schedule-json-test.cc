@@ -68,7 +68,7 @@ TEST(ScheduleJson, ErrorsNameThePath)
             ParseScheduleJson(text, "bad.json");
             ADD_FAILURE() << "accepted";
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
             EXPECT_EQ(e.File(), "bad.json");
             EXPECT_EQ(e.Field(), field) << e.what();

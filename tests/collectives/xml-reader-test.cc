@@ -51,7 +51,7 @@ TEST(XmlReader, ErrorsNameFileAndLine)
             ParseXml(text, "bad.xml");
             ADD_FAILURE() << "accepted: " << text;
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
             EXPECT_EQ(e.File(), "bad.xml");
             EXPECT_NE(e.Field().find("line"), std::string::npos) << e.what();

@@ -49,7 +49,7 @@ TEST(HpccFiles, BadFlowLineIsNamed)
         fabricsim::test::RunScenario(sc, dir);
         FAIL() << "expected an InputError";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_NE(std::string(e.what()).find("flow.txt"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();

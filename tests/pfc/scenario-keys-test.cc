@@ -19,7 +19,7 @@ ErrorOf(const json& doc)
     {
         ParseFabricScenario(doc, "s.json");
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         return e.what();
     }

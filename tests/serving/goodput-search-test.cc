@@ -39,7 +39,7 @@ TEST(GoodputSearch, NeedsSlosAndASyntheticSource)
     {
         return RunOnFake(s);
     };
-    EXPECT_THROW(FindGoodput(MakeScenario(), run, 1, 10), ns3::InputError);
+    EXPECT_THROW(FindGoodput(MakeScenario(), run, 1, 10), fabricsim::InputError);
 }
 
 } // namespace

@@ -19,7 +19,7 @@ ErrorField(const json& patch)
     {
         MakeScenario(patch);
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.File(), "test.json");
         return e.Field();

@@ -60,7 +60,7 @@ TEST(KvCache, ModelThatDoesNotFitIsAnInputError)
             sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv, "s.json", "parallelism");
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "parallelism");
         EXPECT_NE(std::string(e.what()).find("141 GB of weights"), std::string::npos) << e.what();

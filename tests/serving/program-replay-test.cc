@@ -133,7 +133,7 @@ TEST(ProgramReplay, MalformedTracesAreInputErrors)
         {
             ProgramReplay replay(lines, "t.jsonl");
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
             return e.Field();
         }
@@ -153,7 +153,7 @@ TEST(ProgramReplay, MalformedTracesAreInputErrors)
     EXPECT_EQ(field({dep}), "step 0");
     std::string path = test::UniqueTempPath("broken.jsonl");
     std::ofstream(path) << step.dump() << "\n{not json\n";
-    EXPECT_THROW(ProgramReplay::Load(path), ns3::InputError);
+    EXPECT_THROW(ProgramReplay::Load(path), fabricsim::InputError);
 }
 
 TEST(Timeline, ChromeTraceHasEveryRankAndStep)

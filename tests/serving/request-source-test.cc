@@ -155,28 +155,28 @@ TEST(RequestSource, BadTracesNameTheLine)
         LoadRequestTrace(missing);
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "line 2");
         EXPECT_NE(std::string(e.what()).find("output_tokens"), std::string::npos) << e.what();
     }
     std::string back
         = WriteTemp("bad2.csv", "arrival_s,prompt_tokens,output_tokens\n1,1,1\n0.5,1,1\n");
-    EXPECT_THROW(LoadRequestTrace(back), ns3::InputError);
+    EXPECT_THROW(LoadRequestTrace(back), fabricsim::InputError);
     std::string frac = WriteTemp("bad3.csv", "arrival_s,prompt_tokens,output_tokens\n0,1.5,1\n");
     try
     {
         LoadRequestTrace(frac);
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "line 2/prompt_tokens");
     }
     std::string json = WriteTemp(
         "bad4.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1}\n{oops\n");
-    EXPECT_THROW(LoadRequestTrace(json), ns3::InputError);
-    EXPECT_THROW(LoadRequestTrace(::testing::TempDir() + "does-not-exist.csv"), ns3::InputError);
+    EXPECT_THROW(LoadRequestTrace(json), fabricsim::InputError);
+    EXPECT_THROW(LoadRequestTrace(::testing::TempDir() + "does-not-exist.csv"), fabricsim::InputError);
 }
 
 TEST(RequestSource, BadSpecsNameTheField)
@@ -187,7 +187,7 @@ TEST(RequestSource, BadSpecsNameTheField)
         {
             Spec(j);
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
             return e.Field();
         }

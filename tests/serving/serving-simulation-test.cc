@@ -282,7 +282,7 @@ TEST(ServingSimulation, BadLayoutsAndRequestsAreInputErrors)
         {
             RunOnFake(MakeScenario(patch));
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
             return e.Field();
         }

@@ -34,19 +34,19 @@ Parse(const std::string& text)
 }
 
 /// The InputError raised by parsing `text`; fails the test when none is.
-ns3::InputError
+fabricsim::InputError
 ParseError(const std::string& text)
 {
     try
     {
         Parse(text);
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         return e;
     }
     ADD_FAILURE() << "no error for:\n" << text;
-    return ns3::InputError("", "", "", "");
+    return fabricsim::InputError("", "", "", "");
 }
 
 TEST(HpccTopology, ParsesSmallFile)
@@ -120,7 +120,7 @@ TEST(HpccTopology, BuildTopologyResolvesPathAgainstScenarioDir)
         BuildTopology({{"type", "hpcc-file"}, {"path", "missing.txt"}}, dir + "/scenario.json");
         FAIL() << "missing file accepted";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "topology.path");
     }

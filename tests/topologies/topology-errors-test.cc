@@ -13,20 +13,20 @@ namespace
 {
 
 /// The InputError raised by building `json`; fails the test when none is.
-ns3::InputError
+fabricsim::InputError
 BuildError(const std::string& json)
 {
     try
     {
         Build(json);
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.File(), "test.json");
         return e;
     }
     ADD_FAILURE() << "no error for " << json;
-    return ns3::InputError("", "", "", "");
+    return fabricsim::InputError("", "", "", "");
 }
 
 bool

@@ -130,7 +130,7 @@ TEST(ChakraCorpus, ControlDependenciesOfPyTorchTracesFormCyclesAndAreRefused)
         ImportChakra({path}, opt);
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Expected(), "an acyclic dependency graph");
         EXPECT_NE(e.Found().find("3317"), std::string::npos) << e.what();
@@ -250,7 +250,7 @@ TEST(ChakraExport, AnExportedTraceImportsToTheSameOpsAndTimes)
 
 TEST(ChakraImport, BadFilesAreInputErrors)
 {
-    EXPECT_THROW(ImportChakra({"/nonexistent/x.0.et"}), ns3::InputError);
+    EXPECT_THROW(ImportChakra({"/nonexistent/x.0.et"}), fabricsim::InputError);
     ChakraTrace t;
     ChakraNode n;
     n.id = 5;
@@ -259,10 +259,10 @@ TEST(ChakraImport, BadFilesAreInputErrors)
     t.nodes = {n};
     ImportedTrace out;
     // A send without a destination cannot be replayed.
-    EXPECT_THROW(ImportChakraTrace(t, "s.et", 0, {}, out), ns3::InputError);
+    EXPECT_THROW(ImportChakraTrace(t, "s.et", 0, {}, out), fabricsim::InputError);
     t.nodes = {n, n};
     t.nodes[0].type = 4;
-    EXPECT_THROW(ImportChakraTrace(t, "dup.et", 0, {}, out), ns3::InputError);
+    EXPECT_THROW(ImportChakraTrace(t, "dup.et", 0, {}, out), fabricsim::InputError);
     EXPECT_EQ(RankFromChakraName("dir/all_reduce.7.et"), 7);
     EXPECT_EQ(RankFromChakraName("chakra.et"), -1);
 }

@@ -81,7 +81,7 @@ TEST(KinetoCorpus, OneStepCanBeChosen)
         ImportKineto({path}, opt);
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "--step");
         EXPECT_NE(e.Found().find("ProfilerStep#4"), std::string::npos) << e.what();
@@ -187,7 +187,7 @@ TEST(KinetoImport, MalformedTracesNameTheFileAndField)
         {
             ImportKinetoText(text, "bad.json", 0, {}, tr);
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
             EXPECT_EQ(e.File(), "bad.json");
             return e.Field();
@@ -214,11 +214,11 @@ TEST(CompressedFile, GzipIsDetectedByItsMagicAndCorruptionIsAnError)
     EXPECT_EQ(raw.size(), 749757u);
     const std::string text = Gunzip(raw, path);
     EXPECT_EQ(text.size(), 9778890u);
-    EXPECT_THROW(Gunzip(raw.substr(0, raw.size() / 2), "half.gz"), ns3::InputError);
+    EXPECT_THROW(Gunzip(raw.substr(0, raw.size() / 2), "half.gz"), fabricsim::InputError);
     std::string flipped = raw;
     flipped[raw.size() / 2] ^= 0x55;
-    EXPECT_THROW(Gunzip(flipped, "flipped.gz"), ns3::InputError);
-    EXPECT_THROW(Gunzip(raw, "big.gz", 1000), ns3::InputError); // over the size cap
+    EXPECT_THROW(Gunzip(flipped, "flipped.gz"), fabricsim::InputError);
+    EXPECT_THROW(Gunzip(raw, "big.gz", 1000), fabricsim::InputError); // over the size cap
 }
 
 } // namespace
@@ -273,7 +273,7 @@ TEST(KinetoImport, OneFilePerRankMatchesCollectivesByGroupAndSequence)
     ImportedTrace dup;
     ImportKinetoText(RankTrace(0, 1), "a.json", 0, {}, dup);
     ImportKinetoText(RankTrace(0, 1), "b.json", 1, {}, dup);
-    EXPECT_THROW(CompleteRanks(dup), ns3::InputError);
+    EXPECT_THROW(CompleteRanks(dup), fabricsim::InputError);
 }
 
 } // namespace

@@ -108,11 +108,11 @@ TEST(ProgramTrace, MalformedRecordsNameTheLine)
         ImportProgramRecords(r, "rec.jsonl");
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "line 3");
     }
-    EXPECT_THROW(ImportProgramRecords({{{"type", "nope"}}}, "x"), ns3::InputError);
+    EXPECT_THROW(ImportProgramRecords({{{"type", "nope"}}}, "x"), fabricsim::InputError);
     EXPECT_TRUE(LooksLikeProgramTrace(Records()[0].dump()));
     EXPECT_FALSE(LooksLikeProgramTrace("{\"traceEvents\": []}"));
 }

@@ -129,12 +129,12 @@ TEST(ChakraFormat, TruncatedAndEmptyStreamsNameFileAndMessage)
         ParseChakra(bytes, "cut.et");
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.File(), "cut.et");
         EXPECT_EQ(e.Field(), "node 0");
     }
-    EXPECT_THROW(ParseChakra("", "empty.et"), ns3::InputError);
+    EXPECT_THROW(ParseChakra("", "empty.et"), fabricsim::InputError);
 }
 
 } // namespace

@@ -132,7 +132,7 @@ TEST(TraceReplay, BadDependenciesAreInputErrors)
 {
     ImportedTrace tr = TinyTrace(1024, 10);
     tr.ranks[0].ops[2].deps = {{9, 0}};
-    EXPECT_THROW(TraceReplayer(tr, {}), ns3::InputError);
+    EXPECT_THROW(TraceReplayer(tr, {}), fabricsim::InputError);
 }
 
 } // namespace

@@ -84,7 +84,7 @@ TEST(HardwareSpec, ErrorsNameTheField)
         {
             HardwareSpec::FromJson(j, "hw.json", "hardware");
         }
-        catch (const ns3::InputError& e)
+        catch (const fabricsim::InputError& e)
         {
             EXPECT_EQ(e.File(), "hw.json");
             return e.Field();

@@ -83,7 +83,7 @@ TEST(ModelPresets, LookupIsCaseAndPunctuationInsensitive)
     EXPECT_EQ(ModelSpec::Preset("llama-3.1-405b").numLayers, 126u);
     EXPECT_EQ(ModelSpec::Preset("meta-llama/LLAMA_3_70B").numLayers, 80u);
     EXPECT_EQ(ModelSpec::PresetNames().size(), 7u);
-    EXPECT_THROW(ModelSpec::Preset("GPT-5"), ns3::InputError);
+    EXPECT_THROW(ModelSpec::Preset("GPT-5"), fabricsim::InputError);
 }
 
 TEST(ModelSpec, KvBytesPerToken)
@@ -235,7 +235,7 @@ TEST(ModelSpec, ErrorsNameTheField)
         ModelSpec::FromConfig(c, "cfg.json");
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.File(), "cfg.json");
         EXPECT_EQ(e.Field(), "hidden_size");
@@ -247,13 +247,13 @@ TEST(ModelSpec, ErrorsNameTheField)
         ModelSpec::FromConfig(c);
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "num_key_value_heads");
     }
     c = ModelSpec::PresetConfig("Llama-3-8B");
     c["num_attention_heads"] = "32";
-    EXPECT_THROW(ModelSpec::FromConfig(c), ns3::InputError);
+    EXPECT_THROW(ModelSpec::FromConfig(c), fabricsim::InputError);
     c = ModelSpec::PresetConfig("Mixtral-8x7B");
     c["num_experts_per_tok"] = 9;
     try
@@ -261,24 +261,24 @@ TEST(ModelSpec, ErrorsNameTheField)
         ModelSpec::FromConfig(c, "", "model");
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "model/num_experts_per_tok");
     }
     c = ModelSpec::PresetConfig("Llama-3-8B");
     c["torch_dtype"] = "int3";
-    EXPECT_THROW(ModelSpec::FromConfig(c), ns3::InputError);
+    EXPECT_THROW(ModelSpec::FromConfig(c), fabricsim::InputError);
     try
     {
         ModelSpec::Load(json("no-such-model"), "scenario.json");
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.File(), "scenario.json");
         EXPECT_EQ(e.Field(), "model");
     }
-    EXPECT_THROW(ModelSpec::Load(json{{"preset", "nope"}}), ns3::InputError);
+    EXPECT_THROW(ModelSpec::Load(json{{"preset", "nope"}}), fabricsim::InputError);
 }
 
 TEST(ModelSpec, VisionEncoder)
@@ -312,7 +312,7 @@ TEST(ModelSpec, VisionEncoder)
         ModelSpec::FromConfig(c);
         FAIL() << "no error";
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         EXPECT_EQ(e.Field(), "encoder/tokens_per_image");
     }

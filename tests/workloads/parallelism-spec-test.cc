@@ -17,7 +17,7 @@ ErrorField(const json& j, const std::string& model)
     {
         ParallelismSpec::FromJson(j, "s.json").Validate(ModelSpec::Preset(model), "s.json");
     }
-    catch (const ns3::InputError& e)
+    catch (const fabricsim::InputError& e)
     {
         return e.Field();
     }

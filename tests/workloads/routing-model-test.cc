@@ -64,6 +64,6 @@ TEST(Routing, FromJson)
     RoutingModel z = RoutingModel::FromJson(json{{"kind", "zipf"}, {"s", 0.8}, {"seed", 5}});
     EXPECT_DOUBLE_EQ(z.Skew(), 0.8);
     EXPECT_EQ(z.Seed(), 5u);
-    EXPECT_THROW(RoutingModel::FromJson(json{{"kind", "pareto"}}), ns3::InputError);
-    EXPECT_THROW(RoutingModel::FromJson(json{{"kind", "zipf"}, {"s", -1}}), ns3::InputError);
+    EXPECT_THROW(RoutingModel::FromJson(json{{"kind", "pareto"}}), fabricsim::InputError);
+    EXPECT_THROW(RoutingModel::FromJson(json{{"kind", "zipf"}, {"s", -1}}), fabricsim::InputError);
 }

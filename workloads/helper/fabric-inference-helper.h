@@ -57,14 +57,14 @@ class FabricInferenceHelper
 
     /**
      * \brief The serving loop of \p sc until every request has finished or the fabric has
-     * nothing left to do. Throws ns3::InputError when the layout does not fit the hosts.
+     * nothing left to do. Throws fabricsim::InputError when the layout does not fit the hosts.
      */
     fabricsim::ServingResult RunServing(const fabricsim::InferenceScenario& sc);
 
     /**
      * \brief One step of every engine of \p sc's pool (disaggregation off), each attention
      * group running \p batch, all launched at the current time; returns when the fabric has
-     * nothing left to do. Throws ns3::InputError when the layout does not fit the hosts or the
+     * nothing left to do. Throws fabricsim::InputError when the layout does not fit the hosts or the
      * model does not fit the accelerators.
      */
     InferenceStepResult RunStep(const fabricsim::InferenceScenario& sc,
@@ -77,7 +77,7 @@ class FabricInferenceHelper
     std::vector<std::string> StuckReports();
 
     /**
-     * \brief \p sc bounded to the fabric's hosts (placement.numHosts). Throws ns3::InputError
+     * \brief \p sc bounded to the fabric's hosts (placement.numHosts). Throws fabricsim::InputError
      * (naming the scenario file, field "topology") when the fabric has fewer hosts than the
      * accelerators the scenario needs. RunServing and RunStep call it; call it yourself to
      * check a scenario before anything is written.

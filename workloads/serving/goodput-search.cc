@@ -25,11 +25,11 @@ FindGoodput(const InferenceScenario& sc,
 {
     if (!sc.slo.enabled)
     {
-        throw ns3::InputError(sc.file, "serving/slo", "TTFT and TPOT targets for goodput", "none");
+        throw fabricsim::InputError(sc.file, "serving/slo", "TTFT and TPOT targets for goodput", "none");
     }
     if (sc.requests.fromTrace)
     {
-        throw ns3::InputError(sc.file,
+        throw fabricsim::InputError(sc.file,
                               "serving/requests",
                               "a synthetic source (rate_per_s) for a goodput search",
                               "a trace");

@@ -19,7 +19,7 @@ CheckKeys(const json& j, const JsonWhere& w, std::initializer_list<const char*> 
 {
     if (!j.is_object())
     {
-        throw ns3::InputError(w.file, w.prefix, "an object", DescribeJson(j));
+        throw fabricsim::InputError(w.file, w.prefix, "an object", DescribeJson(j));
     }
     std::string list;
     for (const char* k : known)
@@ -30,7 +30,7 @@ CheckKeys(const json& j, const JsonWhere& w, std::initializer_list<const char*> 
     {
         if (std::none_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; }))
         {
-            throw ns3::InputError(w.file, w.Field(it.key()), "one of " + list, "unknown field");
+            throw fabricsim::InputError(w.file, w.Field(it.key()), "one of " + list, "unknown field");
         }
     }
 }
@@ -40,7 +40,7 @@ ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
 {
     if (!v.is_array() || v.empty())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             w.file, w.Field(key), "a non-empty array of host indexes", DescribeJson(v));
     }
     std::vector<uint32_t> out;
@@ -51,7 +51,7 @@ ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
         uint32_t h = uint32_t(RequireUint(holder, "h", JsonWhere{w.file, w.Field(key)}, 0));
         if (!seen.insert(h).second)
         {
-            throw ns3::InputError(w.file,
+            throw fabricsim::InputError(w.file,
                                   w.Field(key) + "/" + std::to_string(i),
                                   "distinct host indexes",
                                   "host " + std::to_string(h) + " twice");
@@ -99,7 +99,7 @@ ReadPool(const json& j,
         p.hosts = ReadHostList(*h, w, "hosts");
         if (p.hosts.size() != p.par.WorldSize())
         {
-            throw ns3::InputError(w.file,
+            throw fabricsim::InputError(w.file,
                                   w.Field("hosts"),
                                   std::to_string(p.par.WorldSize()) + " hosts (tp x pp x dp)",
                                   std::to_string(p.hosts.size()));
@@ -140,7 +140,7 @@ ReadKvCache(const json* j, const JsonWhere& w)
     }
     else
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             w.file, w.Field("placement"), "\"hbm\", \"host\" or \"remote\"", "\"" + place + "\"");
     }
     kv.blockSize = uint32_t(OptionalUint(*j, "block_size", 16, w, 1));
@@ -154,7 +154,7 @@ ReadKvCache(const json* j, const JsonWhere& w)
     {
         if (kv.placement == KvPlacement::Remote)
         {
-            throw ns3::InputError(w.file,
+            throw fabricsim::InputError(w.file,
                                   w.Field("bandwidth"),
                                   "no bandwidth for a remote pool (the fabric sets it)",
                                   DescribeJson(*b));
@@ -168,14 +168,14 @@ ReadKvCache(const json* j, const JsonWhere& w)
     }
     if (kv.placement == KvPlacement::Remote && kv.poolHosts.empty())
     {
-        throw ns3::InputError(w.file,
+        throw fabricsim::InputError(w.file,
                               w.Field("pool_hosts"),
                               "the hosts of the remote KV pool (placement \"remote\")",
                               "nothing");
     }
     if (kv.placement != KvPlacement::Remote && !kv.poolHosts.empty())
     {
-        throw ns3::InputError(w.file,
+        throw fabricsim::InputError(w.file,
                               w.Field("pool_hosts"),
                               "no pool hosts unless placement is \"remote\"",
                               DescribeJson(j->at("pool_hosts")));
@@ -204,7 +204,7 @@ ReadExecution(const json* j, const JsonWhere& w)
     }
     else
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             w.file, w.Field("ep_overlap"), "\"none\" or \"two_batch\"", "\"" + ov + "\"");
     }
     e.cudaGraphs = OptionalBool(*j, "cuda_graphs", true, w);
@@ -257,7 +257,7 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
     }
     else
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             w.file, w.Field("tp"), "\"scale_up\" or \"across_servers\"", "\"" + tp + "\"");
     }
     p.accelsPerServer = uint32_t(OptionalUint(*j, "accels_per_server", p.accelsPerServer, w, 1));
@@ -277,7 +277,7 @@ ReadSlo(const json* j, const JsonWhere& w)
     {
         if (!FindField(*j, k))
         {
-            throw ns3::InputError(w.file, w.Field(k), "a latency target in ms", "nothing");
+            throw fabricsim::InputError(w.file, w.Field(k), "a latency target in ms", "nothing");
         }
     }
     s.enabled = true;
@@ -330,7 +330,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
 {
     if (!j.is_object())
     {
-        throw ns3::InputError(file, "", "a scenario object", DescribeJson(j));
+        throw fabricsim::InputError(file, "", "a scenario object", DescribeJson(j));
     }
     InferenceScenario s;
     s.file = file;
@@ -339,7 +339,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
     {
         if (!FindField(j, k))
         {
-            throw ns3::InputError(file, k, std::string("a \"") + k + "\" entry", "nothing");
+            throw fabricsim::InputError(file, k, std::string("a \"") + k + "\" entry", "nothing");
         }
     }
     s.seed = OptionalUint(j, "seed", 1, root, 0);
@@ -366,7 +366,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
                "record"});
     if (!FindField(sv, "requests"))
     {
-        throw ns3::InputError(file, w.Field("requests"), "a request source", "nothing");
+        throw fabricsim::InputError(file, w.Field("requests"), "a request source", "nothing");
     }
     s.requests = RequestSpec::FromJson(sv["requests"], file, w.Field("requests"), s.seed);
     BatchingSpec batching = ReadBatching(FindField(sv, "batching"), w.Child("batching"), {});
@@ -403,7 +403,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
                 s.pool.hosts = ReadHostList(*hosts, pw, "hosts");
                 if (s.pool.hosts.size() != par.WorldSize())
                 {
-                    throw ns3::InputError(file,
+                    throw fabricsim::InputError(file,
                                           pw.Field("hosts"),
                                           std::to_string(par.WorldSize()) + " hosts (tp x pp x dp)",
                                           std::to_string(s.pool.hosts.size()));
@@ -417,7 +417,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         {
             if (!FindField(*dis, k))
             {
-                throw ns3::InputError(file, dw.Field(k), "a pool object", "nothing");
+                throw fabricsim::InputError(file, dw.Field(k), "a pool object", "nothing");
             }
         }
         s.disagg.prefill = ReadPool((*dis)["prefill"], dw.Child("prefill"), par, batching, s.model);
@@ -425,7 +425,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         if (const json* pl = FindField(sv, "placement");
             pl && (FindField(*pl, "hosts") || FindField(*pl, "first_host")))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   w.Field("placement/hosts"),
                                   "hosts and first_host inside each disaggregation pool",
                                   "a single-pool placement");
@@ -447,7 +447,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         }
         else
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, dw.Field("kv_transfer"), "\"bulk\" or \"layerwise\"", "\"" + mode + "\"");
         }
     }

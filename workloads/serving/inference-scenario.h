@@ -174,7 +174,7 @@ struct InferenceScenario
     uint64_t seed = 1;         //!< scenario seed
 
     /**
-     * \brief Parse a scenario object; every error is an ns3::InputError naming \p file and the
+     * \brief Parse a scenario object; every error is an fabricsim::InputError naming \p file and the
      * field. Keys outside model, hardware, parallelism, seed and serving are left to the fabric
      * parser (the topology object is read for accels_per_server and the host count only).
      */

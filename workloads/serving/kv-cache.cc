@@ -126,7 +126,7 @@ KvCacheBudget::Compute(const ModelSpec& model,
         double left = b.usableBytes - w - b.activationBytes;
         if (left <= 0)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file,
                 field,
                 "a layout whose weights and activations fit in " + Gb(b.usableBytes)

@@ -60,7 +60,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     }
     if (!j.is_object())
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             file, field, "a token count or a distribution object {\"dist\": ...}", DescribeJson(j));
     }
     std::string kind = OptionalString(j, "dist", "", w);
@@ -71,7 +71,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
                 std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; })
             == std::end(known))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   w.Field(it.key()),
                                   "one of dist, value, min, max, mean, std",
                                   "unknown field");
@@ -82,7 +82,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     d.max = double(OptionalUint(j, "max", uint64_t(1e12), w, 1));
     if (d.max < d.min)
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               w.Field("max"),
                               "a value >= min (" + std::to_string(uint64_t(d.min)) + ")",
                               DescribeJson(j["max"]));
@@ -91,7 +91,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     {
         if (!FindField(j, "mean"))
         {
-            throw ns3::InputError(file, w.Field("mean"), "a mean length > 0", "nothing");
+            throw fabricsim::InputError(file, w.Field("mean"), "a mean length > 0", "nothing");
         }
         return OptionalNumber(j, "mean", 1, w, 1e-9, 1e12);
     };
@@ -107,7 +107,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
         d.kind = Kind::Uniform;
         if (!FindField(j, "min") || !FindField(j, "max"))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   w.Field(FindField(j, "min") ? "max" : "min"),
                                   "an integer bound (uniform needs min and max)",
                                   "nothing");
@@ -126,7 +126,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     }
     else
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               w.Field("dist"),
                               "\"constant\", \"uniform\", \"normal\", \"lognormal\" or "
                               "\"exponential\"",

@@ -49,11 +49,11 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
         }
         catch (const std::exception& e)
         {
-            throw ns3::InputError(file, where, "a step or transfer record", e.what());
+            throw fabricsim::InputError(file, where, "a step or transfer record", e.what());
         }
         catch (...)
         {
-            throw ns3::InputError(file, where, "a step or transfer record", "malformed record");
+            throw fabricsim::InputError(file, where, "a step or transfer record", "malformed record");
         }
     }
     for (const auto& [key, d] : deps)
@@ -65,7 +65,7 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
         {
             if (isStep ? !m_steps.count(id) : !m_transfers.count(int64_t(id)))
             {
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     file,
                     std::string(key.first ? "step " : "transfer ") + std::to_string(key.second),
                     "dependencies on records of the trace",
@@ -95,7 +95,7 @@ ProgramReplay::Load(const std::string& path)
     std::ifstream in(path);
     if (!in)
     {
-        throw ns3::InputError(path, "", "a readable program trace (JSON lines)", "cannot open");
+        throw fabricsim::InputError(path, "", "a readable program trace (JSON lines)", "cannot open");
     }
     std::vector<json> records;
     std::string line;
@@ -113,7 +113,7 @@ ProgramReplay::Load(const std::string& path)
         }
         catch (const json::parse_error& e)
         {
-            throw ns3::InputError(path, "line " + std::to_string(n), "a JSON object", e.what());
+            throw fabricsim::InputError(path, "line " + std::to_string(n), "a JSON object", e.what());
         }
     }
     return ProgramReplay(records, path);

@@ -42,7 +42,7 @@ class ProgramReplay
   public:
     /**
      * \brief Parse the records (JSON objects with "type" "step" or "transfer").
-     * ns3::InputError naming \p file and "line N" on a malformed record or a dependency on an
+     * fabricsim::InputError naming \p file and "line N" on a malformed record or a dependency on an
      * id that is not in the trace.
      */
     ProgramReplay(const std::vector<nlohmann::json>& records, const std::string& file = "");

@@ -20,7 +20,7 @@ PoolHosts(const PoolSpec& pool,
         uint32_t slots = n / par.tp; // TP groups of the pool
         if (placement.tp == TpPlacement::AcrossServers && slots > a)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   field,
                                   "at most accels_per_server (" + std::to_string(a)
                                       + ") TP groups per pool for across_servers placement",
@@ -40,7 +40,7 @@ PoolHosts(const PoolSpec& pool,
         {
             if (h >= placement.numHosts)
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       field,
                                       "hosts below the topology's "
                                           + std::to_string(placement.numHosts),

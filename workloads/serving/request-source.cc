@@ -52,12 +52,12 @@ NumberCell(
                                    : "a number >= " + std::to_string(int64_t(min));
     if (!v.is_number())
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(v));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(v));
     }
     double x = v.get<double>();
     if (!std::isfinite(x) || x < min || (integer && x != std::floor(x)))
     {
-        throw ns3::InputError(file, field, expected, DescribeJson(v));
+        throw fabricsim::InputError(file, field, expected, DescribeJson(v));
     }
     return x;
 }
@@ -91,14 +91,14 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
     }
     else
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             file, where, "an arrival time column (arrival_s or arrival_ms)", "none");
     }
     const char* p = FindKey(row.cells, kPrompt, 4);
     const char* o = FindKey(row.cells, kOutput, 4);
     if (!p || !o)
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               where,
                               std::string("a ") + (p ? "output_tokens" : "prompt_tokens")
                                   + " column",
@@ -162,7 +162,7 @@ RequestSpec::FromJson(const json& j,
     JsonWhere w{file, field};
     if (!j.is_object())
     {
-        throw ns3::InputError(file, field, "an object", DescribeJson(j));
+        throw fabricsim::InputError(file, field, "an object", DescribeJson(j));
     }
     RequestSpec s;
     s.seed = OptionalUint(j, "seed", defaultSeed, w, 0);
@@ -173,7 +173,7 @@ RequestSpec::FromJson(const json& j,
             if (it.key() != "trace" && it.key() != "time_scale" && it.key() != "limit"
                 && it.key() != "seed")
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       w.Field(it.key()),
                                       "one of trace, time_scale, limit (a trace replaces the "
                                       "synthetic fields)",
@@ -182,7 +182,7 @@ RequestSpec::FromJson(const json& j,
         }
         if (!t->is_string() || t->get<std::string>().empty())
         {
-            throw ns3::InputError(file, w.Field("trace"), "a file path", DescribeJson(*t));
+            throw fabricsim::InputError(file, w.Field("trace"), "a file path", DescribeJson(*t));
         }
         s.fromTrace = true;
         s.tracePath = t->get<std::string>();
@@ -208,7 +208,7 @@ RequestSpec::FromJson(const json& j,
                 std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; })
             == std::end(known))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   w.Field(it.key()),
                                   "one of trace, rate_per_s, count, prompt_tokens, "
                                   "output_tokens, arrival, images, audio_seconds, seed",
@@ -217,7 +217,7 @@ RequestSpec::FromJson(const json& j,
     }
     if (!FindField(j, "rate_per_s"))
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               w.Field("rate_per_s"),
                               "an arrival rate in requests/s (or a \"trace\")",
                               "nothing");
@@ -229,7 +229,7 @@ RequestSpec::FromJson(const json& j,
         const json* v = FindField(j, k);
         if (!v)
         {
-            throw ns3::InputError(file, w.Field(k), "a token count or distribution", "nothing");
+            throw fabricsim::InputError(file, w.Field(k), "a token count or distribution", "nothing");
         }
         (std::string(k) == "prompt_tokens" ? s.prompt : s.output)
             = LengthDistribution::FromJson(*v, file, w.Field(k));
@@ -237,7 +237,7 @@ RequestSpec::FromJson(const json& j,
     std::string arrival = OptionalString(j, "arrival", "poisson", w);
     if (arrival != "poisson" && arrival != "uniform")
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             file, w.Field("arrival"), "\"poisson\" or \"uniform\"", "\"" + arrival + "\"");
     }
     s.poisson = arrival == "poisson";
@@ -289,7 +289,7 @@ LoadRequestTrace(const std::string& path, double timeScale)
     std::ifstream in(path);
     if (!in)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             path, "", "a readable request trace (CSV or JSON lines)", "cannot open");
     }
     std::vector<TraceRow> rows;
@@ -325,14 +325,14 @@ LoadRequestTrace(const std::string& path, double timeScale)
             }
             catch (const json::parse_error& e)
             {
-                throw ns3::InputError(path,
+                throw fabricsim::InputError(path,
                                       "line " + std::to_string(lineNo),
                                       "a JSON object",
                                       std::string("malformed JSON (") + e.what() + ")");
             }
             if (!row.cells.is_object())
             {
-                throw ns3::InputError(path,
+                throw fabricsim::InputError(path,
                                       "line " + std::to_string(lineNo),
                                       "a JSON object",
                                       DescribeJson(row.cells));
@@ -343,7 +343,7 @@ LoadRequestTrace(const std::string& path, double timeScale)
             auto cells = SplitCsv(t);
             if (cells.size() != header.size())
             {
-                throw ns3::InputError(path,
+                throw fabricsim::InputError(path,
                                       "line " + std::to_string(lineNo),
                                       std::to_string(header.size()) + " comma-separated cells",
                                       std::to_string(cells.size()));
@@ -357,7 +357,7 @@ LoadRequestTrace(const std::string& path, double timeScale)
     }
     if (rows.empty())
     {
-        throw ns3::InputError(path, "", "at least one request", "an empty trace");
+        throw fabricsim::InputError(path, "", "at least one request", "an empty trace");
     }
     std::vector<Request> out;
     for (const auto& row : rows)
@@ -365,7 +365,7 @@ LoadRequestTrace(const std::string& path, double timeScale)
         Request r = RowToRequest(row, path, timeScale);
         if (!out.empty() && r.arrivalPs < out.back().arrivalPs)
         {
-            throw ns3::InputError(path,
+            throw fabricsim::InputError(path,
                                   "line " + std::to_string(row.line),
                                   "arrival times that do not decrease",
                                   "an arrival before the previous line's");

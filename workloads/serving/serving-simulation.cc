@@ -277,7 +277,7 @@ ServingSimulation::Impl::Validate()
         {
             if (!owner.emplace(h, pool.field).second)
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       pool.field + "/hosts",
                                       "hosts not used by another pool",
                                       "host " + std::to_string(h) + " also in " + owner[h]);
@@ -288,7 +288,7 @@ ServingSimulation::Impl::Validate()
     {
         if (m_sc.placement.numHosts > 0 && h >= m_sc.placement.numHosts)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "serving/kv_cache/pool_hosts",
                                   "hosts below the topology's "
                                       + std::to_string(m_sc.placement.numHosts),
@@ -296,7 +296,7 @@ ServingSimulation::Impl::Validate()
         }
         if (owner.count(h))
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "serving/kv_cache/pool_hosts",
                                   "memory-pool hosts that run no engine",
                                   "host " + std::to_string(h) + " in " + owner[h]);
@@ -308,7 +308,7 @@ ServingSimulation::Impl::Validate()
         uint32_t b = m_sc.disagg.decode.par.tp;
         if (std::max(a, b) % std::min(a, b) != 0)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "serving/disaggregation/decode/parallelism/tp",
                                   "a tp that divides or is a multiple of the prefill tp ("
                                       + std::to_string(a) + ")",
@@ -320,7 +320,7 @@ ServingSimulation::Impl::Validate()
     {
         if ((r.images > 0 || r.audioSeconds > 0) && !m_sc.model.encoder)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   reqField + (r.images > 0 ? "/images" : "/audio_seconds"),
                                   "a model with an encoder for multimodal requests",
                                   "request " + std::to_string(r.id) + " with media");
@@ -332,7 +332,7 @@ ServingSimulation::Impl::Validate()
             uint64_t cap = pool.budget.numBlocks / pool.spec.par.pp * pool.budget.blockSize;
             if (need > cap)
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       reqField,
                                       "requests whose tokens fit in one scheduler's KV cache "
                                       "of the "
@@ -343,7 +343,7 @@ ServingSimulation::Impl::Validate()
             }
             if (!pool.spec.batching.chunkedPrefill && need > pool.spec.batching.maxNumBatchedTokens)
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       "serving/batching/max_num_batched_tokens",
                                       "a budget that holds a whole prompt + output without "
                                       "chunked prefill (request "

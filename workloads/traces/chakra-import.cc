@@ -134,7 +134,7 @@ CheckAcyclic(const RankTrace& rt, const ChakraTrace& t, const std::string& file)
             ids += (shown++ ? ", " : "") + std::to_string(t.nodes[i].id);
         }
     }
-    throw ns3::InputError(file,
+    throw fabricsim::InputError(file,
                           "node " + std::to_string(first),
                           "an acyclic dependency graph",
                           std::to_string(n - done) + " nodes on or behind a cycle (" + ids
@@ -212,7 +212,7 @@ ImportChakraTrace(const ChakraTrace& t,
     {
         if (!index.emplace(t.nodes[i].id, uint32_t(i)).second)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "node " + std::to_string(i) + " id",
                                   "unique node ids",
                                   "id " + std::to_string(t.nodes[i].id) + " twice");
@@ -239,7 +239,7 @@ ImportChakraTrace(const ChakraTrace& t,
         if (n.durationMicros > uint64_t(kMaxMicros)
             || n.startTimeMicros > uint64_t(kMaxMicros) * 1000)
         {
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   where + " duration_micros",
                                   "a duration below 2^40 us",
                                   std::to_string(n.durationMicros));
@@ -272,7 +272,7 @@ ImportChakraTrace(const ChakraTrace& t,
         const bool haveSize = AttrInt(n, "comm_size", commSize);
         if (haveSize && commSize < 0)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, where + " comm_size", "a size in bytes >= 0", std::to_string(commSize));
         }
         const ChakraAttr* pg = n.Attr("pg_name");
@@ -302,7 +302,7 @@ ImportChakraTrace(const ChakraTrace& t,
                     {
                         if (r < 0 || r > 0xffffff)
                         {
-                            throw ns3::InputError(file,
+                            throw fabricsim::InputError(file,
                                                   where + " " + kGroupRanksAttr,
                                                   "rank numbers",
                                                   std::to_string(r));
@@ -312,7 +312,7 @@ ImportChakraTrace(const ChakraTrace& t,
                     if (std::find(op.groupRanks.begin(), op.groupRanks.end(), rank)
                         == op.groupRanks.end())
                     {
-                        throw ns3::InputError(file,
+                        throw fabricsim::InputError(file,
                                               where + " " + kGroupRanksAttr,
                                               "a group including rank " + std::to_string(rank),
                                               "one without it");
@@ -368,7 +368,7 @@ ImportChakraTrace(const ChakraTrace& t,
             const int64_t peer = send ? dst : src;
             if (peer < 0 || peer > 0xffffff)
             {
-                throw ns3::InputError(file,
+                throw fabricsim::InputError(file,
                                       where + (send ? " comm_dst" : " comm_src"),
                                       "the peer rank of a point-to-point node",
                                       peer < 0 ? "nothing" : std::to_string(peer));
@@ -491,7 +491,7 @@ ImportChakra(const std::vector<std::string>& files, const ChakraImportOptions& o
 {
     if (files.empty())
     {
-        throw ns3::InputError("<command line>", "TRACE", "at least one trace file", "none");
+        throw fabricsim::InputError("<command line>", "TRACE", "at least one trace file", "none");
     }
     ImportedTrace out;
     out.format = "chakra";

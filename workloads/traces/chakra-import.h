@@ -34,7 +34,7 @@ struct ChakraImportOptions
 /**
  * Import one .et per rank: rank from a "<name>.<rank>.et" file name, else the position in
  * \p files; then CompleteRanks.
- * \throws ns3::InputError naming file, node and field on malformed input
+ * \throws fabricsim::InputError naming file, node and field on malformed input
  */
 ImportedTrace ImportChakra(const std::vector<std::string>& files,
                            const ChakraImportOptions& opt = {});

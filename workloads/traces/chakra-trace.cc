@@ -710,11 +710,11 @@ ParseChakra(std::string_view bytes, const std::string& file)
     }
     catch (const WireError& e)
     {
-        throw ns3::InputError(file, where, "a Chakra protobuf message", e.what());
+        throw fabricsim::InputError(file, where, "a Chakra protobuf message", e.what());
     }
     if (index == 0)
     {
-        throw ns3::InputError(file,
+        throw fabricsim::InputError(file,
                               "metadata",
                               "a Chakra trace (a GlobalMetadata message, then nodes)",
                               "an empty file");

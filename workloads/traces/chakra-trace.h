@@ -118,7 +118,7 @@ struct ChakraTrace
 };
 
 /**
- * Decode a Chakra stream. \throws ns3::InputError naming \p file, the message ("metadata" or
+ * Decode a Chakra stream. \throws fabricsim::InputError naming \p file, the message ("metadata" or
  * "node N") and the byte offset on malformed input (truncation, bad varints, wrong wire types,
  * an empty stream)
  */

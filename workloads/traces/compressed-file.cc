@@ -23,7 +23,7 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
     // 16 + MAX_WBITS: gzip wrapper only.
     if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
     {
-        throw ns3::InputError(file, "", "a gzip stream", "zlib could not start");
+        throw fabricsim::InputError(file, "", "a gzip stream", "zlib could not start");
     }
     std::string out;
     char buf[1 << 16];
@@ -45,7 +45,7 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
         if (out.size() > maxBytes)
         {
             inflateEnd(&zs);
-            throw ns3::InputError(file,
+            throw fabricsim::InputError(file,
                                   "",
                                   "at most " + std::to_string(maxBytes)
                                       + " bytes once decompressed",
@@ -63,7 +63,7 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
             if (!IsGzip(bytes.substr(at)))
             {
                 inflateEnd(&zs);
-                throw ns3::InputError(
+                throw fabricsim::InputError(
                     file, "", "gzip members only", "trailing bytes after the stream");
             }
             inflateReset(&zs);
@@ -73,12 +73,12 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
         {
             const std::string why = zs.msg ? zs.msg : "error " + std::to_string(rc);
             inflateEnd(&zs);
-            throw ns3::InputError(file, "", "a valid gzip stream", "corrupt data (" + why + ")");
+            throw fabricsim::InputError(file, "", "a valid gzip stream", "corrupt data (" + why + ")");
         }
         if (rc == Z_BUF_ERROR && zs.avail_in == 0 && pos >= bytes.size())
         {
             inflateEnd(&zs);
-            throw ns3::InputError(file, "", "a complete gzip stream", "truncated data");
+            throw fabricsim::InputError(file, "", "a complete gzip stream", "truncated data");
         }
     }
     inflateEnd(&zs);

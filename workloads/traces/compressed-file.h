@@ -21,7 +21,7 @@ bool IsGzip(std::string_view bytes);
 
 /**
  * Decompress a gzip stream (concatenated members allowed).
- * \throws ns3::InputError naming \p file on corrupt or truncated data or when the output would
+ * \throws fabricsim::InputError naming \p file on corrupt or truncated data or when the output would
  *         exceed \p maxBytes
  */
 std::string Gunzip(std::string_view bytes,

@@ -281,7 +281,7 @@ class KinetoReader
                           const std::string& expected,
                           const std::string& found) const
     {
-        throw ns3::InputError(m_file, field, expected, found);
+        throw fabricsim::InputError(m_file, field, expected, found);
     }
 
     void ReadHeader()
@@ -888,7 +888,7 @@ ImportKinetoText(std::string_view text,
     }
     catch (const json::exception& e)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             file, "", "Chrome-trace JSON", std::string("invalid JSON (") + e.what() + ")");
     }
     out.format = "kineto";
@@ -907,7 +907,7 @@ ImportKineto(const std::vector<std::string>& files, const KinetoOptions& opt)
     }
     if (files.empty())
     {
-        throw ns3::InputError("<command line>", "TRACE", "at least one trace file", "none");
+        throw fabricsim::InputError("<command line>", "TRACE", "at least one trace file", "none");
     }
     out.worldSize = std::max(out.worldSize, opt.worldSize);
     CompleteRanks(out);

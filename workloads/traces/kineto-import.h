@@ -41,7 +41,7 @@ struct KinetoOptions
 /**
  * Import one file per rank (rank from distributedInfo, else the position in \p files) and
  * complete the world (CompleteRanks).
- * \throws ns3::InputError naming the file and field on unreadable or malformed traces
+ * \throws fabricsim::InputError naming the file and field on unreadable or malformed traces
  */
 ImportedTrace ImportKineto(const std::vector<std::string>& files, const KinetoOptions& opt = {});
 

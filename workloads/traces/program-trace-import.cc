@@ -220,18 +220,18 @@ ImportProgramRecords(const std::vector<nlohmann::json>& records, const std::stri
         }
         catch (const std::invalid_argument& e)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, "line " + std::to_string(i + 1), "a program-trace record", e.what());
         }
         catch (const nlohmann::json::exception& e)
         {
-            throw ns3::InputError(
+            throw fabricsim::InputError(
                 file, "line " + std::to_string(i + 1), "a program-trace record", e.what());
         }
     }
     if (ranks.empty())
     {
-        throw ns3::InputError(file, "", "step records", "none");
+        throw fabricsim::InputError(file, "", "step records", "none");
     }
     if (out.counts["transfers"] > 0)
     {
@@ -256,7 +256,7 @@ ImportProgramTrace(const std::string& path)
     std::ifstream in(path);
     if (!in)
     {
-        throw ns3::InputError(
+        throw fabricsim::InputError(
             path, "", "a readable program trace (JSON lines)", "cannot open file");
     }
     std::vector<nlohmann::json> records;
@@ -275,7 +275,7 @@ ImportProgramTrace(const std::string& path)
         }
         catch (const nlohmann::json::exception& e)
         {
-            throw ns3::InputError(path, "line " + std::to_string(n), "a JSON object", e.what());
+            throw fabricsim::InputError(path, "line " + std::to_string(n), "a JSON object", e.what());
         }
     }
     return ImportProgramRecords(records, path);

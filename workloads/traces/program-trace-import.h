@@ -20,7 +20,7 @@ namespace fabricsim
 
 /**
  * Import the records of a program trace ("step" and "transfer" objects).
- * \throws ns3::InputError naming \p file and "line N" on a malformed record
+ * \throws fabricsim::InputError naming \p file and "line N" on a malformed record
  */
 ImportedTrace ImportProgramRecords(const std::vector<nlohmann::json>& records, const std::string& file);
 

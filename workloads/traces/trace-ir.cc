@@ -168,7 +168,7 @@ CompleteRanks(ImportedTrace& trace)
     {
         if (byRank.count(r.rank))
         {
-            throw ns3::InputError(r.file,
+            throw fabricsim::InputError(r.file,
                                   "rank",
                                   "one trace per rank",
                                   "rank " + std::to_string(r.rank) + " also in "
@@ -185,7 +185,7 @@ CompleteRanks(ImportedTrace& trace)
             {
                 if (g >= trace.worldSize)
                 {
-                    throw ns3::InputError(rt.file,
+                    throw fabricsim::InputError(rt.file,
                                           op.name,
                                           "group ranks below the world size "
                                               + std::to_string(trace.worldSize),
@@ -195,7 +195,7 @@ CompleteRanks(ImportedTrace& trace)
             if (op.kind != TraceOpKind::kCompute && op.kind != TraceOpKind::kCollective
                 && op.peer >= trace.worldSize)
             {
-                throw ns3::InputError(rt.file,
+                throw fabricsim::InputError(rt.file,
                                       op.name,
                                       "a peer rank below the world size "
                                           + std::to_string(trace.worldSize),

@@ -121,7 +121,7 @@ struct ImportedTrace
 /**
  * Give every rank of the world an entry, index = rank: a rank without a trace of its own runs a
  * copy of the traced rank with the same position in its groups (SPMD), and a note says so.
- * \throws ns3::InputError when two traces claim one rank, or an op's group names a rank outside
+ * \throws fabricsim::InputError when two traces claim one rank, or an op's group names a rank outside
  *         the world
  */
 void CompleteRanks(ImportedTrace& trace);

@@ -66,7 +66,7 @@ struct TraceReplayer::State
             const RankTrace& rt = trace.ranks[r];
             if (rt.rank != r)
             {
-                throw ns3::InputError(rt.file,
+                throw fabricsim::InputError(rt.file,
                                       "rank",
                                       "ranks 0..N-1 in order (CompleteRanks)",
                                       std::to_string(rt.rank));
@@ -79,7 +79,7 @@ struct TraceReplayer::State
                 {
                     if (d.op >= rt.ops.size() || d.op == i)
                     {
-                        throw ns3::InputError(rt.file,
+                        throw fabricsim::InputError(rt.file,
                                               "op " + std::to_string(i) + " dependency",
                                               "another op of the same rank",
                                               std::to_string(d.op));
@@ -219,7 +219,7 @@ struct TraceReplayer::State
         }
         else if (c.members != members || c.arrived.count(r))
         {
-            throw ns3::InputError(trace.ranks[r].file,
+            throw fabricsim::InputError(trace.ranks[r].file,
                                   op.name + " (" + key + ")",
                                   "the same group on every member, reached once per rank",
                                   "a different group or a second arrival of rank "
@@ -227,7 +227,7 @@ struct TraceReplayer::State
         }
         if (std::find(members.begin(), members.end(), r) == members.end())
         {
-            throw ns3::InputError(trace.ranks[r].file,
+            throw fabricsim::InputError(trace.ranks[r].file,
                                   op.name,
                                   "a group that includes rank " + std::to_string(r),
                                   "one without it");

@@ -78,7 +78,7 @@ class TraceReplayer
     TraceReplayer& operator=(const TraceReplayer&) = delete;
 
     /// Start every rank over \p api (its ranks = trace ranks); then run the event loop.
-    /// \throws ns3::InputError when the API refuses a collective
+    /// \throws fabricsim::InputError when the API refuses a collective
     void Start(CollectiveApi& api);
 
     /// The outcome once the event loop has run dry.

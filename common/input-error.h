@@ -2,13 +2,13 @@
  * Error raised for bad user input anywhere in fabricsim: it names the file, the field, what was
  * expected and what was found. The CLI turns it into exit code 2.
  */
-#ifndef FABRICSIM_INPUT_ERROR_H
-#define FABRICSIM_INPUT_ERROR_H
+#ifndef FABRICSIM_COMMON_INPUT_ERROR_H
+#define FABRICSIM_COMMON_INPUT_ERROR_H
 
 #include <stdexcept>
 #include <string>
 
-namespace ns3
+namespace fabricsim
 {
 
 /**
@@ -28,6 +28,10 @@ class InputError : public std::runtime_error
           m_found(found)
     {
     }
+
+    // Out of line so that the vtable and type_info live once, in fabricsim-common: a catch in
+    // one shared library matches a throw from another.
+    ~InputError() override;
 
     const std::string& File() const
     {
@@ -50,23 +54,11 @@ class InputError : public std::runtime_error
     }
 
   private:
+    /// The one-line message: "file: field 'f': expected E, found F".
     static std::string Format(const std::string& file,
                               const std::string& field,
                               const std::string& expected,
-                              const std::string& found)
-    {
-        std::string s = (file.empty() ? std::string("<input>") : file);
-        if (!field.empty())
-        {
-            s += ": field '" + field + "'";
-        }
-        s += ": expected " + expected;
-        if (!found.empty())
-        {
-            s += ", found " + found;
-        }
-        return s;
-    }
+                              const std::string& found);
 
     std::string m_file;
     std::string m_field;
@@ -74,6 +66,12 @@ class InputError : public std::runtime_error
     std::string m_found;
 };
 
+} // namespace fabricsim
+
+namespace ns3
+{
+// Temporary: call sites inside namespace ns3 still name it unqualified.
+using fabricsim::InputError;
 } // namespace ns3
 
 #endif
