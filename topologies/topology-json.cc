@@ -12,18 +12,6 @@
 namespace fabricsim
 {
 
-std::string
-DescribeJson(const nlohmann::json& value)
-{
-    // Replace invalid UTF-8 (bytes from text files or --set) rather than throw while reporting.
-    std::string s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (s.size() > 60)
-    {
-        s = s.substr(0, 57) + "...";
-    }
-    return s;
-}
-
 void
 RequireObject(const nlohmann::json& spec, const std::string& file, const std::string& field)
 {

@@ -5,6 +5,7 @@
 #ifndef FABRICSIM_TOPOLOGY_JSON_H
 #define FABRICSIM_TOPOLOGY_JSON_H
 
+#include "json-describe.h"
 #include "topology.h"
 
 #include <nlohmann/json.hpp>
@@ -14,9 +15,6 @@
 
 namespace fabricsim
 {
-
-/// Short text of a JSON value for the "found" part of an error (truncated when long).
-std::string DescribeJson(const nlohmann::json& value);
 
 /**
  * Reject keys of `spec` not in `valid`.

@@ -24,18 +24,6 @@ JsonWhere::Child(const std::string& key) const
     return JsonWhere{file, Field(key)};
 }
 
-std::string
-DescribeJson(const json& v)
-{
-    // Replace invalid UTF-8 (bytes from text files or --set) rather than throw while reporting.
-    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (text.size() > 60)
-    {
-        text = text.substr(0, 57) + "...";
-    }
-    return text + " (" + v.type_name() + ")";
-}
-
 const json*
 FindField(const json& obj, const std::string& key)
 {

@@ -5,6 +5,7 @@
 #ifndef FABRICSIM_WORKLOADS_JSON_READ_H
 #define FABRICSIM_WORKLOADS_JSON_READ_H
 
+#include "json-describe.h"
 #include "units.h"
 
 #include <nlohmann/json.hpp>
@@ -29,11 +30,6 @@ struct JsonWhere
     /// The location of the child object \p key.
     JsonWhere Child(const std::string& key) const;
 };
-
-/**
- * \brief Short description of a JSON value for the "found" part of an error.
- */
-std::string DescribeJson(const nlohmann::json& v);
 
 /**
  * \brief The field \p key of \p obj, or nullptr when absent or JSON null.
