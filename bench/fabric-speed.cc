@@ -12,12 +12,13 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <numeric>
 #include <random>
-#include <sys/resource.h>
 
 using namespace ns3;
 
@@ -72,7 +73,8 @@ main(int argc, char** argv)
         do
         {
             std::shuffle(dst.begin(), dst.end(), rng);
-        } while (std::any_of(dst.begin(), dst.end(), [&](uint32_t d) { return d == uint32_t(&d - &dst[0]); }));
+        } while (std::any_of(
+            dst.begin(), dst.end(), [&](uint32_t d) { return d == uint32_t(&d - &dst[0]); }));
         for (uint32_t i = 0; i < n; ++i)
         {
             if (dst[i] == i)
@@ -114,8 +116,9 @@ main(int argc, char** argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     std::cout << "{\"simulator\":\"fabricsim\",\"topology\":\"" << topoKind << "\",\"hosts\":" << n
-              << ",\"packet_hops\":" << hops << ",\"data_packet_hops\":" << dataHops << ",\"wall_s\":" << wall
-              << ",\"packet_hops_per_s\":" << hops / wall << ",\"data_packet_hops_per_s\":" << dataHops / wall
+              << ",\"packet_hops\":" << hops << ",\"data_packet_hops\":" << dataHops
+              << ",\"wall_s\":" << wall << ",\"packet_hops_per_s\":" << hops / wall
+              << ",\"data_packet_hops_per_s\":" << dataHops / wall
               << ",\"events\":" << Simulator::GetEventCount() << ",\"build_s\":" << buildS
               << ",\"peak_rss_mb\":" << ru.ru_maxrss / 1024.0 << "}" << std::endl;
     Simulator::Destroy();

@@ -118,10 +118,10 @@ AnalyticalTransport::PathFor(uint32_t src, uint32_t dst, uint32_t channel)
         if (hops.empty() || p->m_forward.size() > m_topo.nodes.size())
         {
             throw fabricsim::InputError("<topology>",
-                                  "routes",
-                                  "a route from host " + std::to_string(src) + " to host "
-                                      + std::to_string(dst),
-                                  "none");
+                                        "routes",
+                                        "a route from host " + std::to_string(src) + " to host "
+                                            + std::to_string(dst),
+                                        "none");
         }
         // ECMP: a fixed hash of (src, dst, channel, node) picks the next hop, so channels spread
         // over parallel paths as different source ports do in the packet fabric.

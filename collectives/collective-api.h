@@ -22,12 +22,13 @@ struct CollectiveRequest
     /// nccl-tests size convention: AllReduce the buffer, AllGather the total output,
     /// ReduceScatter the total input, AlltoAll the total each rank sends.
     uint64_t bytes = 0;
-    std::vector<uint32_t> ranks;       ///< global ranks of the group, in group order
-    std::string algorithm = "auto";    ///< "auto", "ring", "tree", "rhd", "rd", "direct", "bruck", "hierarchical", ...
-    uint32_t root = 0;                 ///< group index of the root (broadcast, reduce)
+    std::vector<uint32_t> ranks; ///< global ranks of the group, in group order
+    std::string algorithm
+        = "auto"; ///< "auto", "ring", "tree", "rhd", "rd", "direct", "bruck", "hierarchical", ...
+    uint32_t root = 0; ///< group index of the root (broadcast, reduce)
     /// AlltoAll(v): bytes[i][j] group rank i sends to group rank j (empty = uniform bytes/size).
     std::vector<std::vector<uint64_t>> alltoallBytes;
-    std::string tag;                   ///< free text for traces ("tp_allreduce layer 3")
+    std::string tag; ///< free text for traces ("tp_allreduce layer 3")
 };
 
 class CollectiveApi

@@ -25,8 +25,8 @@ SumOverRanks(int ranks, int chunk)
     {
         e.m_value.Add(s, chunk);
     }
-    e.m_description = "input chunk " + std::to_string(chunk) + " of every rank 0.." +
-                      std::to_string(ranks - 1) + " exactly once";
+    e.m_description = "input chunk " + std::to_string(chunk) + " of every rank 0.."
+                      + std::to_string(ranks - 1) + " exactly once";
     return e;
 }
 
@@ -34,8 +34,8 @@ Expectation
 Single(int rank, int chunk)
 {
     return Expectation{ContributionSet::Single(rank, chunk),
-                       "input chunk " + std::to_string(chunk) + " of rank " +
-                           std::to_string(rank) + " only"};
+                       "input chunk " + std::to_string(chunk) + " of rank " + std::to_string(rank)
+                           + " only"};
 }
 
 void
@@ -60,8 +60,8 @@ CompareSlot(const SymbolicExecution& execution,
     {
         kind = ProblemKind::kMissingContribution;
     }
-    std::string message = "output chunk " + std::to_string(chunk) + ": expected " +
-                          expected.m_description + ", found " + slot->m_value.ToString() + " (";
+    std::string message = "output chunk " + std::to_string(chunk) + ": expected "
+                          + expected.m_description + ", found " + slot->m_value.ToString() + " (";
     std::string sep;
     if (!diff.m_missing.Empty())
     {
@@ -78,8 +78,8 @@ CompareSlot(const SymbolicExecution& execution,
         message += sep + "unexpected " + diff.m_unexpected.ToString();
     }
     message += slot->m_writerTb < 0 ? "; never written by any step)"
-                                    : "; last written by tb " + std::to_string(slot->m_writerTb) +
-                                          " step " + std::to_string(slot->m_writerStep) + ")";
+                                    : "; last written by tb " + std::to_string(slot->m_writerTb)
+                                          + " step " + std::to_string(slot->m_writerStep) + ")";
     problems.push_back(Problem{rank, slot->m_writerTb, slot->m_writerStep, kind, message});
 }
 
@@ -106,8 +106,8 @@ CheckPostcondition(const Schedule& schedule,
         }
         // Output buffer size through the layout.
         int available = 0;
-        while (available < geometry->m_outputChunks &&
-               execution.Read(r, BufferKind::kOutput, available))
+        while (available < geometry->m_outputChunks
+               && execution.Read(r, BufferKind::kOutput, available))
         {
             ++available;
         }
@@ -117,10 +117,10 @@ CheckPostcondition(const Schedule& schedule,
                                        -1,
                                        -1,
                                        ProblemKind::kStructure,
-                                       "output buffer: expected " +
-                                           std::to_string(geometry->m_outputChunks) +
-                                           " chunks for " + ToString(collective) + ", found " +
-                                           std::to_string(available)});
+                                       "output buffer: expected "
+                                           + std::to_string(geometry->m_outputChunks)
+                                           + " chunks for " + ToString(collective) + ", found "
+                                           + std::to_string(available)});
         }
         for (int c = 0; c < available; ++c)
         {

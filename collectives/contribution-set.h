@@ -59,8 +59,8 @@ class ContributionSet
   private:
     static uint64_t Key(int rank, int chunk)
     {
-        return (static_cast<uint64_t>(static_cast<uint32_t>(rank)) << 32) |
-               static_cast<uint32_t>(chunk);
+        return (static_cast<uint64_t>(static_cast<uint32_t>(rank)) << 32)
+               | static_cast<uint32_t>(chunk);
     }
 
     std::vector<uint64_t> m_items; ///< sorted keys, one per occurrence

@@ -146,24 +146,26 @@ Executor::CheckExecutable() const
     if (m_rankMap.size() != size_t(s.m_ranks))
     {
         throw fabricsim::InputError(where,
-                              "ranks",
-                              std::to_string(m_rankMap.size()) + " ranks (the rank group)",
-                              std::to_string(s.m_ranks));
+                                    "ranks",
+                                    std::to_string(m_rankMap.size()) + " ranks (the rank group)",
+                                    std::to_string(s.m_ranks));
     }
     std::vector<uint32_t> sorted = m_rankMap;
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
     {
-        throw fabricsim::InputError(where, "ranks", "distinct transport ranks", "a rank mapped twice");
+        throw fabricsim::InputError(
+            where, "ranks", "distinct transport ranks", "a rank mapped twice");
     }
     for (uint32_t r : m_rankMap)
     {
         if (r >= m_transport.NumRanks())
         {
             throw fabricsim::InputError(where,
-                                  "ranks",
-                                  "transport ranks below " + std::to_string(m_transport.NumRanks()),
-                                  std::to_string(r));
+                                        "ranks",
+                                        "transport ranks below "
+                                            + std::to_string(m_transport.NumRanks()),
+                                        std::to_string(r));
         }
     }
     for (const RankProgram& p : s.m_programs)

@@ -109,29 +109,30 @@ CheckOptions(CollectiveKind kind,
     }
     if (opt.chunksPerRank < 1)
     {
-        throw fabricsim::InputError("", "chunksPerRank", "at least 1", std::to_string(opt.chunksPerRank));
+        throw fabricsim::InputError(
+            "", "chunksPerRank", "at least 1", std::to_string(opt.chunksPerRank));
     }
     const int64_t chunks = int64_t(ranks) * opt.channels * opt.chunksPerRank;
     if (chunks > kMaxChunks)
     {
         throw fabricsim::InputError("",
-                              "chunksPerRank",
-                              "ranks x channels x chunksPerRank at most "
-                                  + std::to_string(kMaxChunks),
-                              std::to_string(chunks));
+                                    "chunksPerRank",
+                                    "ranks x channels x chunksPerRank at most "
+                                        + std::to_string(kMaxChunks),
+                                    std::to_string(chunks));
     }
     const int64_t steps = chunks * StepsPerRankAndUnit(kind, algorithm, ranks);
     if (steps > kMaxSteps)
     {
-        throw fabricsim::InputError("",
-                              "ranks",
-                              "a schedule of at most " + std::to_string(kMaxSteps) + " steps ("
-                                  + algorithm + " " + ToString(kind) + " runs about "
-                                  + std::to_string(StepsPerRankAndUnit(kind, algorithm, ranks))
-                                  + " per rank and unit of data; fewer ranks, channels or "
-                                    "chunksPerRank)",
-                              "about " + std::to_string(steps) + " steps for "
-                                  + std::to_string(ranks) + " ranks");
+        throw fabricsim::InputError(
+            "",
+            "ranks",
+            "a schedule of at most " + std::to_string(kMaxSteps) + " steps (" + algorithm + " "
+                + ToString(kind) + " runs about "
+                + std::to_string(StepsPerRankAndUnit(kind, algorithm, ranks))
+                + " per rank and unit of data; fewer ranks, channels or "
+                  "chunksPerRank)",
+            "about " + std::to_string(steps) + " steps for " + std::to_string(ranks) + " ranks");
     }
     if ((kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce)
         && opt.root >= static_cast<uint32_t>(ranks))
@@ -144,17 +145,17 @@ CheckOptions(CollectiveKind kind,
         if (opt.localSize < 1)
         {
             throw fabricsim::InputError("",
-                                  "localSize",
-                                  "the ranks per scale-up domain (>= 1) for hierarchical",
-                                  std::to_string(opt.localSize));
+                                        "localSize",
+                                        "the ranks per scale-up domain (>= 1) for hierarchical",
+                                        std::to_string(opt.localSize));
         }
         if (ranks % opt.localSize != 0)
         {
             throw fabricsim::InputError("",
-                                  "localSize",
-                                  "a divisor of the rank count " + std::to_string(ranks)
-                                      + " (hierarchical needs whole scale-up domains)",
-                                  std::to_string(opt.localSize));
+                                        "localSize",
+                                        "a divisor of the rank count " + std::to_string(ranks)
+                                            + " (hierarchical needs whole scale-up domains)",
+                                        std::to_string(opt.localSize));
         }
     }
 }
@@ -205,10 +206,10 @@ GenerateSchedule(CollectiveKind kind,
     if (kind == CollectiveKind::kCustom)
     {
         throw fabricsim::InputError("",
-                              "collective",
-                              "a built-in collective (allreduce, allgather, reducescatter, "
-                              "alltoall, broadcast or reduce); custom ones have no generator",
-                              "custom");
+                                    "collective",
+                                    "a built-in collective (allreduce, allgather, reducescatter, "
+                                    "alltoall, broadcast or reduce); custom ones have no generator",
+                                    "custom");
     }
     const Algorithm* found = nullptr;
     std::vector<std::string> all;
@@ -222,7 +223,8 @@ GenerateSchedule(CollectiveKind kind,
     }
     if (!found)
     {
-        throw fabricsim::InputError("", "algorithm", "one of " + Join(all), "\"" + algorithm + "\"");
+        throw fabricsim::InputError(
+            "", "algorithm", "one of " + Join(all), "\"" + algorithm + "\"");
     }
     if (std::find(found->m_kinds.begin(), found->m_kinds.end(), kind) == found->m_kinds.end())
     {
@@ -231,11 +233,11 @@ GenerateSchedule(CollectiveKind kind,
         {
             supported.push_back(ToString(k));
         }
-        throw fabricsim::InputError("",
-                              "algorithm",
-                              "an algorithm for " + ToString(kind) + ": "
-                                  + Join(AlgorithmsFor(kind)),
-                              "\"" + algorithm + "\", which supports only " + Join(supported));
+        throw fabricsim::InputError(
+            "",
+            "algorithm",
+            "an algorithm for " + ToString(kind) + ": " + Join(AlgorithmsFor(kind)),
+            "\"" + algorithm + "\", which supports only " + Join(supported));
     }
     CheckOptions(kind, algorithm, ranks, opt);
     if (ranks == 1)

@@ -15,9 +15,9 @@ namespace fabricsim
 
 struct GeneratorOptions
 {
-    int channels = 1;       ///< parallel channels (each its own threadblocks / QPs)
-    int chunksPerRank = 1;  ///< pipelining: split each rank's share into this many chunks
-    uint32_t root = 0;      ///< broadcast / reduce
+    int channels = 1;      ///< parallel channels (each its own threadblocks / QPs)
+    int chunksPerRank = 1; ///< pipelining: split each rank's share into this many chunks
+    uint32_t root = 0;     ///< broadcast / reduce
     /// hierarchical algorithms: ranks per scale-up domain (e.g. 8 GPUs per host); ranks are
     /// numbered host-major (rank = host * localSize + local).
     int localSize = 0;
@@ -28,8 +28,8 @@ struct GeneratorOptions
  * Generate `algorithm` for collective `kind` on `ranks` ranks.
  * Algorithms: "ring", "tree" (double binary tree), "rhd" (recursive halving-doubling),
  * "rd" (recursive doubling), "direct", "pairwise", "bruck", "hierarchical".
- * \throws fabricsim::InputError when the algorithm does not exist, does not support the collective, or
- *         cannot handle this rank count (message names the constraint)
+ * \throws fabricsim::InputError when the algorithm does not exist, does not support the collective,
+ * or cannot handle this rank count (message names the constraint)
  *
  * The schedule passes ValidateSchedule for `kind` both in place and out of place (it declares
  * both; pairwise alltoall is out of place only), has its has_dep flags set, and is the same for
@@ -37,7 +37,10 @@ struct GeneratorOptions
  * halving-doubling fold the ranks beyond the largest power of two). Algorithms, chunk counts
  * and costs: docs/schedule-ir.md, "Algorithms".
  */
-Schedule GenerateSchedule(CollectiveKind kind, const std::string& algorithm, int ranks, const GeneratorOptions& opt = {});
+Schedule GenerateSchedule(CollectiveKind kind,
+                          const std::string& algorithm,
+                          int ranks,
+                          const GeneratorOptions& opt = {});
 
 /// Algorithms that support `kind` (for help texts and error messages).
 std::vector<std::string> AlgorithmsFor(CollectiveKind kind);

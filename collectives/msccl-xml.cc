@@ -17,20 +17,27 @@ namespace
 {
 
 /// Known algo attributes (everything else goes to Schedule::m_attributes).
-const std::set<std::string> kAlgoAttributes = {
-    "name", "proto", "nchannels", "nchunksperloop", "ngpus", "coll", "inplace", "outofplace", "root"};
+const std::set<std::string> kAlgoAttributes = {"name",
+                                               "proto",
+                                               "nchannels",
+                                               "nchunksperloop",
+                                               "ngpus",
+                                               "coll",
+                                               "inplace",
+                                               "outofplace",
+                                               "root"};
 const std::set<std::string> kGpuAttributes = {"id", "i_chunks", "o_chunks", "s_chunks"};
 const std::set<std::string> kTbAttributes = {"id", "send", "recv", "chan"};
-const std::set<std::string> kStepAttributes =
-    {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep"};
+const std::set<std::string> kStepAttributes
+    = {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep"};
 
 /// Converts one <algo> element; knows the file name and collects warnings.
 class AlgoReader
 {
   public:
     AlgoReader(const std::string& file, std::vector<std::string>& warnings)
-        : m_file(file),
-          m_warnings(warnings)
+        : m_file(file)
+        , m_warnings(warnings)
     {
     }
 
@@ -43,7 +50,9 @@ class AlgoReader
         const auto kind = ParseCollectiveKind(coll);
         if (!kind)
         {
-            Fail(algo, path, "coll",
+            Fail(algo,
+                 path,
+                 "coll",
                  "one of allreduce, allgather, reduce_scatter, reducescatter, alltoall, "
                  "broadcast, reduce, custom",
                  "'" + coll + "'");
@@ -155,7 +164,10 @@ class AlgoReader
         const auto op = ParseStepOp(type);
         if (!op)
         {
-            Fail(el, path, "type", "one of s, r, rcs, rrs, rrc, rrcs, cpy, re, nop",
+            Fail(el,
+                 path,
+                 "type",
+                 "one of s, r, rcs, rrs, rrc, rrcs, cpy, re, nop",
                  "'" + type + "'");
         }
         st.m_op = *op;
@@ -169,7 +181,9 @@ class AlgoReader
         const std::vector<int> depSteps = IntList(el, path, "deps");
         if (depIds.size() != depSteps.size())
         {
-            Fail(el, path, "deps",
+            Fail(el,
+                 path,
+                 "deps",
                  "as many entries as depid (" + std::to_string(depIds.size()) + ")",
                  std::to_string(depSteps.size()));
         }
@@ -192,9 +206,9 @@ class AlgoReader
                            const std::string& found) const
     {
         throw fabricsim::InputError(m_file,
-                              path + "@" + attr + " (line " + std::to_string(el.m_line) + ")",
-                              expected,
-                              found);
+                                    path + "@" + attr + " (line " + std::to_string(el.m_line) + ")",
+                                    expected,
+                                    found);
     }
 
     void Warn(const XmlElement& el, const std::string& what)
@@ -206,7 +220,8 @@ class AlgoReader
     {
         for (const auto& a : el.m_attributes)
         {
-            if (!known.count(a.first) && m_warnedAttributes.insert(el.m_name + "@" + a.first).second)
+            if (!known.count(a.first)
+                && m_warnedAttributes.insert(el.m_name + "@" + a.first).second)
             {
                 Warn(el, "ignored unknown attribute '" + a.first + "' of <" + el.m_name + ">");
             }
@@ -308,7 +323,10 @@ class AlgoReader
         return out;
     }
 
-    BufferKind Buffer(const XmlElement& el, const std::string& path, const std::string& attr, bool nop)
+    BufferKind Buffer(const XmlElement& el,
+                      const std::string& path,
+                      const std::string& attr,
+                      bool nop)
     {
         const std::string* v = el.Attribute(attr);
         if (!v)
@@ -362,17 +380,18 @@ ParseMscclXml(const std::string& text, const std::string& fileName)
         if (root.m_name != "algo")
         {
             throw fabricsim::InputError(fileName,
-                                  "root element (line " + std::to_string(root.m_line) + ")",
-                                  "<algo>",
-                                  "<" + root.m_name + ">");
+                                        "root element (line " + std::to_string(root.m_line) + ")",
+                                        "<algo>",
+                                        "<" + root.m_name + ">");
         }
-        const std::string path = xml.m_roots.size() > 1 ? "algo[" + std::to_string(i) + "]" : "algo";
+        const std::string path
+            = xml.m_roots.size() > 1 ? "algo[" + std::to_string(i) + "]" : "algo";
         doc.m_schedules.push_back(reader.Read(root, path));
     }
     if (doc.m_schedules.size() > 1)
     {
-        doc.m_warnings.push_back(fileName + ": holds " + std::to_string(doc.m_schedules.size()) +
-                                 " <algo> elements");
+        doc.m_warnings.push_back(fileName + ": holds " + std::to_string(doc.m_schedules.size())
+                                 + " <algo> elements");
     }
     return doc;
 }
@@ -395,14 +414,14 @@ WriteMscclXml(const Schedule& s)
     std::ostringstream o;
     o << "<algo name=\"" << XmlEscape(s.m_name) << "\" proto=\"" << ToString(s.m_protocol)
       << "\" nchannels=\"" << s.m_channels << "\" nchunksperloop=\"" << s.m_chunksPerLoop
-      << "\" ngpus=\"" << s.m_ranks << "\" coll=\"" << ToString(s.m_collective)
-      << "\" inplace=\"" << (s.m_inPlace ? 1 : 0) << "\"";
+      << "\" ngpus=\"" << s.m_ranks << "\" coll=\"" << ToString(s.m_collective) << "\" inplace=\""
+      << (s.m_inPlace ? 1 : 0) << "\"";
     if (s.m_outOfPlace)
     {
         o << " outofplace=\"" << (*s.m_outOfPlace ? 1 : 0) << "\"";
     }
-    if (s.m_collective == CollectiveKind::kBroadcast || s.m_collective == CollectiveKind::kReduce ||
-        s.m_root != 0)
+    if (s.m_collective == CollectiveKind::kBroadcast || s.m_collective == CollectiveKind::kReduce
+        || s.m_root != 0)
     {
         o << " root=\"" << s.m_root << "\"";
     }
@@ -413,9 +432,8 @@ WriteMscclXml(const Schedule& s)
     o << ">\n";
     for (const auto& p : s.m_programs)
     {
-        o << "  <gpu id=\"" << p.m_rank << "\" i_chunks=\"" << p.m_inputChunks
-          << "\" o_chunks=\"" << p.m_outputChunks << "\" s_chunks=\"" << p.m_scratchChunks
-          << "\">\n";
+        o << "  <gpu id=\"" << p.m_rank << "\" i_chunks=\"" << p.m_inputChunks << "\" o_chunks=\""
+          << p.m_outputChunks << "\" s_chunks=\"" << p.m_scratchChunks << "\">\n";
         for (const auto& c : p.m_initialCopies)
         {
             o << "    <copy i_off=\"" << c.m_inputOffset << "\" o_off=\"" << c.m_outputOffset
@@ -428,12 +446,11 @@ WriteMscclXml(const Schedule& s)
             for (const auto& st : tb.m_steps)
             {
                 o << "      <step s=\"" << st.m_index << "\" type=\"" << MscclName(st.m_op)
-                  << "\" srcbuf=\"" << ToString(st.m_srcBuffer) << "\" srcoff=\""
-                  << st.m_srcOffset << "\" dstbuf=\"" << ToString(st.m_dstBuffer)
-                  << "\" dstoff=\"" << st.m_dstOffset << "\" cnt=\"" << st.m_count
-                  << "\" depid=\"" << JoinInts(st.m_deps, true) << "\" deps=\""
-                  << JoinInts(st.m_deps, false) << "\" hasdep=\"" << (st.m_hasDep ? 1 : 0)
-                  << "\"/>\n";
+                  << "\" srcbuf=\"" << ToString(st.m_srcBuffer) << "\" srcoff=\"" << st.m_srcOffset
+                  << "\" dstbuf=\"" << ToString(st.m_dstBuffer) << "\" dstoff=\"" << st.m_dstOffset
+                  << "\" cnt=\"" << st.m_count << "\" depid=\"" << JoinInts(st.m_deps, true)
+                  << "\" deps=\"" << JoinInts(st.m_deps, false) << "\" hasdep=\""
+                  << (st.m_hasDep ? 1 : 0) << "\"/>\n";
             }
             o << "    </tb>\n";
         }

@@ -82,10 +82,11 @@ ParseNcclSize(const std::string& text, const std::string& field)
     }
     if (!digits || t.size() > 12)
     {
-        throw fabricsim::InputError("<command line>",
-                              field,
-                              "a size in bytes with an optional K, M or G suffix (e.g. 8, 64K, 1G)",
-                              "\"" + text + "\"");
+        throw fabricsim::InputError(
+            "<command line>",
+            field,
+            "a size in bytes with an optional K, M or G suffix (e.g. 8, 64K, 1G)",
+            "\"" + text + "\"");
     }
     const uint64_t v = std::stoull(t) * mult;
     if (v == 0)

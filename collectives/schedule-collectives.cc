@@ -129,9 +129,9 @@ ScheduleCollectives::CheckRequest(const CollectiveRequest& req) const
         if (r >= m_transport.NumRanks())
         {
             throw fabricsim::InputError(kWhere,
-                                  "ranks",
-                                  "ranks below " + std::to_string(m_transport.NumRanks()),
-                                  std::to_string(r));
+                                        "ranks",
+                                        "ranks below " + std::to_string(m_transport.NumRanks()),
+                                        std::to_string(r));
         }
         if (!seen.insert(r).second)
         {
@@ -142,27 +142,27 @@ ScheduleCollectives::CheckRequest(const CollectiveRequest& req) const
     if (req.root >= req.ranks.size())
     {
         throw fabricsim::InputError(kWhere,
-                              "root",
-                              "a group index below " + std::to_string(req.ranks.size()),
-                              std::to_string(req.root));
+                                    "root",
+                                    "a group index below " + std::to_string(req.ranks.size()),
+                                    std::to_string(req.root));
     }
     if (!req.alltoallBytes.empty())
     {
         if (req.kind != CollectiveKind::kAllToAll || req.alltoallBytes.size() != req.ranks.size())
         {
             throw fabricsim::InputError(kWhere,
-                                  "alltoallBytes",
-                                  "an n x n matrix for an alltoall of n ranks",
-                                  std::to_string(req.alltoallBytes.size()) + " rows");
+                                        "alltoallBytes",
+                                        "an n x n matrix for an alltoall of n ranks",
+                                        std::to_string(req.alltoallBytes.size()) + " rows");
         }
         for (const auto& row : req.alltoallBytes)
         {
             if (row.size() != req.ranks.size())
             {
                 throw fabricsim::InputError(kWhere,
-                                      "alltoallBytes",
-                                      "rows of " + std::to_string(req.ranks.size()),
-                                      std::to_string(row.size()));
+                                            "alltoallBytes",
+                                            "rows of " + std::to_string(req.ranks.size()),
+                                            std::to_string(row.size()));
             }
         }
     }
@@ -210,10 +210,10 @@ ScheduleCollectives::ScheduleFor(const CollectiveRequest& req, const std::string
         catch (const fabricsim::InputError& e)
         {
             throw fabricsim::InputError(kWhere,
-                                  "algorithm",
-                                  "an algorithm that runs " + ToString(req.kind) + " on "
-                                      + std::to_string(n) + " ranks",
-                                  "\"" + algorithm + "\": " + e.what());
+                                        "algorithm",
+                                        "an algorithm that runs " + ToString(req.kind) + " on "
+                                            + std::to_string(n) + " ranks",
+                                        "\"" + algorithm + "\": " + e.what());
         }
     }
     return it->second;
@@ -311,9 +311,9 @@ ScheduleCollectives::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, Done o
     if (src >= m_transport.NumRanks() || dst >= m_transport.NumRanks())
     {
         throw fabricsim::InputError(kWhere,
-                              "sendrecv",
-                              "ranks below " + std::to_string(m_transport.NumRanks()),
-                              std::to_string(src) + " -> " + std::to_string(dst));
+                                    "sendrecv",
+                                    "ranks below " + std::to_string(m_transport.NumRanks()),
+                                    std::to_string(src) + " -> " + std::to_string(dst));
     }
     if (src == dst || bytes == 0)
     {

@@ -14,9 +14,10 @@ std::string
 Lower(const std::string& s)
 {
     std::string r = s;
-    std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) {
-        return static_cast<char>(std::tolower(c));
-    });
+    std::transform(r.begin(),
+                   r.end(),
+                   r.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return r;
 }
 
@@ -230,39 +231,38 @@ ParseStepOp(const std::string& name)
 bool
 OpSends(StepOp op)
 {
-    return op == StepOp::kSend || op == StepOp::kRecvCopySend || op == StepOp::kRecvReduceSend ||
-           op == StepOp::kRecvReduceCopySend;
+    return op == StepOp::kSend || op == StepOp::kRecvCopySend || op == StepOp::kRecvReduceSend
+           || op == StepOp::kRecvReduceCopySend;
 }
 
 bool
 OpReceives(StepOp op)
 {
-    return op == StepOp::kRecv || op == StepOp::kRecvCopySend || op == StepOp::kRecvReduceSend ||
-           op == StepOp::kRecvReduceCopy || op == StepOp::kRecvReduceCopySend;
+    return op == StepOp::kRecv || op == StepOp::kRecvCopySend || op == StepOp::kRecvReduceSend
+           || op == StepOp::kRecvReduceCopy || op == StepOp::kRecvReduceCopySend;
 }
 
 bool
 OpReadsSrc(StepOp op)
 {
-    return op == StepOp::kSend || op == StepOp::kRecvReduceSend ||
-           op == StepOp::kRecvReduceCopy || op == StepOp::kRecvReduceCopySend ||
-           op == StepOp::kCopy || op == StepOp::kReduce;
+    return op == StepOp::kSend || op == StepOp::kRecvReduceSend || op == StepOp::kRecvReduceCopy
+           || op == StepOp::kRecvReduceCopySend || op == StepOp::kCopy || op == StepOp::kReduce;
 }
 
 bool
 OpWritesDst(StepOp op)
 {
-    return op == StepOp::kRecv || op == StepOp::kRecvCopySend || op == StepOp::kRecvReduceCopy ||
-           op == StepOp::kRecvReduceCopySend || op == StepOp::kCopy || op == StepOp::kReduce;
+    return op == StepOp::kRecv || op == StepOp::kRecvCopySend || op == StepOp::kRecvReduceCopy
+           || op == StepOp::kRecvReduceCopySend || op == StepOp::kCopy || op == StepOp::kReduce;
 }
 
 bool
 Step::operator==(const Step& o) const
 {
-    return m_index == o.m_index && m_op == o.m_op && m_srcBuffer == o.m_srcBuffer &&
-           m_srcOffset == o.m_srcOffset && m_dstBuffer == o.m_dstBuffer &&
-           m_dstOffset == o.m_dstOffset && m_count == o.m_count && m_deps == o.m_deps &&
-           m_hasDep == o.m_hasDep;
+    return m_index == o.m_index && m_op == o.m_op && m_srcBuffer == o.m_srcBuffer
+           && m_srcOffset == o.m_srcOffset && m_dstBuffer == o.m_dstBuffer
+           && m_dstOffset == o.m_dstOffset && m_count == o.m_count && m_deps == o.m_deps
+           && m_hasDep == o.m_hasDep;
 }
 
 Step&
@@ -290,8 +290,8 @@ Threadblock::AddStep(StepOp op,
 bool
 Threadblock::operator==(const Threadblock& o) const
 {
-    return m_id == o.m_id && m_sendPeer == o.m_sendPeer && m_recvPeer == o.m_recvPeer &&
-           m_channel == o.m_channel && m_steps == o.m_steps;
+    return m_id == o.m_id && m_sendPeer == o.m_sendPeer && m_recvPeer == o.m_recvPeer
+           && m_channel == o.m_channel && m_steps == o.m_steps;
 }
 
 Threadblock&
@@ -315,8 +315,7 @@ RankProgram::FindThreadblock(int id)
 const Threadblock*
 RankProgram::FindThreadblock(int id) const
 {
-    if (id >= 0 && id < static_cast<int>(m_threadblocks.size()) &&
-        m_threadblocks[id].m_id == id)
+    if (id >= 0 && id < static_cast<int>(m_threadblocks.size()) && m_threadblocks[id].m_id == id)
     {
         return &m_threadblocks[id];
     }
@@ -333,9 +332,9 @@ RankProgram::FindThreadblock(int id) const
 bool
 RankProgram::operator==(const RankProgram& o) const
 {
-    return m_rank == o.m_rank && m_inputChunks == o.m_inputChunks &&
-           m_outputChunks == o.m_outputChunks && m_scratchChunks == o.m_scratchChunks &&
-           m_initialCopies == o.m_initialCopies && m_threadblocks == o.m_threadblocks;
+    return m_rank == o.m_rank && m_inputChunks == o.m_inputChunks
+           && m_outputChunks == o.m_outputChunks && m_scratchChunks == o.m_scratchChunks
+           && m_initialCopies == o.m_initialCopies && m_threadblocks == o.m_threadblocks;
 }
 
 std::optional<BufferGeometry>
@@ -434,8 +433,7 @@ Schedule::Rank(int rank)
 const RankProgram&
 Schedule::Rank(int rank) const
 {
-    if (rank >= 0 && rank < static_cast<int>(m_programs.size()) &&
-        m_programs[rank].m_rank == rank)
+    if (rank >= 0 && rank < static_cast<int>(m_programs.size()) && m_programs[rank].m_rank == rank)
     {
         return m_programs[rank];
     }
@@ -461,8 +459,8 @@ Schedule::MarkDependencyTargets()
                 for (const auto& dep : step.m_deps)
                 {
                     Threadblock* target = program.FindThreadblock(dep.m_tb);
-                    if (target && dep.m_step >= 0 &&
-                        dep.m_step < static_cast<int>(target->m_steps.size()))
+                    if (target && dep.m_step >= 0
+                        && dep.m_step < static_cast<int>(target->m_steps.size()))
                     {
                         target->m_steps[dep.m_step].m_hasDep = true;
                     }
@@ -489,11 +487,11 @@ Schedule::StepCount() const
 bool
 Schedule::operator==(const Schedule& o) const
 {
-    return m_name == o.m_name && m_collective == o.m_collective && m_ranks == o.m_ranks &&
-           m_chunksPerLoop == o.m_chunksPerLoop && m_inPlace == o.m_inPlace &&
-           m_outOfPlace == o.m_outOfPlace && m_protocol == o.m_protocol &&
-           m_channels == o.m_channels && m_root == o.m_root && m_attributes == o.m_attributes &&
-           m_programs == o.m_programs;
+    return m_name == o.m_name && m_collective == o.m_collective && m_ranks == o.m_ranks
+           && m_chunksPerLoop == o.m_chunksPerLoop && m_inPlace == o.m_inPlace
+           && m_outOfPlace == o.m_outOfPlace && m_protocol == o.m_protocol
+           && m_channels == o.m_channels && m_root == o.m_root && m_attributes == o.m_attributes
+           && m_programs == o.m_programs;
 }
 
 } // namespace fabricsim

@@ -109,9 +109,9 @@ struct Step
     int m_srcOffset = -1;
     BufferKind m_dstBuffer = BufferKind::kOutput;
     int m_dstOffset = -1;
-    int m_count = 0;                  ///< chunks moved (0 for nop)
-    std::vector<Dependency> m_deps;   ///< MSCCL depid/deps; several allowed
-    bool m_hasDep = false;            ///< MSCCL `hasdep`: another step waits on this one
+    int m_count = 0;                ///< chunks moved (0 for nop)
+    std::vector<Dependency> m_deps; ///< MSCCL depid/deps; several allowed
+    bool m_hasDep = false;          ///< MSCCL `hasdep`: another step waits on this one
 
     bool operator==(const Step& o) const;
 };

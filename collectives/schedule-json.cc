@@ -25,7 +25,8 @@ TypeName(const json& v)
     {
         return "null";
     }
-    std::string dump = v.dump(-1, ' ', false, json::error_handler_t::replace); // invalid UTF-8 replaced
+    std::string dump
+        = v.dump(-1, ' ', false, json::error_handler_t::replace); // invalid UTF-8 replaced
     if (dump.size() > 40)
     {
         dump = dump.substr(0, 37) + "...";
@@ -71,8 +72,8 @@ class JsonReader
 
     int IntValue(const json& v, const std::string& path) const
     {
-        if (!v.is_number_integer() || v.get<long long>() < INT32_MIN ||
-            v.get<long long>() > INT32_MAX)
+        if (!v.is_number_integer() || v.get<long long>() < INT32_MIN
+            || v.get<long long>() > INT32_MAX)
         {
             Fail(path, "an integer", TypeName(v));
         }
@@ -151,7 +152,8 @@ ReadStep(const JsonReader& r, const json& j, const std::string& path, int positi
                "'" + type + "'");
     }
     st.m_op = *op;
-    auto buffer = [&](const char* key, BufferKind fallback) {
+    auto buffer = [&](const char* key, BufferKind fallback)
+    {
         if (!j.contains(key))
         {
             return fallback;
@@ -228,10 +230,8 @@ ReadRank(const JsonReader& r, const json& j, const std::string& path, int positi
     const json& tbs = r.Array(j, path, "threadblocks");
     for (size_t i = 0; i < tbs.size(); ++i)
     {
-        p.m_threadblocks.push_back(ReadThreadblock(r,
-                                                   tbs[i],
-                                                   JsonReader::Index(path, "threadblocks", i),
-                                                   static_cast<int>(i)));
+        p.m_threadblocks.push_back(ReadThreadblock(
+            r, tbs[i], JsonReader::Index(path, "threadblocks", i), static_cast<int>(i)));
     }
     return p;
 }

@@ -15,8 +15,8 @@ namespace fabricsim
 extern const char* const kScheduleJsonFormat;
 
 /**
- * Parses a schedule from JSON text. Throws fabricsim::InputError naming \p fileName, the JSON path of
- * the offending field (e.g. "ranks[2].threadblocks[0].steps[3].type"), what was expected and
+ * Parses a schedule from JSON text. Throws fabricsim::InputError naming \p fileName, the JSON path
+ * of the offending field (e.g. "ranks[2].threadblocks[0].steps[3].type"), what was expected and
  * what was found.
  */
 Schedule ParseScheduleJson(const std::string& text, const std::string& fileName);

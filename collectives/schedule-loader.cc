@@ -21,9 +21,10 @@ EndsWith(const std::string& s, const std::string& suffix)
         return false;
     }
     std::string tail = s.substr(s.size() - suffix.size());
-    std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) {
-        return static_cast<char>(std::tolower(c));
-    });
+    std::transform(tail.begin(),
+                   tail.end(),
+                   tail.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return tail == suffix;
 }
 
@@ -44,11 +45,11 @@ LoadScheduleFile(const std::string& path)
         if (i == text.size() || (text[i] != '{' && text[i] != '<'))
         {
             throw fabricsim::InputError(path,
-                                  "",
-                                  "an MSCCL XML (.xml) or schedule JSON (.json) file",
-                                  i == text.size() ? "an empty file"
-                                                   : "content starting with '" +
-                                                         text.substr(i, 1) + "'");
+                                        "",
+                                        "an MSCCL XML (.xml) or schedule JSON (.json) file",
+                                        i == text.size()
+                                            ? "an empty file"
+                                            : "content starting with '" + text.substr(i, 1) + "'");
         }
         json = text[i] == '{';
     }

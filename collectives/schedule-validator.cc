@@ -24,9 +24,12 @@ SizesExecutable(const Schedule& s, std::vector<Problem>& problems)
     bool ok = s.m_ranks > 0 && s.m_ranks <= kMaxRanks && s.m_chunksPerLoop <= kMaxChunks;
     if (s.m_ranks > kMaxRanks)
     {
-        problems.push_back(Problem{-1, -1, -1, ProblemKind::kStructure,
-                                   "ranks: expected at most " + std::to_string(kMaxRanks) +
-                                       ", found " + std::to_string(s.m_ranks)});
+        problems.push_back(Problem{-1,
+                                   -1,
+                                   -1,
+                                   ProblemKind::kStructure,
+                                   "ranks: expected at most " + std::to_string(kMaxRanks)
+                                       + ", found " + std::to_string(s.m_ranks)});
     }
     for (const auto& p : s.m_programs)
     {
@@ -34,10 +37,13 @@ SizesExecutable(const Schedule& s, std::vector<Problem>& problems)
         {
             if (size > kMaxChunks)
             {
-                problems.push_back(Problem{p.m_rank, -1, -1, ProblemKind::kStructure,
-                                           "buffer size: expected at most " +
-                                               std::to_string(kMaxChunks) + " chunks, found " +
-                                               std::to_string(size)});
+                problems.push_back(Problem{p.m_rank,
+                                           -1,
+                                           -1,
+                                           ProblemKind::kStructure,
+                                           "buffer size: expected at most "
+                                               + std::to_string(kMaxChunks) + " chunks, found "
+                                               + std::to_string(size)});
                 ok = false;
             }
         }
@@ -131,9 +137,12 @@ ValidateSchedule(const Schedule& schedule,
     auto& problems = report.m_problems;
     if (expectedRanks > 0 && expectedRanks != schedule.m_ranks)
     {
-        problems.push_back(Problem{-1, -1, -1, ProblemKind::kCollectiveMismatch,
-                                   "ranks: expected " + std::to_string(expectedRanks) +
-                                       ", found " + std::to_string(schedule.m_ranks)});
+        problems.push_back(Problem{-1,
+                                   -1,
+                                   -1,
+                                   ProblemKind::kCollectiveMismatch,
+                                   "ranks: expected " + std::to_string(expectedRanks) + ", found "
+                                       + std::to_string(schedule.m_ranks)});
     }
     CollectiveKind collective = schedule.m_collective;
     if (expectedCollective && *expectedCollective != schedule.m_collective)
@@ -141,14 +150,17 @@ ValidateSchedule(const Schedule& schedule,
         if (schedule.m_collective == CollectiveKind::kCustom)
         {
             collective = *expectedCollective;
-            report.m_notes.push_back("custom schedule checked against the " +
-                                     ToString(collective) + " post-condition");
+            report.m_notes.push_back("custom schedule checked against the " + ToString(collective)
+                                     + " post-condition");
         }
         else
         {
-            problems.push_back(Problem{-1, -1, -1, ProblemKind::kCollectiveMismatch,
-                                       "collective: expected " + ToString(*expectedCollective) +
-                                           ", found " + ToString(schedule.m_collective)});
+            problems.push_back(Problem{-1,
+                                       -1,
+                                       -1,
+                                       ProblemKind::kCollectiveMismatch,
+                                       "collective: expected " + ToString(*expectedCollective)
+                                           + ", found " + ToString(schedule.m_collective)});
         }
     }
     if (!SizesExecutable(schedule, problems))
@@ -193,8 +205,8 @@ ValidateSchedule(const Schedule& schedule,
             CheckPostcondition(schedule, collective, execution, found);
             // Same program, other interleavings: a different result means two threadblocks
             // touch the same chunk without a dependency ordering them.
-            for (auto order : {SymbolicExecution::Order::kReverse,
-                               SymbolicExecution::Order::kLazyLocal})
+            for (auto order :
+                 {SymbolicExecution::Order::kReverse, SymbolicExecution::Order::kLazyLocal})
             {
                 if (!found.empty())
                 {
@@ -215,20 +227,20 @@ ValidateSchedule(const Schedule& schedule,
                 for (auto& p : racy)
                 {
                     p.m_message = "result depends on execution order (race between threadblocks "
-                                  "not ordered by a dependency): in another interleaving, " +
-                                  p.m_message;
+                                  "not ordered by a dependency): in another interleaving, "
+                                  + p.m_message;
                     found.push_back(std::move(p));
                 }
             }
         }
         else
         {
-            report.m_notes.push_back(mode + ": post-condition not checked, execution did not "
-                                            "complete");
+            report.m_notes.push_back(mode
+                                     + ": post-condition not checked, execution did not "
+                                       "complete");
         }
-        report.m_notes.push_back(mode + ": executed " +
-                                 std::to_string(execution.StepsExecuted()) + " of " +
-                                 std::to_string(schedule.StepCount()) + " steps");
+        report.m_notes.push_back(mode + ": executed " + std::to_string(execution.StepsExecuted())
+                                 + " of " + std::to_string(schedule.StepCount()) + " steps");
         for (auto& p : found)
         {
             if (!seen.insert(Identity(p)).second)

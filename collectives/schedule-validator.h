@@ -20,19 +20,19 @@ namespace fabricsim
 /// What is wrong.
 enum class ProblemKind
 {
-    kStructure,              ///< malformed schedule (peers, channels, ranks, counts, sizes)
-    kStepIndex,              ///< step index differs from its position
-    kDuplicateChannel,       ///< two threadblocks share (send peer, chan) or (recv peer, chan)
-    kDependency,             ///< dependency on a missing/later step or one without hasdep
-    kOutOfBounds,            ///< offset + count outside the buffer
-    kCountMismatch,          ///< receive count differs from the matching send's count
-    kDeadlock,               ///< steps remain but none can run
-    kUnmatchedMessage,       ///< a sent message is never received
-    kUninitializedRead,      ///< a step reads a chunk no step (nor the input) has written
-    kMissingContribution,    ///< output lacks an expected contribution
-    kDuplicateContribution,  ///< output counts a contribution more than once
-    kWrongResult,            ///< output holds a contribution it should not
-    kCollectiveMismatch      ///< collective or rank count differs from what was expected
+    kStructure,             ///< malformed schedule (peers, channels, ranks, counts, sizes)
+    kStepIndex,             ///< step index differs from its position
+    kDuplicateChannel,      ///< two threadblocks share (send peer, chan) or (recv peer, chan)
+    kDependency,            ///< dependency on a missing/later step or one without hasdep
+    kOutOfBounds,           ///< offset + count outside the buffer
+    kCountMismatch,         ///< receive count differs from the matching send's count
+    kDeadlock,              ///< steps remain but none can run
+    kUnmatchedMessage,      ///< a sent message is never received
+    kUninitializedRead,     ///< a step reads a chunk no step (nor the input) has written
+    kMissingContribution,   ///< output lacks an expected contribution
+    kDuplicateContribution, ///< output counts a contribution more than once
+    kWrongResult,           ///< output holds a contribution it should not
+    kCollectiveMismatch     ///< collective or rank count differs from what was expected
 };
 
 /// Stable lower-case name of a problem kind, e.g. "deadlock", "duplicate-contribution".

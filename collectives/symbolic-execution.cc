@@ -12,9 +12,9 @@ namespace fabricsim
 SymbolicExecution::SymbolicExecution(const Schedule& schedule,
                                      const std::vector<RankLayout>& layouts,
                                      Order order)
-    : m_schedule(schedule),
-      m_layouts(layouts),
-      m_order(order)
+    : m_schedule(schedule)
+    , m_layouts(layouts)
+    , m_order(order)
 {
     const auto programs = ProgramsByRank(schedule);
     m_ranks.resize(programs.size());
@@ -46,9 +46,9 @@ SymbolicExecution::SymbolicExecution(const Schedule& schedule,
                 for (const auto& dep : ts.m_tb->m_steps[i].m_deps)
                 {
                     auto it = indexOf.find(dep.m_tb);
-                    if (it == indexOf.end() || dep.m_step < 0 ||
-                        dep.m_step >=
-                            static_cast<int>(rs.m_program->m_threadblocks[it->second].m_steps.size()))
+                    if (it == indexOf.end() || dep.m_step < 0
+                        || dep.m_step >= static_cast<int>(
+                               rs.m_program->m_threadblocks[it->second].m_steps.size()))
                     {
                         continue; // reported by the structure check
                     }
@@ -81,9 +81,9 @@ SymbolicExecution::SymbolicExecution(const Schedule& schedule,
 uint64_t
 SymbolicExecution::ChannelKey(int sender, int receiver, int channel)
 {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(sender) & 0x1FFFFF) << 42) |
-           (static_cast<uint64_t>(static_cast<uint32_t>(receiver) & 0x1FFFFF) << 21) |
-           (static_cast<uint64_t>(static_cast<uint32_t>(channel) & 0x1FFFFF));
+    return (static_cast<uint64_t>(static_cast<uint32_t>(sender) & 0x1FFFFF) << 42)
+           | (static_cast<uint64_t>(static_cast<uint32_t>(receiver) & 0x1FFFFF) << 21)
+           | (static_cast<uint64_t>(static_cast<uint32_t>(channel) & 0x1FFFFF));
 }
 
 SymbolicExecution::Channel&
@@ -102,7 +102,8 @@ SymbolicExecution::GetChannel(int sender, int receiver, int channel)
 Slot*
 SymbolicExecution::Locate(int rank, BufferKind buffer, int offset)
 {
-    return const_cast<Slot*>(static_cast<const SymbolicExecution*>(this)->Read(rank, buffer, offset));
+    return const_cast<Slot*>(
+        static_cast<const SymbolicExecution*>(this)->Read(rank, buffer, offset));
 }
 
 const Slot*
@@ -194,10 +195,13 @@ SymbolicExecution::Run(std::vector<Problem>& problems)
             channels.push_back(&ch);
         }
     }
-    std::sort(channels.begin(), channels.end(), [](const Channel* a, const Channel* b) {
-        return std::make_tuple(a->m_sender, a->m_receiver, a->m_channel) <
-               std::make_tuple(b->m_sender, b->m_receiver, b->m_channel);
-    });
+    std::sort(channels.begin(),
+              channels.end(),
+              [](const Channel* a, const Channel* b)
+              {
+                  return std::make_tuple(a->m_sender, a->m_receiver, a->m_channel)
+                         < std::make_tuple(b->m_sender, b->m_receiver, b->m_channel);
+              });
     for (const Channel* ch : channels)
     {
         for (const Message& m : ch->m_queue)
@@ -207,11 +211,11 @@ SymbolicExecution::Run(std::vector<Problem>& problems)
                 m.m_srcTb,
                 m.m_srcStep,
                 ProblemKind::kUnmatchedMessage,
-                "message of " + std::to_string(m.m_data.size()) + " chunk(s) to rank " +
-                    std::to_string(ch->m_receiver) + " on channel " +
-                    std::to_string(ch->m_channel) + ": expected a matching receive, found none (" +
-                    std::to_string(ch->m_delivered) + " message(s) on this channel were received" +
-                    (complete ? ")" : " before execution stopped)")});
+                "message of " + std::to_string(m.m_data.size()) + " chunk(s) to rank "
+                    + std::to_string(ch->m_receiver) + " on channel "
+                    + std::to_string(ch->m_channel) + ": expected a matching receive, found none ("
+                    + std::to_string(ch->m_delivered) + " message(s) on this channel were received"
+                    + (complete ? ")" : " before execution stopped)")});
         }
     }
     return complete;
@@ -270,11 +274,8 @@ SymbolicExecution::Advance(int rank, int tbIndex, std::vector<Problem>& problems
 }
 
 void
-SymbolicExecution::Execute(int rank,
-                           int tbIndex,
-                           const Step& step,
-                           Message* incoming,
-                           std::vector<Problem>& problems)
+SymbolicExecution::Execute(
+    int rank, int tbIndex, const Step& step, Message* incoming, std::vector<Problem>& problems)
 {
     const Threadblock& tb = *m_ranks[rank].m_tbs[tbIndex].m_tb;
     const int position = static_cast<int>(m_ranks[rank].m_tbs[tbIndex].m_pc);
@@ -286,13 +287,13 @@ SymbolicExecution::Execute(int rank,
             tb.m_id,
             position,
             ProblemKind::kCountMismatch,
-            "receive count: expected " + std::to_string(incoming->m_data.size()) +
-                " (cnt of the matching send, rank " + std::to_string(tb.m_recvPeer) + " tb " +
-                std::to_string(incoming->m_srcTb) + " step " +
-                std::to_string(incoming->m_srcStep) + "), found cnt " +
-                std::to_string(step.m_count)});
+            "receive count: expected " + std::to_string(incoming->m_data.size())
+                + " (cnt of the matching send, rank " + std::to_string(tb.m_recvPeer) + " tb "
+                + std::to_string(incoming->m_srcTb) + " step " + std::to_string(incoming->m_srcStep)
+                + "), found cnt " + std::to_string(step.m_count)});
     }
-    auto recvAt = [&](size_t i) -> const ContributionSet& {
+    auto recvAt = [&](size_t i) -> const ContributionSet&
+    {
         return incoming && i < incoming->m_data.size() ? incoming->m_data[i] : m_empty;
     };
     std::vector<ContributionSet> src(OpReadsSrc(step.m_op) ? n : 0);
@@ -311,15 +312,15 @@ SymbolicExecution::Execute(int rank,
     }
     if (uninitialised >= 0)
     {
-        problems.push_back(Problem{
-            rank,
-            tb.m_id,
-            position,
-            ProblemKind::kUninitializedRead,
-            "'" + MscclName(step.m_op) + "' reads " + ToString(step.m_srcBuffer) + "[" +
-                std::to_string(uninitialised) +
-                "]: expected data written by an earlier step, found a chunk nothing has "
-                "written yet"});
+        problems.push_back(
+            Problem{rank,
+                    tb.m_id,
+                    position,
+                    ProblemKind::kUninitializedRead,
+                    "'" + MscclName(step.m_op) + "' reads " + ToString(step.m_srcBuffer) + "["
+                        + std::to_string(uninitialised)
+                        + "]: expected data written by an earlier step, found a chunk nothing has "
+                          "written yet"});
     }
     std::vector<ContributionSet> result(n);
     for (size_t i = 0; i < n; ++i)
@@ -341,7 +342,8 @@ SymbolicExecution::Execute(int rank,
             result[i].Merge(src[i]);
             break;
         case StepOp::kReduce:
-            if (const Slot* d = Locate(rank, step.m_dstBuffer, step.m_dstOffset + static_cast<int>(i)))
+            if (const Slot* d
+                = Locate(rank, step.m_dstBuffer, step.m_dstOffset + static_cast<int>(i)))
             {
                 result[i] = d->m_value;
             }
@@ -363,7 +365,8 @@ SymbolicExecution::Execute(int rank,
             }
         }
     }
-    if (OpSends(step.m_op) && tb.m_sendPeer >= 0 && tb.m_sendPeer < static_cast<int>(m_ranks.size()))
+    if (OpSends(step.m_op) && tb.m_sendPeer >= 0
+        && tb.m_sendPeer < static_cast<int>(m_ranks.size()))
     {
         Channel& ch = GetChannel(rank, tb.m_sendPeer, tb.m_channel);
         ch.m_queue.push_back(Message{std::move(result), tb.m_id, position});
@@ -384,13 +387,14 @@ SymbolicExecution::DescribeWait(int rank, int tbIndex, std::pair<int, int>* next
 {
     const RankState& rs = m_ranks[rank];
     const TbState& ts = rs.m_tbs[tbIndex];
-    auto state = [](const TbState& t) {
+    auto state = [](const TbState& t)
+    {
         if (t.m_pc == t.m_tb->m_steps.size())
         {
             return "has finished all its " + std::to_string(t.m_pc) + " steps";
         }
-        return "is blocked at step " + std::to_string(t.m_pc) + " ('" +
-               MscclName(t.m_tb->m_steps[t.m_pc].m_op) + "')";
+        return "is blocked at step " + std::to_string(t.m_pc) + " ('"
+               + MscclName(t.m_tb->m_steps[t.m_pc].m_op) + "')";
     };
     for (const auto& [dep, depStep] : ts.m_deps[ts.m_pc])
     {
@@ -398,15 +402,15 @@ SymbolicExecution::DescribeWait(int rank, int tbIndex, std::pair<int, int>* next
         if (target.m_pc <= static_cast<size_t>(depStep))
         {
             *next = {rank, dep};
-            return "waits for tb " + std::to_string(target.m_tb->m_id) + " to finish step " +
-                   std::to_string(depStep) + "; tb " + std::to_string(target.m_tb->m_id) + " " +
-                   state(target);
+            return "waits for tb " + std::to_string(target.m_tb->m_id) + " to finish step "
+                   + std::to_string(depStep) + "; tb " + std::to_string(target.m_tb->m_id) + " "
+                   + state(target);
         }
     }
     const int peer = ts.m_tb->m_recvPeer;
     const int chan = ts.m_tb->m_channel;
-    std::string what = "waits for a message from rank " + std::to_string(peer) + " on channel " +
-                       std::to_string(chan) + " (none pending)";
+    std::string what = "waits for a message from rank " + std::to_string(peer) + " on channel "
+                       + std::to_string(chan) + " (none pending)";
     const RankState& ps = m_ranks[peer];
     for (size_t t = 0; t < ps.m_tbs.size(); ++t)
     {
@@ -414,12 +418,12 @@ SymbolicExecution::DescribeWait(int rank, int tbIndex, std::pair<int, int>* next
         if (s.m_sendPeer == rank && s.m_channel == chan)
         {
             *next = {peer, static_cast<int>(t)};
-            return what + "; its sender, rank " + std::to_string(peer) + " tb " +
-                   std::to_string(s.m_id) + ", " + state(ps.m_tbs[t]);
+            return what + "; its sender, rank " + std::to_string(peer) + " tb "
+                   + std::to_string(s.m_id) + ", " + state(ps.m_tbs[t]);
         }
     }
-    return what + "; rank " + std::to_string(peer) + " has no threadblock sending to rank " +
-           std::to_string(rank) + " on channel " + std::to_string(chan);
+    return what + "; rank " + std::to_string(peer) + " has no threadblock sending to rank "
+           + std::to_string(rank) + " on channel " + std::to_string(chan);
 }
 
 void
@@ -438,24 +442,24 @@ SymbolicExecution::ReportBlocked(std::vector<Problem>& problems) const
             }
             std::pair<int, int> next{-1, -1};
             const std::string why = DescribeWait(static_cast<int>(r), static_cast<int>(t), &next);
-            problems.push_back(Problem{static_cast<int>(r),
-                                       ts.m_tb->m_id,
-                                       static_cast<int>(ts.m_pc),
-                                       ProblemKind::kDeadlock,
-                                       "blocked at '" + MscclName(ts.m_tb->m_steps[ts.m_pc].m_op) +
-                                           "' with " +
-                                           std::to_string(ts.m_tb->m_steps.size() - ts.m_pc) +
-                                           " step(s) left: " + why});
+            problems.push_back(Problem{
+                static_cast<int>(r),
+                ts.m_tb->m_id,
+                static_cast<int>(ts.m_pc),
+                ProblemKind::kDeadlock,
+                "blocked at '" + MscclName(ts.m_tb->m_steps[ts.m_pc].m_op) + "' with "
+                    + std::to_string(ts.m_tb->m_steps.size() - ts.m_pc) + " step(s) left: " + why});
             if (next.first >= 0)
             {
                 waitsFor[{static_cast<int>(r), static_cast<int>(t)}] = next;
             }
         }
     }
-    auto label = [this](const std::pair<int, int>& n) {
+    auto label = [this](const std::pair<int, int>& n)
+    {
         const TbState& ts = m_ranks[n.first].m_tbs[n.second];
-        return "rank " + std::to_string(n.first) + " tb " + std::to_string(ts.m_tb->m_id) +
-               " step " + std::to_string(ts.m_pc);
+        return "rank " + std::to_string(n.first) + " tb " + std::to_string(ts.m_tb->m_id) + " step "
+               + std::to_string(ts.m_pc);
     };
     std::set<std::pair<int, int>> done;
     int cycles = 0;

@@ -51,8 +51,9 @@ class SymbolicExecution
                       Order order = Order::kForward);
 
     /**
-     * Runs until every step executed or nothing can run. Appends kCountMismatch, kUninitializedRead,
-     * kDeadlock and kUnmatchedMessage problems. \return true when every step executed
+     * Runs until every step executed or nothing can run. Appends kCountMismatch,
+     * kUninitializedRead, kDeadlock and kUnmatchedMessage problems. \return true when every step
+     * executed
      */
     bool Run(std::vector<Problem>& problems);
 
@@ -105,7 +106,8 @@ class SymbolicExecution
     Slot* Locate(int rank, BufferKind buffer, int offset);
     void Enqueue(int rank, int tb);
     void Advance(int rank, int tb, std::vector<Problem>& problems);
-    void Execute(int rank, int tb, const Step& step, Message* incoming, std::vector<Problem>& problems);
+    void Execute(
+        int rank, int tb, const Step& step, Message* incoming, std::vector<Problem>& problems);
     void ReportBlocked(std::vector<Problem>& problems) const;
     std::string DescribeWait(int rank, int tb, std::pair<int, int>* next) const;
 

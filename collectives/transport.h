@@ -24,7 +24,9 @@ class Transport
      * Move `bytes` (> 0) from rank `src` to rank `dst` on `channel`. `onDelivered` runs when the
      * last byte has arrived at `dst`. Messages of one (src, dst, channel) arrive in order.
      */
-    virtual void Send(uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered) = 0;
+    virtual void Send(
+        uint32_t src, uint32_t dst, uint32_t channel, uint64_t bytes, Callback onDelivered)
+        = 0;
 
     /// Current simulated time in picoseconds.
     virtual int64_t NowPs() const = 0;

@@ -21,10 +21,10 @@ Describe(const Schedule& s)
     {
         mode = "in-place and out-of-place";
     }
-    return "'" + s.m_name + "' (" + ToString(s.m_collective) + ", " + std::to_string(s.m_ranks) +
-           " ranks, " + std::to_string(s.m_chunksPerLoop) + " chunks per loop, " + mode + ", " +
-           ToString(s.m_protocol) + ", " + std::to_string(s.m_channels) + " channel(s), " +
-           std::to_string(s.StepCount()) + " steps)";
+    return "'" + s.m_name + "' (" + ToString(s.m_collective) + ", " + std::to_string(s.m_ranks)
+           + " ranks, " + std::to_string(s.m_chunksPerLoop) + " chunks per loop, " + mode + ", "
+           + ToString(s.m_protocol) + ", " + std::to_string(s.m_channels) + " channel(s), "
+           + std::to_string(s.StepCount()) + " steps)";
 }
 
 } // namespace
@@ -74,9 +74,9 @@ RunValidateCommand(const std::string& file,
         const Schedule& s = doc.m_schedules[i];
         const auto start = std::chrono::steady_clock::now();
         const ValidationReport report = ValidateSchedule(s, expected, ranks);
-        const double ms = std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - start)
-                              .count();
+        const double ms
+            = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count();
         out << file;
         if (doc.m_schedules.size() > 1)
         {

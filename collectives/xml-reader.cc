@@ -31,8 +31,8 @@ class XmlParser
 {
   public:
     XmlParser(const std::string& text, const std::string& file)
-        : m_text(text),
-          m_file(file)
+        : m_text(text)
+        , m_file(file)
     {
     }
 
@@ -56,9 +56,9 @@ class XmlParser
                 {
                     Fail("'<' starting an XML element", Describe());
                 }
-                doc.m_warnings.push_back(m_file + ": line " + std::to_string(m_line) +
-                                         ": ignored " + std::to_string(m_text.size() - m_pos) +
-                                         " bytes of non-XML text after the last element");
+                doc.m_warnings.push_back(m_file + ": line " + std::to_string(m_line) + ": ignored "
+                                         + std::to_string(m_text.size() - m_pos)
+                                         + " bytes of non-XML text after the last element");
                 break;
             }
             doc.m_roots.push_back(ParseElement(0));
@@ -164,8 +164,8 @@ class XmlParser
 
     static bool IsNameChar(char c)
     {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
-               c == ':' || static_cast<unsigned char>(c) >= 0x80;
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'
+               || c == ':' || static_cast<unsigned char>(c) >= 0x80;
     }
 
     std::string ParseName(const char* what)
@@ -196,9 +196,9 @@ class XmlParser
             if (semi == std::string::npos)
             {
                 throw fabricsim::InputError(m_file,
-                                      "line " + std::to_string(line),
-                                      "an entity reference ending in ';'",
-                                      "'" + raw.substr(i) + "'");
+                                            "line " + std::to_string(line),
+                                            "an entity reference ending in ';'",
+                                            "'" + raw.substr(i) + "'");
             }
             const std::string ent = raw.substr(i + 1, semi - i - 1);
             if (ent == "lt")
@@ -236,18 +236,18 @@ class XmlParser
                 if (code == 0 || code > 0x10FFFF)
                 {
                     throw fabricsim::InputError(m_file,
-                                          "line " + std::to_string(line),
-                                          "a valid character reference",
-                                          "'&" + ent + ";'");
+                                                "line " + std::to_string(line),
+                                                "a valid character reference",
+                                                "'&" + ent + ";'");
                 }
                 AppendUtf8(out, static_cast<uint32_t>(code));
             }
             else
             {
                 throw fabricsim::InputError(m_file,
-                                      "line " + std::to_string(line),
-                                      "one of &lt; &gt; &amp; &quot; &apos; or &#N;",
-                                      "'&" + ent + ";'");
+                                            "line " + std::to_string(line),
+                                            "one of &lt; &gt; &amp; &quot; &apos; or &#N;",
+                                            "'&" + ent + ";'");
             }
             i = semi;
         }
@@ -284,7 +284,8 @@ class XmlParser
     {
         if (depth > kMaxDepth)
         {
-            Fail("elements nested at most " + std::to_string(kMaxDepth) + " deep", "deeper nesting");
+            Fail("elements nested at most " + std::to_string(kMaxDepth) + " deep",
+                 "deeper nesting");
         }
         XmlElement el;
         el.m_line = m_line;
@@ -314,7 +315,8 @@ class XmlParser
                 Fail("whitespace before an attribute of <" + el.m_name + ">", Describe());
             }
             const int line = m_line;
-            std::string name = ParseName(("an attribute name or '>' in <" + el.m_name + ">").c_str());
+            std::string name
+                = ParseName(("an attribute name or '>' in <" + el.m_name + ">").c_str());
             SkipSpace();
             if (Peek() != '=')
             {
@@ -344,9 +346,9 @@ class XmlParser
             if (el.Attribute(name))
             {
                 throw fabricsim::InputError(m_file,
-                                      "line " + std::to_string(line),
-                                      "attribute '" + name + "' once in <" + el.m_name + ">",
-                                      "it twice");
+                                            "line " + std::to_string(line),
+                                            "attribute '" + name + "' once in <" + el.m_name + ">",
+                                            "it twice");
             }
             el.m_attributes.emplace_back(std::move(name), DecodeEntities(raw, line));
         }
@@ -355,8 +357,8 @@ class XmlParser
         {
             if (AtEnd())
             {
-                Fail("</" + el.m_name + "> closing the element opened at line " +
-                         std::to_string(el.m_line),
+                Fail("</" + el.m_name + "> closing the element opened at line "
+                         + std::to_string(el.m_line),
                      "end of file");
             }
             if (StartsWith("</"))
@@ -371,8 +373,8 @@ class XmlParser
                 Advance();
                 if (name != el.m_name)
                 {
-                    Fail("</" + el.m_name + "> closing the element opened at line " +
-                             std::to_string(el.m_line),
+                    Fail("</" + el.m_name + "> closing the element opened at line "
+                             + std::to_string(el.m_line),
                          "</" + name + ">");
                 }
                 return el;

@@ -21,11 +21,11 @@ class InputError : public std::runtime_error
                const std::string& field,
                const std::string& expected,
                const std::string& found)
-        : std::runtime_error(Format(file, field, expected, found)),
-          m_file(file),
-          m_field(field),
-          m_expected(expected),
-          m_found(found)
+        : std::runtime_error(Format(file, field, expected, found))
+        , m_file(file)
+        , m_field(field)
+        , m_expected(expected)
+        , m_found(found)
     {
     }
 

@@ -9,12 +9,13 @@
  *
  * Exit code: 0 when every flow completed, 1 when one did not, 2 for bad arguments.
  */
+#include "input-error.h"
+
 #include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-topology-helper.h"
 #include "ns3/fabric-traffic-helper.h"
-#include "input-error.h"
 #include "ns3/simulator.h"
 
 #include <fstream>

@@ -4,9 +4,9 @@
 #define FABRICSIM_TESTS_UNIQUE_TEMP_PATH_H
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
-#include <unistd.h>
 
 namespace fabricsim
 {

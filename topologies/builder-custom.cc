@@ -50,10 +50,10 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         if (!spec.contains(key) || !spec.at(key).is_array())
         {
             throw fabricsim::InputError(file,
-                                  std::string("topology.") + key,
-                                  "an array",
-                                  spec.contains(key) ? DescribeJson(spec.at(key))
-                                                     : "nothing (the key is required)");
+                                        std::string("topology.") + key,
+                                        "an array",
+                                        spec.contains(key) ? DescribeJson(spec.at(key))
+                                                           : "nothing (the key is required)");
         }
     }
     Topology t;
@@ -65,13 +65,14 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         const auto& n = nodes[i];
         RequireObject(n, file, f);
         CheckKeys(n, file, f, {"name", "kind", "group", "local_index", "tier", "scale_up"});
-        if (!n.contains("name") || !n.at("name").is_string() ||
-            n.at("name").get<std::string>().empty())
+        if (!n.contains("name") || !n.at("name").is_string()
+            || n.at("name").get<std::string>().empty())
         {
             throw fabricsim::InputError(file,
-                                  f + ".name",
-                                  "a non-empty string",
-                                  n.contains("name") ? DescribeJson(n.at("name")) : "nothing");
+                                        f + ".name",
+                                        "a non-empty string",
+                                        n.contains("name") ? DescribeJson(n.at("name"))
+                                                           : "nothing");
         }
         const std::string name = n.at("name").get<std::string>();
         if (byName.count(name))
@@ -79,15 +80,16 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
             throw fabricsim::InputError(
                 file, f + ".name", "a unique node name", "\"" + name + "\" again");
         }
-        const std::string kind =
-            n.contains("kind") && n.at("kind").is_string() ? n.at("kind").get<std::string>() : "";
+        const std::string kind
+            = n.contains("kind") && n.at("kind").is_string() ? n.at("kind").get<std::string>() : "";
         if (kind == "host")
         {
             const uint32_t group = GetUint(n, file, f, "group", 0, UINT32_MAX - 1, t.NumHosts());
             const uint32_t local = GetUint(n, file, f, "local_index", 0, 65535, 0);
             if (n.contains("tier") || n.contains("scale_up"))
             {
-                throw fabricsim::InputError(file, f, "no \"tier\" or \"scale_up\" on a host", "one");
+                throw fabricsim::InputError(
+                    file, f, "no \"tier\" or \"scale_up\" on a host", "one");
             }
             byName[name] = t.AddHost(name, group, local);
         }
@@ -114,9 +116,10 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         else
         {
             throw fabricsim::InputError(file,
-                                  f + ".kind",
-                                  "\"host\" or \"switch\"",
-                                  n.contains("kind") ? DescribeJson(n.at("kind")) : "nothing");
+                                        f + ".kind",
+                                        "\"host\" or \"switch\"",
+                                        n.contains("kind") ? DescribeJson(n.at("kind"))
+                                                           : "nothing");
         }
     }
     const auto& ls = spec.at("links");
@@ -139,8 +142,8 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
                 file, f + ".b", "a node other than \"a\"", DescribeJson(l.at("b")));
         }
         // A link touching a host is a host link; switch-to-switch is a fabric link.
-        const bool hostLink =
-            t.nodes[a].kind == NodeKind::Host || t.nodes[b].kind == NodeKind::Host;
+        const bool hostLink
+            = t.nodes[a].kind == NodeKind::Host || t.nodes[b].kind == NodeKind::Host;
         nlohmann::json linkKeys = nlohmann::json::object();
         for (const char* k : {"rate", "delay", "loss_rate"})
         {

@@ -47,17 +47,17 @@ BuildLeafSpine(const nlohmann::json& spec, const std::string& file)
         if (!v.is_number() || !(v.get<double>() > 0))
         {
             throw fabricsim::InputError(file,
-                                  "topology.oversubscription",
-                                  "a positive ratio (downlink / uplink capacity, e.g. 2)",
-                                  DescribeJson(v));
+                                        "topology.oversubscription",
+                                        "a positive ratio (downlink / uplink capacity, e.g. 2)",
+                                        DescribeJson(v));
         }
         if (spec.contains("fabric_link") && spec.at("fabric_link").contains("rate"))
         {
             throw fabricsim::InputError(file,
-                                  "topology.fabric_link.rate",
-                                  "no rate when \"oversubscription\" is given (it sets the "
-                                  "uplink rate)",
-                                  DescribeJson(spec.at("fabric_link").at("rate")));
+                                        "topology.fabric_link.rate",
+                                        "no rate when \"oversubscription\" is given (it sets the "
+                                        "uplink rate)",
+                                        DescribeJson(spec.at("fabric_link").at("rate")));
         }
         // Oversubscription scales the uplink rate; the number of uplinks stays spines x links.
         links.fabric.rateBps = perLeaf * links.host.rateBps / (v.get<double>() * spines * perSpine);
@@ -177,13 +177,13 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
     if (spec.contains("variant"))
     {
         const auto& v = spec.at("variant");
-        if (!v.is_string() ||
-            (v.get<std::string>() != "classic" && v.get<std::string>() != "hpcc-paper"))
+        if (!v.is_string()
+            || (v.get<std::string>() != "classic" && v.get<std::string>() != "hpcc-paper"))
         {
             throw fabricsim::InputError(file,
-                                  "topology.variant",
-                                  "a fat-tree variant (one of: classic, hpcc-paper)",
-                                  DescribeJson(v));
+                                        "topology.variant",
+                                        "a fat-tree variant (one of: classic, hpcc-paper)",
+                                        DescribeJson(v));
         }
         variant = v.get<std::string>();
     }
@@ -191,10 +191,11 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
     {
         if (spec.contains("k"))
         {
-            throw fabricsim::InputError(file,
-                                  "topology.k",
-                                  "no \"k\" with variant \"hpcc-paper\" (its sizes are fixed)",
-                                  DescribeJson(spec.at("k")));
+            throw fabricsim::InputError(
+                file,
+                "topology.k",
+                "no \"k\" with variant \"hpcc-paper\" (its sizes are fixed)",
+                DescribeJson(spec.at("k")));
         }
         return BuildHpccPaperFatTree(spec, file);
     }
@@ -216,13 +217,13 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
     std::vector<uint32_t> core(half * half);
     for (uint32_t i = 0; i < k * half; ++i)
     {
-        edge[i] =
-            t.AddSwitch("pod" + std::to_string(i / half) + "-edge" + std::to_string(i % half), 0);
+        edge[i]
+            = t.AddSwitch("pod" + std::to_string(i / half) + "-edge" + std::to_string(i % half), 0);
     }
     for (uint32_t i = 0; i < k * half; ++i)
     {
-        agg[i] =
-            t.AddSwitch("pod" + std::to_string(i / half) + "-agg" + std::to_string(i % half), 1);
+        agg[i]
+            = t.AddSwitch("pod" + std::to_string(i / half) + "-agg" + std::to_string(i % half), 1);
     }
     for (uint32_t i = 0; i < half * half; ++i)
     {

@@ -44,7 +44,8 @@ BuildTorus(const nlohmann::json& spec, const std::string& file)
     const std::string expected = "an array of 1 to 3 sizes, each an integer in [2, 1024]";
     if (!spec.contains("dims"))
     {
-        throw fabricsim::InputError(file, "topology.dims", expected, "nothing (the key is required)");
+        throw fabricsim::InputError(
+            file, "topology.dims", expected, "nothing (the key is required)");
     }
     const auto& d = spec.at("dims");
     if (!d.is_array() || d.empty() || d.size() > 3)
@@ -67,7 +68,8 @@ BuildTorus(const nlohmann::json& spec, const std::string& file)
     }
     if (total > 65536)
     {
-        throw fabricsim::InputError(file, "topology.dims", "at most 65536 switches", DescribeJson(d));
+        throw fabricsim::InputError(
+            file, "topology.dims", "at most 65536 switches", DescribeJson(d));
     }
     const uint32_t n = static_cast<uint32_t>(total);
     const uint32_t m = GetUint(spec, file, "topology", "hosts_per_switch", 1, 1024, 1);
@@ -132,15 +134,16 @@ BuildDragonfly(const nlohmann::json& spec, const std::string& file)
     const uint32_t g = GetUint(spec, file, "topology", "groups", 1, 4096);
     const uint32_t a = GetUint(spec, file, "topology", "routers_per_group", 1, 1024);
     const uint32_t p = GetUint(spec, file, "topology", "hosts_per_router", 1, 1024);
-    const uint32_t h =
-        GetUint(spec, file, "topology", "global_links_per_router", 0, 1024, g > 1 ? -1 : 0);
+    const uint32_t h
+        = GetUint(spec, file, "topology", "global_links_per_router", 0, 1024, g > 1 ? -1 : 0);
     if (g > 1 && a * h < g - 1)
     {
         throw fabricsim::InputError(file,
-                              "topology.global_links_per_router",
-                              "routers_per_group x global_links_per_router >= groups - 1 (" +
-                                  std::to_string(g - 1) + "), so every pair of groups is linked",
-                              std::to_string(h));
+                                    "topology.global_links_per_router",
+                                    "routers_per_group x global_links_per_router >= groups - 1 ("
+                                        + std::to_string(g - 1)
+                                        + "), so every pair of groups is linked",
+                                    std::to_string(h));
     }
     if (static_cast<uint64_t>(g) * a * p > 1000000)
     {

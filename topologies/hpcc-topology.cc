@@ -99,9 +99,9 @@ ParseHpccTopology(std::istream& in, const std::string& file)
     uint32_t numNodes = 0;
     uint32_t numSwitches = 0;
     uint32_t numLinks = 0;
-    if (tok.size() != 3 || !ParseIndex(tok[0], 10000001, numNodes) ||
-        !ParseIndex(tok[1], uint64_t(numNodes) + 1, numSwitches) ||
-        !ParseIndex(tok[2], 100000001, numLinks) || numNodes == 0)
+    if (tok.size() != 3 || !ParseIndex(tok[0], 10000001, numNodes)
+        || !ParseIndex(tok[1], uint64_t(numNodes) + 1, numSwitches)
+        || !ParseIndex(tok[2], 100000001, numLinks) || numNodes == 0)
     {
         throw fabricsim::InputError(
             file, r.Field(), "\"nodes switches links\" (3 integers, switches <= nodes)", r.Found());
@@ -116,9 +116,9 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         if (tok.size() != numSwitches)
         {
             throw fabricsim::InputError(file,
-                                  r.Field(),
-                                  std::to_string(numSwitches) + " switch node ids",
-                                  std::to_string(tok.size()) + " fields: " + r.Found());
+                                        r.Field(),
+                                        std::to_string(numSwitches) + " switch node ids",
+                                        std::to_string(tok.size()) + " fields: " + r.Found());
         }
         for (const auto& s : tok)
         {
@@ -126,10 +126,10 @@ ParseHpccTopology(std::istream& in, const std::string& file)
             if (!ParseIndex(s, numNodes, id) || isSwitch[id])
             {
                 throw fabricsim::InputError(file,
-                                      r.Field(),
-                                      "distinct switch node ids in [0, " +
-                                          std::to_string(numNodes - 1) + "]",
-                                      "\"" + s + "\"");
+                                            r.Field(),
+                                            "distinct switch node ids in [0, "
+                                                + std::to_string(numNodes - 1) + "]",
+                                            "\"" + s + "\"");
             }
             isSwitch[id] = true;
         }
@@ -153,9 +153,9 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         if (!r.Next(tok))
         {
             throw fabricsim::InputError(file,
-                                  "line 1",
-                                  std::to_string(numLinks) + " link lines",
-                                  "only " + std::to_string(i));
+                                        "line 1",
+                                        std::to_string(numLinks) + " link lines",
+                                        "only " + std::to_string(i));
         }
         uint32_t a = 0;
         uint32_t b = 0;
@@ -166,10 +166,10 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         if (!ParseIndex(tok[0], numNodes, a) || !ParseIndex(tok[1], numNodes, b) || a == b)
         {
             throw fabricsim::InputError(file,
-                                  r.Field(),
-                                  "two distinct node ids in [0, " + std::to_string(numNodes - 1) +
-                                      "]",
-                                  r.Found());
+                                        r.Field(),
+                                        "two distinct node ids in [0, "
+                                            + std::to_string(numNodes - 1) + "]",
+                                        r.Found());
         }
         LinkSpec spec;
         spec.rateBps = ParseRate(nlohmann::json(tok[2]), file, r.Field());
@@ -178,17 +178,18 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         spec.lossRate = std::strtod(tok[4].c_str(), &end);
         if (*end != '\0' || !(spec.lossRate >= 0 && spec.lossRate <= 1))
         {
-            throw fabricsim::InputError(file, r.Field(), "an error_rate in [0, 1]", "\"" + tok[4] + "\"");
+            throw fabricsim::InputError(
+                file, r.Field(), "an error_rate in [0, 1]", "\"" + tok[4] + "\"");
         }
         t.AddLink(a, b, spec);
     }
     if (r.Next(tok))
     {
         throw fabricsim::InputError(file,
-                              r.Field(),
-                              "end of file after the " + std::to_string(numLinks) +
-                                  " links declared on line 1",
-                              r.Found());
+                                    r.Field(),
+                                    "end of file after the " + std::to_string(numLinks)
+                                        + " links declared on line 1",
+                                    r.Found());
     }
     return t;
 }

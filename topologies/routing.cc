@@ -51,8 +51,8 @@ Intern(std::vector<std::vector<uint16_t>>& table,
     }
     if (table.size() > std::numeric_limits<uint16_t>::max())
     {
-        throw std::runtime_error("Routing: node " + std::to_string(node) +
-                                 " has more than 65535 distinct next-hop sets");
+        throw std::runtime_error("Routing: node " + std::to_string(node)
+                                 + " has more than 65535 distinct next-hop sets");
     }
     const uint16_t id = static_cast<uint16_t>(table.size());
     table.push_back(ports);
@@ -79,8 +79,8 @@ Routing::Routing(const Topology& topo, const std::vector<bool>& linkDown)
     {
         if (m_portStart[n + 1] > std::numeric_limits<uint16_t>::max())
         {
-            throw std::runtime_error("Routing: node " + topo.nodes[n].name +
-                                     " has more than 65535 ports");
+            throw std::runtime_error("Routing: node " + topo.nodes[n].name
+                                     + " has more than 65535 ports");
         }
         m_portStart[n + 1] += m_portStart[n];
     }

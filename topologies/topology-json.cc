@@ -42,9 +42,9 @@ CheckKeys(const nlohmann::json& spec,
                 list += (list.empty() ? "" : ", ") + k;
             }
             throw fabricsim::InputError(file,
-                                  prefix + "." + it.key(),
-                                  "a known key (one of: " + list + ")",
-                                  "unknown key \"" + it.key() + "\"");
+                                        prefix + "." + it.key(),
+                                        "a known key (one of: " + list + ")",
+                                        "unknown key \"" + it.key() + "\"");
         }
     }
 }
@@ -59,8 +59,8 @@ GetUint(const nlohmann::json& spec,
         int64_t deflt)
 {
     const std::string field = prefix + "." + key;
-    const std::string expected =
-        "an integer in [" + std::to_string(minValue) + ", " + std::to_string(maxValue) + "]";
+    const std::string expected
+        = "an integer in [" + std::to_string(minValue) + ", " + std::to_string(maxValue) + "]";
     if (!spec.contains(key))
     {
         if (deflt < 0)
@@ -292,8 +292,8 @@ ParseCommonLinks(const nlohmann::json& spec, const std::string& file)
     links.fabric = links.host;
     if (spec.contains("fabric_link"))
     {
-        links.fabric =
-            ParseLinkSpec(spec.at("fabric_link"), file, "topology.fabric_link", links.host);
+        links.fabric
+            = ParseLinkSpec(spec.at("fabric_link"), file, "topology.fabric_link", links.host);
     }
     return links;
 }

@@ -145,17 +145,17 @@ CheckConnected(const Topology& topo, const std::string& file)
                                   comps[b].begin(),
                                   comps[b].end(),
                                   std::back_inserter(shared));
-            if (shared.empty() &&
-                std::find(direct[a].begin(), direct[a].end(), b) == direct[a].end())
+            if (shared.empty()
+                && std::find(direct[a].begin(), direct[a].end(), b) == direct[a].end())
             {
                 const auto& na = topo.nodes[topo.hosts[a]].name;
                 const auto& nb = topo.nodes[topo.hosts[b]].name;
                 throw fabricsim::InputError(file,
-                                      "topology",
-                                      "a connected topology",
-                                      "disconnected topology: host " + std::to_string(a) + " (" +
-                                          na + ") cannot reach host " + std::to_string(b) + " (" +
-                                          nb + ")");
+                                            "topology",
+                                            "a connected topology",
+                                            "disconnected topology: host " + std::to_string(a)
+                                                + " (" + na + ") cannot reach host "
+                                                + std::to_string(b) + " (" + nb + ")");
             }
         }
     }
@@ -178,10 +178,10 @@ BuildHpccFile(const nlohmann::json& spec, const std::string& file, const std::st
     if (!spec.contains("path") || !spec.at("path").is_string())
     {
         throw fabricsim::InputError(file,
-                              "topology.path",
-                              "the path of an HPCC topology file",
-                              spec.contains("path") ? DescribeJson(spec.at("path"))
-                                                    : "nothing (the key is required)");
+                                    "topology.path",
+                                    "the path of an HPCC topology file",
+                                    spec.contains("path") ? DescribeJson(spec.at("path"))
+                                                          : "nothing (the key is required)");
     }
     std::string path = spec.at("path").get<std::string>();
     if (!path.empty() && path[0] != '/')
@@ -218,10 +218,10 @@ BuildTopology(const nlohmann::json& spec, const std::string& file, const std::st
     if (!spec.contains("type") || !spec.at("type").is_string())
     {
         throw fabricsim::InputError(file,
-                              "topology.type",
-                              "a topology type (one of: " + list + ")",
-                              spec.contains("type") ? DescribeJson(spec.at("type"))
-                                                    : "nothing (the key is required)");
+                                    "topology.type",
+                                    "a topology type (one of: " + list + ")",
+                                    spec.contains("type") ? DescribeJson(spec.at("type"))
+                                                          : "nothing (the key is required)");
     }
     const std::string type = spec.at("type").get<std::string>();
     using Builder = Topology (*)(const nlohmann::json&, const std::string&);
@@ -254,9 +254,9 @@ BuildTopology(const nlohmann::json& spec, const std::string& file, const std::st
     if (!found)
     {
         throw fabricsim::InputError(file,
-                              "topology.type",
-                              "a topology type (one of: " + list + ")",
-                              DescribeJson(spec.at("type")));
+                                    "topology.type",
+                                    "a topology type (one of: " + list + ")",
+                                    DescribeJson(spec.at("type")));
     }
     if (topo.type.empty())
     {

@@ -92,8 +92,8 @@ uint64_t ParseDelay(const nlohmann::json& value, const std::string& file, const 
 
 /**
  * Check that every host can reach every other host without forwarding through a host.
- * \throws fabricsim::InputError(file, "topology", "a connected topology", "disconnected topology: host
- *         X cannot reach host Y") otherwise
+ * \throws fabricsim::InputError(file, "topology", "a connected topology", "disconnected topology:
+ * host X cannot reach host Y") otherwise
  */
 void CheckConnected(const Topology& topo, const std::string& file);
 

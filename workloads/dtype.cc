@@ -60,8 +60,8 @@ ParseDType(const std::string& name)
     {
         return DType::Fp32;
     }
-    if (s == "fp8" || s == "e4m3" || s == "e5m2" || s.rfind("float8", 0) == 0 ||
-        s.rfind("fp8_", 0) == 0)
+    if (s == "fp8" || s == "e4m3" || s == "e5m2" || s.rfind("float8", 0) == 0
+        || s.rfind("fp8_", 0) == 0)
     {
         return DType::Fp8;
     }

@@ -38,9 +38,9 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
     if (e.modality != "vision" && e.modality != "audio")
     {
         throw fabricsim::InputError(where.file,
-                              where.Field("modality"),
-                              "\"vision\" or \"audio\"",
-                              "\"" + e.modality + "\"");
+                                    where.Field("modality"),
+                                    "\"vision\" or \"audio\"",
+                                    "\"" + e.modality + "\"");
     }
     e.numLayers = uint32_t(RequireAny(j, {"num_hidden_layers", "depth"}, where));
     e.hiddenSize = uint32_t(RequireAny(j, {"hidden_size", "embed_dim"}, where));
@@ -48,12 +48,12 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
     if (e.hiddenSize % e.numHeads != 0)
     {
         throw fabricsim::InputError(where.file,
-                              where.Field("num_attention_heads"),
-                              "a divisor of hidden_size " + std::to_string(e.hiddenSize),
-                              std::to_string(e.numHeads));
+                                    where.Field("num_attention_heads"),
+                                    "a divisor of hidden_size " + std::to_string(e.hiddenSize),
+                                    std::to_string(e.numHeads));
     }
-    e.intermediateSize =
-        uint32_t(OptionalUint(j, "intermediate_size", 4ULL * e.hiddenSize, where, 1));
+    e.intermediateSize
+        = uint32_t(OptionalUint(j, "intermediate_size", 4ULL * e.hiddenSize, where, 1));
     e.gatedMlp = OptionalBool(j, "gated_mlp", false, where);
     double merge = double(OptionalUint(j, "spatial_merge_size", 1, where, 1));
     if (e.modality == "vision")
@@ -69,18 +69,18 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
             if (image % patch != 0)
             {
                 throw fabricsim::InputError(where.file,
-                                      where.Field("patch_size"),
-                                      "a divisor of image_size " + std::to_string(image),
-                                      std::to_string(patch));
+                                            where.Field("patch_size"),
+                                            "a divisor of image_size " + std::to_string(image),
+                                            std::to_string(patch));
             }
             e.tokensPerImage = double((image / patch) * (image / patch));
         }
         else
         {
             throw fabricsim::InputError(where.file,
-                                  where.Field("tokens_per_image"),
-                                  "patch tokens per image (or image_size and patch_size)",
-                                  "nothing (field missing)");
+                                        where.Field("tokens_per_image"),
+                                        "patch tokens per image (or image_size and patch_size)",
+                                        "nothing (field missing)");
         }
         e.outputTokensPerImage = OptionalNumber(
             j, "output_tokens_per_image", e.tokensPerImage / (merge * merge), where, 1e-9, 1e12);
@@ -90,9 +90,9 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
         if (!FindField(j, "tokens_per_audio_second"))
         {
             throw fabricsim::InputError(where.file,
-                                  where.Field("tokens_per_audio_second"),
-                                  "encoder tokens per second of audio",
-                                  "nothing (field missing)");
+                                        where.Field("tokens_per_audio_second"),
+                                        "encoder tokens per second of audio",
+                                        "nothing (field missing)");
         }
         e.tokensPerAudioSecond = OptionalNumber(j, "tokens_per_audio_second", 0, where, 1e-9, 1e9);
         e.outputTokensPerAudioSecond = OptionalNumber(

@@ -99,11 +99,11 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
         if (!ok)
         {
             throw fabricsim::InputError(w.file,
-                                  w.Field(it.key()),
-                                  "a hardware field (name, peak_flops, hbm_capacity, hbm_bw, "
-                                  "eta_compute, eta_memory, launch_overhead, scale_up_bw, "
-                                  "nic_bw, price_per_hour)",
-                                  "unknown field");
+                                        w.Field(it.key()),
+                                        "a hardware field (name, peak_flops, hbm_capacity, hbm_bw, "
+                                        "eta_compute, eta_memory, launch_overhead, scale_up_bw, "
+                                        "nic_bw, price_per_hour)",
+                                        "unknown field");
         }
     }
     h.name = OptionalString(j, "name", h.name, w);
@@ -111,10 +111,11 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
     {
         if (!pf->is_object())
         {
-            throw fabricsim::InputError(w.file,
-                                  w.Field("peak_flops"),
-                                  "an object of dtype -> rate, e.g. {\"bf16\": \"989TFLOPS\"}",
-                                  DescribeJson(*pf));
+            throw fabricsim::InputError(
+                w.file,
+                w.Field("peak_flops"),
+                "an object of dtype -> rate, e.g. {\"bf16\": \"989TFLOPS\"}",
+                DescribeJson(*pf));
         }
         for (auto it = pf->begin(); it != pf->end(); ++it)
         {
@@ -125,8 +126,8 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
                 throw fabricsim::InputError(
                     w.file, field, "a dtype key (bf16, fp16, fp8, fp32)", "\"" + it.key() + "\"");
             }
-            h.peakFlops[DTypeName(*t)] =
-                ReadQuantity(it.value(), UnitKind::FlopsPerSec, w.file, field);
+            h.peakFlops[DTypeName(*t)]
+                = ReadQuantity(it.value(), UnitKind::FlopsPerSec, w.file, field);
         }
     }
     if (const json* v = FindField(j, "hbm_capacity"))
@@ -141,18 +142,18 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
     h.etaMemory = OptionalNumber(j, "eta_memory", h.etaMemory, w, 0.01, 1.0);
     if (const json* v = FindField(j, "launch_overhead"))
     {
-        h.launchOverheadSec =
-            ReadQuantity(*v, UnitKind::Seconds, w.file, w.Field("launch_overhead"), true);
+        h.launchOverheadSec
+            = ReadQuantity(*v, UnitKind::Seconds, w.file, w.Field("launch_overhead"), true);
     }
     if (const json* v = FindField(j, "scale_up_bw"))
     {
-        h.scaleUpBwBytesPerSec =
-            ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("scale_up_bw"), true);
+        h.scaleUpBwBytesPerSec
+            = ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("scale_up_bw"), true);
     }
     if (const json* v = FindField(j, "nic_bw"))
     {
-        h.nicBwBytesPerSec =
-            ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("nic_bw"), true);
+        h.nicBwBytesPerSec
+            = ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("nic_bw"), true);
     }
     h.pricePerHour = OptionalNumber(j, "price_per_hour", h.pricePerHour, w, 0.0, 1e6);
 }
@@ -184,9 +185,9 @@ HardwareSpec::FromJson(const json& j, const std::string& file, const std::string
     if (h.peakFlops.count("bf16") == 0 && h.peakFlops.count("fp16") == 0)
     {
         throw fabricsim::InputError(file,
-                              w.Field("peak_flops") + "/bf16",
-                              "a 16-bit peak, e.g. \"989TFLOPS\"",
-                              "nothing (field missing)");
+                                    w.Field("peak_flops") + "/bf16",
+                                    "a 16-bit peak, e.g. \"989TFLOPS\"",
+                                    "nothing (field missing)");
     }
     if (h.hbmCapacityBytes <= 0)
     {

@@ -75,9 +75,9 @@ RequireUint(const json& obj, const std::string& key, const JsonWhere& where, uin
     if (!v)
     {
         throw fabricsim::InputError(where.file,
-                              where.Field(key),
-                              "an integer >= " + std::to_string(min),
-                              "nothing (field missing)");
+                                    where.Field(key),
+                                    "an integer >= " + std::to_string(min),
+                                    "nothing (field missing)");
     }
     return ToUint(*v, where.Field(key), where, min);
 }
@@ -105,8 +105,8 @@ OptionalNumber(const json& obj,
     }
     std::ostringstream expected;
     expected << "a number in [" << lo << ", " << hi << "]";
-    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo ||
-        v->get<double>() > hi)
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo
+        || v->get<double>() > hi)
     {
         throw fabricsim::InputError(where.file, where.Field(key), expected.str(), DescribeJson(*v));
     }
@@ -123,7 +123,8 @@ OptionalBool(const json& obj, const std::string& key, bool def, const JsonWhere&
     }
     if (!v->is_boolean())
     {
-        throw fabricsim::InputError(where.file, where.Field(key), "true or false", DescribeJson(*v));
+        throw fabricsim::InputError(
+            where.file, where.Field(key), "true or false", DescribeJson(*v));
     }
     return v->get<bool>();
 }
@@ -174,7 +175,8 @@ LoadJsonFile(const std::string& path)
     std::ifstream in(path);
     if (!in)
     {
-        throw fabricsim::InputError(path, "", "a readable JSON file", "no such file or not readable");
+        throw fabricsim::InputError(
+            path, "", "a readable JSON file", "no such file or not readable");
     }
     try
     {

@@ -27,9 +27,9 @@ ReadDType(const json& c, const std::string& key, DType def, const JsonWhere& w)
     if (!t)
     {
         throw fabricsim::InputError(w.file,
-                              w.Field(key),
-                              "a dtype (bfloat16, float16, float32, float8_e4m3fn, fp8)",
-                              DescribeJson(*v));
+                                    w.Field(key),
+                                    "a dtype (bfloat16, float16, float32, float8_e4m3fn, fp8)",
+                                    DescribeJson(*v));
     }
     return *t;
 }
@@ -57,10 +57,10 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
     if (m.topK > m.numExperts)
     {
         throw fabricsim::InputError(w.file,
-                              w.Field("num_experts_per_tok"),
-                              "at most " + std::string(expertKey) + " = " +
-                                  std::to_string(m.numExperts),
-                              std::to_string(m.topK));
+                                    w.Field("num_experts_per_tok"),
+                                    "at most " + std::string(expertKey) + " = "
+                                        + std::to_string(m.numExperts),
+                                    std::to_string(m.topK));
     }
     if (FindField(c, "moe_intermediate_size"))
     {
@@ -97,9 +97,9 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
             if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() >= layers)
             {
                 throw fabricsim::InputError(w.file,
-                                      w.Field("mlp_only_layers") + "/" + std::to_string(i),
-                                      "a layer index in [0, " + std::to_string(layers) + ")",
-                                      DescribeJson(e));
+                                            w.Field("mlp_only_layers") + "/" + std::to_string(i),
+                                            "a layer index in [0, " + std::to_string(layers) + ")",
+                                            DescribeJson(e));
             }
             mlpOnly[size_t(e.get<int64_t>())] = true;
         }
@@ -154,9 +154,10 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         if (m.numHeads % m.numKvHeads != 0)
         {
             throw fabricsim::InputError(file,
-                                  w.Field("num_key_value_heads"),
-                                  "a divisor of num_attention_heads " + std::to_string(m.numHeads),
-                                  std::to_string(m.numKvHeads));
+                                        w.Field("num_key_value_heads"),
+                                        "a divisor of num_attention_heads "
+                                            + std::to_string(m.numHeads),
+                                        std::to_string(m.numKvHeads));
         }
         if (FindField(c, "head_dim"))
         {
@@ -165,10 +166,10 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         else if (m.hiddenSize % m.numHeads != 0)
         {
             throw fabricsim::InputError(file,
-                                  w.Field("head_dim"),
-                                  "head_dim (hidden_size " + std::to_string(m.hiddenSize) +
-                                      " is not a multiple of num_attention_heads)",
-                                  "nothing (field missing)");
+                                        w.Field("head_dim"),
+                                        "head_dim (hidden_size " + std::to_string(m.hiddenSize)
+                                            + " is not a multiple of num_attention_heads)",
+                                        "nothing (field missing)");
         }
         else
         {
@@ -282,13 +283,14 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
             list += (list.empty() ? "" : ", ") + n;
         }
         throw fabricsim::InputError(file,
-                              field,
-                              "a model preset (" + list + ") or a path to a config.json",
-                              "\"" + s + "\"");
+                                    field,
+                                    "a model preset (" + list + ") or a path to a config.json",
+                                    "\"" + s + "\"");
     }
     if (!v.is_object())
     {
-        throw fabricsim::InputError(file, field, "a preset name, a path or an object", DescribeJson(v));
+        throw fabricsim::InputError(
+            file, field, "a preset name, a path or an object", DescribeJson(v));
     }
     if (FindField(v, "preset") || FindField(v, "config"))
     {
@@ -410,8 +412,8 @@ ModelSpec::SharedExpertParams() const
     {
         return 0;
     }
-    return 3 * uint64_t(hiddenSize) * moe->sharedIntermediate +
-           (moe->sharedExpertGate ? hiddenSize : 0);
+    return 3 * uint64_t(hiddenSize) * moe->sharedIntermediate
+           + (moe->sharedExpertGate ? hiddenSize : 0);
 }
 
 uint64_t

@@ -18,8 +18,8 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
     {
         throw fabricsim::InputError(file, prefix, "an object", DescribeJson(j));
     }
-    const char* known[] = {
-        "tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"};
+    const char* known[]
+        = {"tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"};
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         bool ok = false;
@@ -30,10 +30,10 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
         if (!ok)
         {
             throw fabricsim::InputError(file,
-                                  w.Field(it.key()),
-                                  "one of tp, pp, ep, dp, dp_attention, sequence_parallel, "
-                                  "pp_send, pp_layers",
-                                  "unknown field");
+                                        w.Field(it.key()),
+                                        "one of tp, pp, ep, dp, dp_attention, sequence_parallel, "
+                                        "pp_send, pp_layers",
+                                        "unknown field");
         }
     }
     ParallelismSpec p;
@@ -136,15 +136,15 @@ ParallelismSpec::Validate(const ModelSpec& m,
         if (m.moe->expertIntermediate % tp != 0)
         {
             fail("tp",
-                 "a divisor of moe_intermediate_size " + std::to_string(m.moe->expertIntermediate) +
-                     " (experts split by tp)",
+                 "a divisor of moe_intermediate_size " + std::to_string(m.moe->expertIntermediate)
+                     + " (experts split by tp)",
                  tp);
         }
         if (m.moe->sharedIntermediate % tp != 0)
         {
             fail("tp",
-                 "a divisor of the shared expert width " +
-                     std::to_string(m.moe->sharedIntermediate),
+                 "a divisor of the shared expert width "
+                     + std::to_string(m.moe->sharedIntermediate),
                  tp);
         }
         return;
@@ -162,8 +162,8 @@ ParallelismSpec::Validate(const ModelSpec& m,
     if (dpAttention && (ep % tp != 0 || dp % (ep / tp) != 0))
     {
         fail("ep",
-             "tp x m with m dividing dp (tp = " + std::to_string(tp) +
-                 ", dp = " + std::to_string(dp) + ")",
+             "tp x m with m dividing dp (tp = " + std::to_string(tp)
+                 + ", dp = " + std::to_string(dp) + ")",
              ep);
     }
 }

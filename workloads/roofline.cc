@@ -102,9 +102,9 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     {
         const MlaSpec& a = m.mla;
         double down = h * (a.qLoraRank + a.kvLoraRank + a.qkRopeHeadDim);
-        double up =
-            (a.qLoraRank > 0 ? double(a.qLoraRank) * m.numHeads * dqk : h * m.numHeads * dqk) +
-            double(a.kvLoraRank) * m.numHeads * (a.qkNopeHeadDim + a.vHeadDim);
+        double up
+            = (a.qLoraRank > 0 ? double(a.qLoraRank) * m.numHeads * dqk : h * m.numHeads * dqk)
+              + double(a.kvLoraRank) * m.numHeads * (a.qkNopeHeadDim + a.vHeadDim);
         if (a.qLoraRank == 0)
         {
             down = h * (a.kvLoraRank + a.qkRopeHeadDim);
@@ -226,8 +226,8 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
         shared.kernels = 3;
         shared.flops = 2 * routed * sharedParams;
         shared.weightBytes = sharedParams * bw;
-        shared.activationBytes =
-            routed * (2 * h + 3 * double(moe.sharedIntermediate) / shardTp) * ba;
+        shared.activationBytes
+            = routed * (2 * h + 3 * double(moe.sharedIntermediate) / shardTp) * ba;
         Cost(shared, gemm);
         ops.push_back(shared);
     }
@@ -254,11 +254,12 @@ Roofline::StepOps(const StepBatch& batch, const RankPosition& pos) const
         ComputeOp enc;
         enc.kind = OpKind::Encoder;
         enc.kernels = 8 * e.numLayers;
-        enc.flops =
-            (batch.images * e.FlopsPerImage() + batch.audioSeconds * e.FlopsPerAudioSecond()) / tp;
+        enc.flops
+            = (batch.images * e.FlopsPerImage() + batch.audioSeconds * e.FlopsPerAudioSecond())
+              / tp;
         enc.weightBytes = double(e.TotalParams()) / tp * bw;
-        double tokens =
-            batch.images * e.tokensPerImage + batch.audioSeconds * e.tokensPerAudioSecond;
+        double tokens
+            = batch.images * e.tokensPerImage + batch.audioSeconds * e.tokensPerAudioSecond;
         enc.activationBytes = e.numLayers * tokens * 4.0 * e.hiddenSize * ba;
         Cost(enc, gemm);
         ops.push_back(enc);

@@ -50,7 +50,8 @@ RoutingModel::FromJson(const json& j, const std::string& file, const std::string
     {
         return Zipf(OptionalNumber(j, "s", 1.0, w, 0.0, 10.0), OptionalUint(j, "seed", 1, w));
     }
-    throw fabricsim::InputError(file, w.Field("kind"), "\"uniform\" or \"zipf\"", "\"" + kind + "\"");
+    throw fabricsim::InputError(
+        file, w.Field("kind"), "\"uniform\" or \"zipf\"", "\"" + kind + "\"");
 }
 
 bool

@@ -207,8 +207,8 @@ StepComm::Collectives(const StepBatch& batch,
             c.kind = StepCollectiveKind::Gather;
             c.groupSize = m_par.tp;
             c.afterOp = idx;
-            c.bytes =
-                batch.SamplingSequences() * std::ceil(double(m_model.vocabSize) / m_par.tp) * ba;
+            c.bytes
+                = batch.SamplingSequences() * std::ceil(double(m_model.vocabSize) / m_par.tp) * ba;
             c.label = "logits";
             out.push_back(c);
         }

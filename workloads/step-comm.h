@@ -59,8 +59,8 @@ std::string RankGroupName(RankGroup g);
 struct CollectiveCall
 {
     StepCollectiveKind kind = StepCollectiveKind::AllReduce; //!< what
-    RankGroup group = RankGroup::Tp;                 //!< over which ranks
-    uint32_t groupSize = 1;                          //!< ranks in the group
+    RankGroup group = RankGroup::Tp;                         //!< over which ranks
+    uint32_t groupSize = 1;                                  //!< ranks in the group
     int32_t layer = -1;            //!< layer it belongs to (-1: embedding, LM head, PP boundary)
     int32_t afterOp = -1;          //!< index in the rank's op list it follows; -1: before the first
     double bytes = 0;              //!< message size (see above)

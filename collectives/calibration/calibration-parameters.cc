@@ -178,10 +178,10 @@ CalibrationDimension(const std::string& name, const nlohmann::json& doc, const s
         if (RatedLinks(doc).empty())
         {
             throw fabricsim::InputError(field,
-                                  name,
-                                  "a scenario whose topology gives a link rate (host_link, "
-                                  "fabric_link, scale_up or global_link)",
-                                  "none");
+                                        name,
+                                        "a scenario whose topology gives a link rate (host_link, "
+                                        "fabric_link, scale_up or global_link)",
+                                        "none");
         }
         if (name == "link_efficiency")
         {
@@ -216,7 +216,8 @@ CalibrationDimension(const std::string& name, const nlohmann::json& doc, const s
         {
             known += (known.empty() ? "" : ", ") + n;
         }
-        throw fabricsim::InputError(field, "--fit", "parameters among " + known, "\"" + name + "\"");
+        throw fabricsim::InputError(
+            field, "--fit", "parameters among " + known, "\"" + name + "\"");
     }
     d.lo = a->lo;
     d.hi = a->hi;
@@ -235,7 +236,8 @@ ParameterAssignments(const std::map<std::string, double>& values,
     {
         if (!std::isfinite(v) || v < 0)
         {
-            throw fabricsim::InputError(file, "parameters." + name, "a finite value >= 0", Format(v));
+            throw fabricsim::InputError(
+                file, "parameters." + name, "a finite value >= 0", Format(v));
         }
         if (name == "link_efficiency" || name == "hop_latency")
         {
@@ -252,9 +254,9 @@ ParameterAssignments(const std::map<std::string, double>& values,
                     if (!(v > 0) || v > 1.5)
                     {
                         throw fabricsim::InputError(file,
-                                              "parameters.link_efficiency",
-                                              "a fraction in (0, 1.5]",
-                                              Format(v));
+                                                    "parameters.link_efficiency",
+                                                    "a fraction in (0, 1.5]",
+                                                    Format(v));
                     }
                     const double bps
                         = ParseRate(doc["topology"][k]["rate"], file, "topology." + k + ".rate");
@@ -353,10 +355,11 @@ ReadOverlaySets(const std::string& path)
         const nlohmann::json& e = (*s)[i];
         if (!e.is_string() || e.get<std::string>().find('=') == std::string::npos)
         {
-            throw fabricsim::InputError(path,
-                                  "set[" + std::to_string(i) + "]",
-                                  "a \"key.path=value\" string",
-                                  e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            throw fabricsim::InputError(
+                path,
+                "set[" + std::to_string(i) + "]",
+                "a \"key.path=value\" string",
+                e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         }
         sets.push_back(e.get<std::string>());
     }
@@ -384,9 +387,9 @@ ReadOverlayParameters(const std::string& path)
         if (std::find(names.begin(), names.end(), it.key()) == names.end())
         {
             throw fabricsim::InputError(path,
-                                  "parameters." + it.key(),
-                                  "a known calibration parameter",
-                                  "\"" + it.key() + "\"");
+                                        "parameters." + it.key(),
+                                        "a known calibration parameter",
+                                        "\"" + it.key() + "\"");
         }
         if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
         {
@@ -412,10 +415,11 @@ ReadOverlayGpuClock(const std::string& path)
     }
     if (!c->is_number() || !std::isfinite(c->get<double>()) || !(c->get<double>() > 0))
     {
-        throw fabricsim::InputError(path,
-                              "gpu_clock_mhz",
-                              "a clock in MHz > 0",
-                              c->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        throw fabricsim::InputError(
+            path,
+            "gpu_clock_mhz",
+            "a clock in MHz > 0",
+            c->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     return c->get<double>();
 }

@@ -197,10 +197,10 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
             if (!ParseCount(f[col.at(c)], v) || v < lo || v > hi)
             {
                 throw fabricsim::InputError(file,
-                                      where + " " + c,
-                                      "an integer in [" + std::to_string(lo) + ", "
-                                          + std::to_string(hi) + "]",
-                                      "\"" + f[col.at(c)].substr(0, 40) + "\"");
+                                            where + " " + c,
+                                            "an integer in [" + std::to_string(lo) + ", "
+                                                + std::to_string(hi) + "]",
+                                            "\"" + f[col.at(c)].substr(0, 40) + "\"");
             }
             return v;
         };
@@ -210,9 +210,9 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
             if (!ParsePositive(f[col.at(c)], v))
             {
                 throw fabricsim::InputError(file,
-                                      where + " " + c,
-                                      "a positive number",
-                                      "\"" + f[col.at(c)].substr(0, 40) + "\"");
+                                            where + " " + c,
+                                            "a positive number",
+                                            "\"" + f[col.at(c)].substr(0, 40) + "\"");
             }
             return v;
         };
@@ -227,9 +227,10 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
             if (p.topk > p.experts)
             {
                 throw fabricsim::InputError(file,
-                                      where + " num_topk",
-                                      "at most num_experts (" + std::to_string(p.experts) + ")",
-                                      std::to_string(p.topk));
+                                            where + " num_topk",
+                                            "at most num_experts (" + std::to_string(p.experts)
+                                                + ")",
+                                            std::to_string(p.topk));
             }
             if (ll)
             {
@@ -260,9 +261,9 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
         if (elem == 0)
         {
             throw fabricsim::InputError(file,
-                                  where + " nccl_dtype",
-                                  "a dtype such as half, bfloat16, float or int8",
-                                  "\"" + p.dtype.substr(0, 40) + "\"");
+                                        where + " nccl_dtype",
+                                        "a dtype such as half, bfloat16, float or int8",
+                                        "\"" + p.dtype.substr(0, 40) + "\"");
         }
         p.ranks = uint32_t(count("num_gpus", 1, 1 << 20));
         // message_size counts ELEMENTS (README of the corpus); latency is in MILLISECONDS.
@@ -332,11 +333,12 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
     }
     if (!haveKind)
     {
-        throw fabricsim::InputError(file,
-                              "collective",
-                              "a '# Collective test starting: <name>_perf' line, a collective in "
-                              "the file name (all_reduce_perf.txt) or --coll",
-                              "none of them");
+        throw fabricsim::InputError(
+            file,
+            "collective",
+            "a '# Collective test starting: <name>_perf' line, a collective in "
+            "the file name (all_reduce_perf.txt) or --coll",
+            "none of them");
     }
     const uint32_t ranks = rankLines > 0 ? rankLines : uint32_t(nThread * nGpus);
     std::vector<MeasuredPoint> points;
@@ -361,9 +363,9 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
         if (f.size() < 9)
         {
             throw fabricsim::InputError(file,
-                                  where,
-                                  "size count type redop root time algbw busbw #wrong ...",
-                                  "\"" + l.substr(0, 80) + "\"");
+                                        where,
+                                        "size count type redop root time algbw busbw #wrong ...",
+                                        "\"" + l.substr(0, 80) + "\"");
         }
         MeasuredPoint p;
         p.kind = kind;
@@ -380,9 +382,9 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
         if (!ParsePositive(f[5], t))
         {
             throw fabricsim::InputError(file,
-                                  where + " time",
-                                  "the out-of-place time in us",
-                                  "\"" + f[5].substr(0, 30) + "\"");
+                                        where + " time",
+                                        "the out-of-place time in us",
+                                        "\"" + f[5].substr(0, 30) + "\"");
         }
         p.bytes = size;
         p.timeUs = t;
@@ -391,7 +393,8 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
     }
     if (points.empty())
     {
-        throw fabricsim::InputError(file, "", "nccl-tests result rows (size count type ...)", "none");
+        throw fabricsim::InputError(
+            file, "", "nccl-tests result rows (size count type ...)", "none");
     }
     return points;
 }

@@ -154,11 +154,12 @@ ParseProtocolList(const std::string& text, const std::string& field)
         const std::optional<Protocol> p = ParseProtocol(item);
         if (!p || std::find(out.begin(), out.end(), *p) != out.end())
         {
-            throw fabricsim::InputError(field,
-                                  "",
-                                  "a comma-separated list of distinct protocols among Simple, "
-                                  "LL128, LL",
-                                  "\"" + text + "\"");
+            throw fabricsim::InputError(
+                field,
+                "",
+                "a comma-separated list of distinct protocols among Simple, "
+                "LL128, LL",
+                "\"" + text + "\"");
         }
         out.push_back(*p);
     }

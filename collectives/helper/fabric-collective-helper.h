@@ -122,8 +122,8 @@ class FabricCollectiveHelper
     /**
      * \brief Run \p schedule on \p bytes (nccl-tests size convention) \p warmup + \p iters
      * times back to back; a stuck iteration ends the run (result incomplete, report filled).
-     * Throws fabricsim::InputError when the schedule's rank count exceeds the ranks available or the
-     * schedule cannot be executed at all.
+     * Throws fabricsim::InputError when the schedule's rank count exceeds the ranks available or
+     * the schedule cannot be executed at all.
      */
     CollectiveRunResult Run(const fabricsim::Schedule& schedule,
                             uint64_t bytes,

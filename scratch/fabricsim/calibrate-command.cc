@@ -67,10 +67,10 @@ Count(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi)
     if (used != v.size() || v.empty() || v[0] == '-' || x < lo || x > hi)
     {
         throw fabricsim::InputError(kCli,
-                              opt,
-                              "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
-                                  + "]",
-                              "\"" + v + "\"");
+                                    opt,
+                                    "an integer in [" + std::to_string(lo) + ", "
+                                        + std::to_string(hi) + "]",
+                                    "\"" + v + "\"");
     }
     return x;
 }
@@ -357,7 +357,8 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         {
             if (v != "analytical" && v != "packet")
             {
-                throw fabricsim::InputError(kCli, "--backend", "analytical or packet", "\"" + v + "\"");
+                throw fabricsim::InputError(
+                    kCli, "--backend", "analytical or packet", "\"" + v + "\"");
             }
             o.backend = v;
         }
@@ -370,9 +371,9 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
                 if (!CollectiveOfTestName(c, k))
                 {
                     throw fabricsim::InputError(kCli,
-                                          "--coll",
-                                          "collective names (allreduce, allgather, ...)",
-                                          "\"" + c + "\"");
+                                                "--coll",
+                                                "collective names (allreduce, allgather, ...)",
+                                                "\"" + c + "\"");
                 }
             }
             o.coll = o.colls.front();
@@ -436,9 +437,9 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         else
         {
             throw fabricsim::InputError(kCli,
-                                  a[i],
-                                  "a measurement file or an option of 'fabricsim calibrate'",
-                                  "\"" + a[i] + "\"");
+                                        a[i],
+                                        "a measurement file or an option of 'fabricsim calibrate'",
+                                        "\"" + a[i] + "\"");
         }
     }
     if (o.files.empty())
@@ -527,18 +528,18 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         if (p.ranks > sc.topology.NumHosts() || p.ranks < 2)
         {
             throw fabricsim::InputError(p.source,
-                                  "ranks",
-                                  "2 to the scenario's " + std::to_string(sc.topology.NumHosts())
-                                      + " hosts",
-                                  std::to_string(p.ranks));
+                                        "ranks",
+                                        "2 to the scenario's "
+                                            + std::to_string(sc.topology.NumHosts()) + " hosts",
+                                        std::to_string(p.ranks));
         }
     }
     if (!moe.empty() && sc.topology.NumHosts() < 8)
     {
         throw fabricsim::InputError(opt.scenario,
-                              "topology",
-                              "8 hosts for the DeepEP points (one node of 8 GPUs)",
-                              std::to_string(sc.topology.NumHosts()));
+                                    "topology",
+                                    "8 hosts for the DeepEP points (one node of 8 GPUs)",
+                                    std::to_string(sc.topology.NumHosts()));
     }
     std::vector<FitDimension> dims;
     for (const std::string& name : opt.fit)
@@ -547,7 +548,8 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
     }
     if (!dims.empty() && points.empty())
     {
-        throw fabricsim::InputError(kCli, "--fit", "collective points to fit on", "only DeepEP points");
+        throw fabricsim::InputError(
+            kCli, "--fit", "collective points to fit on", "only DeepEP points");
     }
     OutputDir dir(opt.outDir);
 

@@ -1,19 +1,19 @@
 #include "cli-commands.h"
 
+#include "attribute-doc.h"
 #include "calibrate-command.h"
 #include "calibration-parameters.h"
 #include "cli-options.h"
 #include "collective-command.h"
-#include "attribute-doc.h"
 #include "fabric-run.h"
-#include "inference-run.h"
-#include "replay-command.h"
 #include "fabric-scenario.h"
-
+#include "inference-run.h"
 #include "input-error.h"
+#include "replay-command.h"
+
+#include <unistd.h>
 
 #include <iostream>
-#include <unistd.h>
 
 namespace fabricsim
 {
@@ -21,33 +21,51 @@ namespace fabricsim
 namespace
 {
 
-const char* kUsage =
-    "usage:\n"
-    "  fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
-    "                [--progress | --no-progress] [--backend packet|analytical] [--trace] [--record]\n"
-    "      Run a fabric or inference scenario (default: scenarios/default.json); write DIR/summary.json\n"
-    "      and CSVs. Inference: --trace writes a Perfetto timeline, --record the replayable programs.\n"
-    "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e MAX] [-f FACTOR]\n"
-    "                [-n ITERS] [-w WARMUP] [--backend packet|analytical] [--out DIR] [--channels N]\n"
-    "                [--chunks N] [--proto Simple|LL|LL128] [--root R] [--ranks N] [--local-size L]\n"
-    "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
-    "      nccl-tests-style sweep of one collective on the scenario's fabric (ranks = its hosts in order;\n"
-    "      sizes take K/M/G suffixes); prints the nccl-tests table, writes DIR/collective.json and .csv.\n"
-    "  fabricsim replay TRACE... --scenario S.json [--step N] [--compute-scale F] [--hw-to GPU [--hw-from GPU]]\n"
-    "                [--backend analytical|packet] [--export-chakra] [--out DIR] [--set key.path=value ...]\n"
-    "      Replay PyTorch profiler (.json / .json.gz) or Chakra (.et) traces on the scenario's fabric; writes\n"
-    "      DIR/replay.json (recorded vs replayed step time, change per collective) and communication.csv.\n"
-    "  fabricsim calibrate MEASUREMENTS... --scenario S.json [--fit p1,p2,...] [--params OVERLAY] [--out DIR]\n"
-    "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--fit-min-bytes N] [--backend B]\n"
-    "      Run measured points (nccl-tests logs, corpus CSV, DeepEP tables) on the scenario; writes per-point\n"
-    "      and aggregate error, busbw.svg and, with --fit, overlay.json (parameters: link_efficiency,\n"
-    "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency). Any command\n"
-    "      takes --overlay FILE.\n"
-    "  fabricsim validate FILE [--coll C] [--ranks N]\n"
-    "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"
-    "  fabricsim attributes\n"
-    "      Print every fabricsim ns-3 attribute and trace source (markdown).\n"
-    "  fabricsim help\n";
+const char* kUsage
+    = "usage:\n"
+      "  fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] "
+      "[--ns3::Type::Attr=value ...]\n"
+      "                [--progress | --no-progress] [--backend packet|analytical] [--trace] "
+      "[--record]\n"
+      "      Run a fabric or inference scenario (default: scenarios/default.json); write "
+      "DIR/summary.json\n"
+      "      and CSVs. Inference: --trace writes a Perfetto timeline, --record the replayable "
+      "programs.\n"
+      "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e "
+      "MAX] [-f FACTOR]\n"
+      "                [-n ITERS] [-w WARMUP] [--backend packet|analytical] [--out DIR] "
+      "[--channels N]\n"
+      "                [--chunks N] [--proto Simple|LL|LL128] [--root R] [--ranks N] [--local-size "
+      "L]\n"
+      "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
+      "      nccl-tests-style sweep of one collective on the scenario's fabric (ranks = its hosts "
+      "in order;\n"
+      "      sizes take K/M/G suffixes); prints the nccl-tests table, writes DIR/collective.json "
+      "and .csv.\n"
+      "  fabricsim replay TRACE... --scenario S.json [--step N] [--compute-scale F] [--hw-to GPU "
+      "[--hw-from GPU]]\n"
+      "                [--backend analytical|packet] [--export-chakra] [--out DIR] [--set "
+      "key.path=value ...]\n"
+      "      Replay PyTorch profiler (.json / .json.gz) or Chakra (.et) traces on the scenario's "
+      "fabric; writes\n"
+      "      DIR/replay.json (recorded vs replayed step time, change per collective) and "
+      "communication.csv.\n"
+      "  fabricsim calibrate MEASUREMENTS... --scenario S.json [--fit p1,p2,...] [--params "
+      "OVERLAY] [--out DIR]\n"
+      "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--fit-min-bytes "
+      "N] [--backend B]\n"
+      "      Run measured points (nccl-tests logs, corpus CSV, DeepEP tables) on the scenario; "
+      "writes per-point\n"
+      "      and aggregate error, busbw.svg and, with --fit, overlay.json (parameters: "
+      "link_efficiency,\n"
+      "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency). "
+      "Any command\n"
+      "      takes --overlay FILE.\n"
+      "  fabricsim validate FILE [--coll C] [--ranks N]\n"
+      "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"
+      "  fabricsim attributes\n"
+      "      Print every fabricsim ns-3 attribute and trace source (markdown).\n"
+      "  fabricsim help\n";
 
 int
 CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
@@ -98,7 +116,10 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
         }
         else
         {
-            throw fabricsim::InputError("<command line>", a[i], "a scenario path or an option of 'fabricsim run'", "\"" + a[i] + "\"");
+            throw fabricsim::InputError("<command line>",
+                                        a[i],
+                                        "a scenario path or an option of 'fabricsim run'",
+                                        "\"" + a[i] + "\"");
         }
     }
     if (scenario.empty())
@@ -112,8 +133,10 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
     }
     if (iopt.timeline || iopt.record || iopt.backend != "packet")
     {
-        throw fabricsim::InputError(scenario, "serving", "an inference scenario for --trace, --record or --backend",
-                              "a fabric scenario");
+        throw fabricsim::InputError(scenario,
+                                    "serving",
+                                    "an inference scenario for --trace, --record or --backend",
+                                    "a fabric scenario");
     }
     FabricScenario sc = ParseFabricScenario(doc, scenario);
     return RunFabricScenario(sc, opt, out);
@@ -163,7 +186,11 @@ Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostrea
         return RunValidateArgs(args, out, err);
     }
     err << kUsage;
-    throw fabricsim::InputError("<command line>", "command", "one of: run, collective, replay, calibrate, validate, attributes, help", "\"" + args[0] + "\"");
+    throw fabricsim::InputError(
+        "<command line>",
+        "command",
+        "one of: run, collective, replay, calibrate, validate, attributes, help",
+        "\"" + args[0] + "\"");
 }
 
 } // namespace fabricsim

@@ -42,7 +42,8 @@ ToInt(const std::string& v, const std::string& opt, int min)
     }
     if (used != v.size() || v.empty() || x < min || x > 1000000)
     {
-        throw fabricsim::InputError(kCli, opt, "an integer >= " + std::to_string(min), "\"" + v + "\"");
+        throw fabricsim::InputError(
+            kCli, opt, "an integer >= " + std::to_string(min), "\"" + v + "\"");
     }
     return int(x);
 }
@@ -129,10 +130,11 @@ class ScheduleSource
             catch (const fabricsim::InputError& e)
             {
                 throw fabricsim::InputError(kCli,
-                                      "--algo",
-                                      "an algorithm that runs " + ToString(m_kind) + " on "
-                                          + std::to_string(m_ranks) + " ranks with these options",
-                                      "\"" + algo + "\" (" + e.what() + ")");
+                                            "--algo",
+                                            "an algorithm that runs " + ToString(m_kind) + " on "
+                                                + std::to_string(m_ranks)
+                                                + " ranks with these options",
+                                            "\"" + algo + "\" (" + e.what() + ")");
             }
         }
         return it->second;
@@ -174,11 +176,11 @@ class ScheduleSource
         if (m_file.empty())
         {
             throw fabricsim::InputError(m_opt.scheduleFile,
-                                  "algo",
-                                  "a " + ToString(m_kind) + " schedule for "
-                                      + std::to_string(m_ranks)
-                                      + " ranks (--coll, the scenario's hosts or --ranks)",
-                                  found);
+                                        "algo",
+                                        "a " + ToString(m_kind) + " schedule for "
+                                            + std::to_string(m_ranks)
+                                            + " ranks (--coll, the scenario's hosts or --ranks)",
+                                        found);
         }
     }
 
@@ -257,7 +259,8 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
         {
             if (!ParseProtocol(v))
             {
-                throw fabricsim::InputError(kCli, "--proto", "Simple, LL or LL128", "\"" + v + "\"");
+                throw fabricsim::InputError(
+                    kCli, "--proto", "Simple, LL or LL128", "\"" + v + "\"");
             }
             o.protocol = v;
         }
@@ -288,17 +291,17 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
         else
         {
             throw fabricsim::InputError(kCli,
-                                  a[i],
-                                  "a scenario path or an option of 'fabricsim collective'",
-                                  "\"" + a[i] + "\"");
+                                        a[i],
+                                        "a scenario path or an option of 'fabricsim collective'",
+                                        "\"" + a[i] + "\"");
         }
     }
     if (o.scenario.empty())
     {
         throw fabricsim::InputError(kCli,
-                              "SCENARIO",
-                              "a scenario file (fabricsim collective SCENARIO.json ...)",
-                              "nothing");
+                                    "SCENARIO",
+                                    "a scenario file (fabricsim collective SCENARIO.json ...)",
+                                    "nothing");
     }
     if (o.coll.empty() || !ParseCollectiveKind(o.coll))
     {
@@ -311,9 +314,9 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
     if (o.algo.empty() == o.scheduleFile.empty())
     {
         throw fabricsim::InputError(kCli,
-                              "--algo",
-                              "exactly one of --algo NAME and --schedule FILE",
-                              o.algo.empty() ? "neither" : "both");
+                                    "--algo",
+                                    "exactly one of --algo NAME and --schedule FILE",
+                                    o.algo.empty() ? "neither" : "both");
     }
     if (haveMin && !haveMax)
     {
@@ -326,15 +329,16 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
     if (o.minBytes > o.maxBytes)
     {
         throw fabricsim::InputError(kCli,
-                              "-b",
-                              "a minimum size <= the maximum (-e " + std::to_string(o.maxBytes)
-                                  + ")",
-                              std::to_string(o.minBytes));
+                                    "-b",
+                                    "a minimum size <= the maximum (-e "
+                                        + std::to_string(o.maxBytes) + ")",
+                                    std::to_string(o.minBytes));
     }
     o.backend = Lower(o.backend);
     if (o.backend != "packet" && o.backend != "analytical")
     {
-        throw fabricsim::InputError(kCli, "--backend", "packet or analytical", "\"" + o.backend + "\"");
+        throw fabricsim::InputError(
+            kCli, "--backend", "packet or analytical", "\"" + o.backend + "\"");
     }
     return o;
 }
@@ -351,9 +355,9 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
     if (n > hosts)
     {
         throw fabricsim::InputError(kCli,
-                              "--ranks",
-                              "at most the scenario's " + std::to_string(hosts) + " hosts",
-                              std::to_string(n));
+                                    "--ranks",
+                                    "at most the scenario's " + std::to_string(hosts) + " hosts",
+                                    std::to_string(n));
     }
     const int localSize = opt.localSize > 0 ? opt.localSize : ServerLocalSize(sc.topology, n);
     ConfigureSimulator(sc, opt.ns3Args); // rejects bad --ns3:: overrides and attributes
@@ -512,10 +516,11 @@ RunValidateArgs(const std::vector<std::string>& a, std::ostream& out, std::ostre
     }
     if (file.empty())
     {
-        throw fabricsim::InputError(kCli,
-                              "FILE",
-                              "a schedule file (fabricsim validate FILE [--coll C] [--ranks N])",
-                              "nothing");
+        throw fabricsim::InputError(
+            kCli,
+            "FILE",
+            "a schedule file (fabricsim validate FILE [--coll C] [--ranks N])",
+            "nothing");
     }
     return RunValidateCommand(file, coll, ranks, out, err);
 }

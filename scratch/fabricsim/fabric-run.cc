@@ -1,9 +1,8 @@
 #include "fabric-run.h"
 
 #include "fabric-setup.h"
-#include "output-dir.h"
-
 #include "input-error.h"
+#include "output-dir.h"
 
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-traffic-helper.h"
@@ -57,12 +56,17 @@ struct ProgressState
 void
 ProgressTick(ProgressState* st)
 {
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - st->start).count();
+    double wall
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - st->start).count();
     double frac = Simulator::Now().GetSeconds() / st->stop.GetSeconds();
     double evs = wall > 0 ? double(Simulator::GetEventCount()) / wall : 0;
     double eta = frac > 0 ? wall * (1 - frac) / frac : 0;
-    std::fprintf(stderr, "\r[fabricsim] t=%.3f ms (%4.1f%%)  %.2f M events/s  ETA %.0f s   ",
-                 Simulator::Now().GetSeconds() * 1e3, 100 * frac, evs / 1e6, eta);
+    std::fprintf(stderr,
+                 "\r[fabricsim] t=%.3f ms (%4.1f%%)  %.2f M events/s  ETA %.0f s   ",
+                 Simulator::Now().GetSeconds() * 1e3,
+                 100 * frac,
+                 evs / 1e6,
+                 eta);
     Simulator::Schedule(st->stop / 200, &ProgressTick, st);
 }
 
@@ -103,7 +107,8 @@ ExpandTraffic(const FabricScenario& sc, const FabricTopologyHelper& fabric)
         }
         if (hosts.size() < 2)
         {
-            throw InputError(sc.file, "traffic.poisson.hosts", "at least 2 hosts", std::to_string(hosts.size()));
+            throw InputError(
+                sc.file, "traffic.poisson.hosts", "at least 2 hosts", std::to_string(hosts.size()));
         }
         auto gap = CreateObject<ExponentialRandomVariable>();
         auto uni = CreateObject<UniformRandomVariable>();
@@ -127,7 +132,8 @@ ExpandTraffic(const FabricScenario& sc, const FabricTopologyHelper& fabric)
                 {
                     f.dst = hosts[uni->GetInteger(0, uint32_t(hosts.size() - 1))];
                 } while (f.dst == h);
-                f.sizeBytes = std::max<uint64_t>(1, uint64_t(SampleCdf(cdf, uni->GetValue(0, 100))));
+                f.sizeBytes
+                    = std::max<uint64_t>(1, uint64_t(SampleCdf(cdf, uni->GetValue(0, 100))));
                 f.startNs = uint64_t(t);
                 f.priority = sc.transport.priority;
                 f.tag = "poisson";
@@ -143,7 +149,8 @@ ExpandTraffic(const FabricScenario& sc, const FabricTopologyHelper& fabric)
             auto gap = CreateObject<ExponentialRandomVariable>();
             gap->SetStream(stream++);
             double bytes = double(is.sizeBytes) * double(is.senders.size());
-            double meanGapNs = bytes * 8.0 / (double(HostRateBps(fabric, is.receiver)) * is.load) * 1e9;
+            double meanGapNs
+                = bytes * 8.0 / (double(HostRateBps(fabric, is.receiver)) * is.load) * 1e9;
             double t = double(is.startNs);
             while (true)
             {
@@ -174,7 +181,9 @@ ExpandTraffic(const FabricScenario& sc, const FabricTopologyHelper& fabric)
             }
         }
     }
-    std::stable_sort(flows.begin(), flows.end(), [](const FlowSpec& a, const FlowSpec& b) { return a.startNs < b.startNs; });
+    std::stable_sort(flows.begin(),
+                     flows.end(),
+                     [](const FlowSpec& a, const FlowSpec& b) { return a.startNs < b.startNs; });
     return flows;
 }
 
@@ -320,7 +329,8 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
                            {"hosts", sc.topology.NumHosts()},
                            {"switches", nsw},
                            {"links", sc.topology.links.size()}};
-    summary["transport"] = {{"cc", sc.transport.cc}, {"pfc", sc.transport.pfc}, {"mtu_bytes", sc.transport.mtuBytes}};
+    summary["transport"] = {
+        {"cc", sc.transport.cc}, {"pfc", sc.transport.pfc}, {"mtu_bytes", sc.transport.mtuBytes}};
     for (auto& [prio, name] : sc.transport.ccPerPriority)
     {
         summary["transport"]["cc_per_priority"][std::to_string(prio)] = name;
@@ -329,7 +339,9 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     summary["flows_total"] = traffic.GetFlows().size();
     summary["flows_completed"] = traffic.CompletedFlows();
     summary["complete"] = traffic.CompletedFlows() == traffic.GetFlows().size();
-    summary["slowdown"] = {{"p50", Percentile(slow, 0.5)}, {"p95", Percentile(slow, 0.95)}, {"p99", Percentile(slow, 0.99)}};
+    summary["slowdown"] = {{"p50", Percentile(slow, 0.5)},
+                           {"p95", Percentile(slow, 0.95)},
+                           {"p99", Percentile(slow, 0.99)}};
     json fab = totals.ToJson();
     for (auto it = fab.begin(); it != fab.end(); ++it)
     {
@@ -353,7 +365,9 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     summary["sim"] = {{"simulated_ns", simNs}, {"events", events}, {"wall_s_in", "timing.json"}};
     WriteFileAtomic(dir.Path("summary.json"), summary.dump(2) + "\n");
     WriteFileAtomic(dir.Path("fct.csv"), fct.str());
-    json timing = {{"wall_s", wall}, {"events", events}, {"events_per_s", wall > 0 ? double(events) / wall : 0}};
+    json timing = {{"wall_s", wall},
+                   {"events", events},
+                   {"events_per_s", wall > 0 ? double(events) / wall : 0}};
     WriteFileAtomic(dir.Path("timing.json"), timing.dump(2) + "\n");
     pfcLog.close();
     for (auto* f : {&qlog, &llog, &rlog, &clog, &plog})
@@ -364,16 +378,18 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     dir.Commit();
 
     // ---- human summary ----
-    out << "fabricsim: " << summary["scenario"].get<std::string>() << " (" << sc.topology.type << ", "
-        << sc.topology.NumHosts() << " hosts, cc " << sc.transport.cc << ", pfc " << (sc.transport.pfc ? "on" : "off")
-        << ")\n";
+    out << "fabricsim: " << summary["scenario"].get<std::string>() << " (" << sc.topology.type
+        << ", " << sc.topology.NumHosts() << " hosts, cc " << sc.transport.cc << ", pfc "
+        << (sc.transport.pfc ? "on" : "off") << ")\n";
     out << std::fixed << std::setprecision(3);
-    out << "  flows completed      " << traffic.CompletedFlows() << " / " << traffic.GetFlows().size() << "\n";
-    out << "  slowdown p50/p95/p99 " << Percentile(slow, 0.5) << " / " << Percentile(slow, 0.95) << " / "
-        << Percentile(slow, 0.99) << "\n";
+    out << "  flows completed      " << traffic.CompletedFlows() << " / "
+        << traffic.GetFlows().size() << "\n";
+    out << "  slowdown p50/p95/p99 " << Percentile(slow, 0.5) << " / " << Percentile(slow, 0.95)
+        << " / " << Percentile(slow, 0.99) << "\n";
     out << "  drops                " << totals.dropsTotal << "\n";
     out << "  PFC pauses sent      " << totals.pfcPauseSent << "\n";
-    out << "  queue max / p99      " << totals.maxQueueBytes << " / " << totals.p99QueueBytes << " bytes\n";
+    out << "  queue max / p99      " << totals.maxQueueBytes << " / " << totals.p99QueueBytes
+        << " bytes\n";
     out << "  conservation         " << (totals.Conserved() ? "ok" : "VIOLATED") << "\n";
     if (summary["pfc_watchdog"]["enabled"].get<bool>())
     {
@@ -386,7 +402,8 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
             << double(deadlocks.front().time.GetNanoSeconds()) / 1e6 << " ms"
             << (deadlockStop ? ", run stopped" : ", reported") << "\n";
     }
-    out << "  simulated            " << double(simNs) / 1e6 << " ms, " << events << " events, " << wall << " s wall\n";
+    out << "  simulated            " << double(simNs) / 1e6 << " ms, " << events << " events, "
+        << wall << " s wall\n";
     out << "  outputs              " << opt.outDir << "/summary.json\n";
     for (const auto& jf : summary["flows"])
     {

@@ -27,7 +27,8 @@ struct RunOptions
 };
 
 /// Expand the scenario's generated traffic into flows (deterministic for a seed).
-std::vector<FlowSpec> ExpandTraffic(const FabricScenario& sc, const ns3::FabricTopologyHelper& fabric);
+std::vector<FlowSpec> ExpandTraffic(const FabricScenario& sc,
+                                    const ns3::FabricTopologyHelper& fabric);
 
 /**
  * Run the scenario. Returns the process exit code: 0 on success, 1 when frame conservation

@@ -23,27 +23,40 @@ Join(const std::string& a, const std::string& b)
 }
 
 uint64_t
-GetU64(const json& o, const std::string& file, const std::string& path, const std::string& key, uint64_t def, uint64_t min = 0)
+GetU64(const json& o,
+       const std::string& file,
+       const std::string& path,
+       const std::string& key,
+       uint64_t def,
+       uint64_t min = 0)
 {
     auto it = o.find(key);
     if (it == o.end())
     {
         return def;
     }
-    if (!it->is_number_integer() && !(it->is_number_float() && std::floor(it->get<double>()) == it->get<double>()))
+    if (!it->is_number_integer()
+        && !(it->is_number_float() && std::floor(it->get<double>()) == it->get<double>()))
     {
         throw InputError(file, Join(path, key), "a non-negative integer", DescribeJson(*it));
     }
     double v = it->get<double>();
     if (v < double(min) || v > 1.8e19)
     {
-        throw InputError(file, Join(path, key), "an integer >= " + std::to_string(min), DescribeJson(*it));
+        throw InputError(
+            file, Join(path, key), "an integer >= " + std::to_string(min), DescribeJson(*it));
     }
     return it->is_number_unsigned() ? it->get<uint64_t>() : uint64_t(v);
 }
 
 double
-GetNum(const json& o, const std::string& file, const std::string& path, const std::string& key, double def, double lo, double hi)
+GetNum(const json& o,
+       const std::string& file,
+       const std::string& path,
+       const std::string& key,
+       double def,
+       double lo,
+       double hi)
 {
     auto it = o.find(key);
     if (it == o.end())
@@ -65,7 +78,11 @@ GetNum(const json& o, const std::string& file, const std::string& path, const st
 }
 
 bool
-GetBool(const json& o, const std::string& file, const std::string& path, const std::string& key, bool def)
+GetBool(const json& o,
+        const std::string& file,
+        const std::string& path,
+        const std::string& key,
+        bool def)
 {
     auto it = o.find(key);
     if (it == o.end())
@@ -80,7 +97,11 @@ GetBool(const json& o, const std::string& file, const std::string& path, const s
 }
 
 std::string
-GetStr(const json& o, const std::string& file, const std::string& path, const std::string& key, const std::string& def)
+GetStr(const json& o,
+       const std::string& file,
+       const std::string& path,
+       const std::string& key,
+       const std::string& def)
 {
     auto it = o.find(key);
     if (it == o.end())
@@ -96,7 +117,11 @@ GetStr(const json& o, const std::string& file, const std::string& path, const st
 
 /// Byte sizes: integers, or strings like "100KB", "1MiB".
 uint64_t
-GetBytes(const json& o, const std::string& file, const std::string& path, const std::string& key, uint64_t def)
+GetBytes(const json& o,
+         const std::string& file,
+         const std::string& path,
+         const std::string& key,
+         uint64_t def)
 {
     auto it = o.find(key);
     if (it == o.end())
@@ -114,7 +139,8 @@ GetBytes(const json& o, const std::string& file, const std::string& path, const 
         }
         catch (...)
         {
-            throw InputError(file, Join(path, key), "a byte count like 4096 or \"100KB\"", DescribeJson(*it));
+            throw InputError(
+                file, Join(path, key), "a byte count like 4096 or \"100KB\"", DescribeJson(*it));
         }
         std::string u = s.substr(pos);
         u.erase(0, u.find_first_not_of(' '));
@@ -135,7 +161,8 @@ GetBytes(const json& o, const std::string& file, const std::string& path, const 
             m = 1073741824;
         if (m == 0 || v < 0)
         {
-            throw InputError(file, Join(path, key), "a byte count like 4096 or \"100KB\"", DescribeJson(*it));
+            throw InputError(
+                file, Join(path, key), "a byte count like 4096 or \"100KB\"", DescribeJson(*it));
         }
         return uint64_t(v * m + 0.5);
     }
@@ -145,7 +172,8 @@ GetBytes(const json& o, const std::string& file, const std::string& path, const 
 uint32_t
 GetHost(const json& v, const Topology& topo, const std::string& file, const std::string& field)
 {
-    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= int64_t(topo.NumHosts()))
+    if (!v.is_number_integer() || v.get<int64_t>() < 0
+        || v.get<int64_t>() >= int64_t(topo.NumHosts()))
     {
         throw InputError(file,
                          field,
@@ -156,7 +184,11 @@ GetHost(const json& v, const Topology& topo, const std::string& file, const std:
 }
 
 std::vector<uint32_t>
-GetHostList(const json& o, const Topology& topo, const std::string& file, const std::string& path, const std::string& key)
+GetHostList(const json& o,
+            const Topology& topo,
+            const std::string& file,
+            const std::string& path,
+            const std::string& key)
 {
     std::vector<uint32_t> v;
     auto it = o.find(key);
@@ -241,7 +273,8 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const std::string
         double size, start;
         if (!(full >> src >> dst >> prio >> dport >> size >> start))
         {
-            throw InputError(path, where, "\"src dst priority dport size_bytes start_s\"", "\"" + line + "\"");
+            throw InputError(
+                path, where, "\"src dst priority dport size_bytes start_s\"", "\"" + line + "\"");
         }
         FlowSpec f;
         f.src = GetHost(json(src), sc.topology, path, where + " src");
@@ -252,7 +285,8 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const std::string
         }
         if (size <= 0 || start < 0)
         {
-            throw InputError(path, where, "positive size and non-negative start", "\"" + line + "\"");
+            throw InputError(
+                path, where, "positive size and non-negative start", "\"" + line + "\"");
         }
         f.priority = int(prio);
         f.sizeBytes = uint64_t(size);
@@ -263,7 +297,9 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const std::string
     }
     if (!haveCount || seen != count)
     {
-        throw InputError(path, field, std::to_string(count) + " flows as the first line says",
+        throw InputError(path,
+                         field,
+                         std::to_string(count) + " flows as the first line says",
                          std::to_string(seen) + " flows");
     }
 }
@@ -442,11 +478,13 @@ ApplySet(json& doc, const std::string& assignment, const std::string& file)
             }
             catch (...)
             {
-                throw InputError(file, "--set " + path, "an array index at '" + k + "'", "\"" + k + "\"");
+                throw InputError(
+                    file, "--set " + path, "an array index at '" + k + "'", "\"" + k + "\"");
             }
             if (idx >= cur->size())
             {
-                throw InputError(file, "--set " + path, "an index < " + std::to_string(cur->size()), k);
+                throw InputError(
+                    file, "--set " + path, "an index < " + std::to_string(cur->size()), k);
             }
             cur = &(*cur)[idx];
         }
@@ -454,7 +492,8 @@ ApplySet(json& doc, const std::string& assignment, const std::string& file)
         {
             if (!cur->is_object() && !cur->is_null())
             {
-                throw InputError(file, "--set " + path, "an object at '" + k + "'", DescribeJson(*cur));
+                throw InputError(
+                    file, "--set " + path, "an object at '" + k + "'", DescribeJson(*cur));
             }
             cur = &(*cur)[k];
         }
@@ -518,18 +557,23 @@ LoadFlowCdf(const std::string& path, const std::string& field)
         {
             continue;
         }
-        if (!(ls >> pct) || size < 0 || pct < 0 || pct > 100 ||
-            (!cdf.empty() && (size < cdf.back().first || pct < cdf.back().second)))
+        if (!(ls >> pct) || size < 0 || pct < 0 || pct > 100
+            || (!cdf.empty() && (size < cdf.back().first || pct < cdf.back().second)))
         {
-            throw InputError(path, "line " + std::to_string(lineNo),
-                             "\"size_bytes cumulative_percent\" non-decreasing, percent in [0, 100]",
-                             "\"" + line + "\"");
+            throw InputError(
+                path,
+                "line " + std::to_string(lineNo),
+                "\"size_bytes cumulative_percent\" non-decreasing, percent in [0, 100]",
+                "\"" + line + "\"");
         }
         cdf.emplace_back(size, pct);
     }
     if (cdf.size() < 2 || cdf.back().second != 100)
     {
-        throw InputError(path, field, "a CDF of at least 2 points ending at 100%", std::to_string(cdf.size()) + " points");
+        throw InputError(path,
+                         field,
+                         "a CDF of at least 2 points ending at 100%",
+                         std::to_string(cdf.size()) + " points");
     }
     return cdf;
 }
@@ -579,7 +623,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
         throw InputError(file, "topology", "a topology object", "nothing");
     }
     json topo = doc["topology"];
-    if (topo.is_object() && topo.contains("type") && topo["type"].is_string() && topo["type"].get<std::string>() == "hpcc-file" && topo.contains("path") && topo["path"].is_string())
+    if (topo.is_object() && topo.contains("type") && topo["type"].is_string()
+        && topo["type"].get<std::string>() == "hpcc-file" && topo.contains("path")
+        && topo["path"].is_string())
     {
         topo["path"] = Resolve(sc.dir, topo["path"].get<std::string>());
     }
@@ -589,7 +635,18 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& t = doc["transport"];
         RequireObj(t, file, "transport");
-        CheckKeys(t, file, "transport", {"cc", "cc_per_priority", "mtu_bytes", "pfc", "priority", "ack_interval", "rto_ns", "cnp_interval_ns", "window"});
+        CheckKeys(t,
+                  file,
+                  "transport",
+                  {"cc",
+                   "cc_per_priority",
+                   "mtu_bytes",
+                   "pfc",
+                   "priority",
+                   "ack_interval",
+                   "rto_ns",
+                   "cnp_interval_ns",
+                   "window"});
         sc.transport.cc = GetStr(t, file, "transport", "cc", sc.transport.cc);
         if (t.contains("cc_per_priority"))
         {
@@ -600,30 +657,42 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 std::string field = "transport.cc_per_priority." + it.key();
                 if (it.key().size() != 1 || it.key()[0] < '0' || it.key()[0] > '6')
                 {
-                    throw InputError(file, field, "a data class \"0\" to \"6\" as the key", "\"" + it.key() + "\"");
+                    throw InputError(file,
+                                     field,
+                                     "a data class \"0\" to \"6\" as the key",
+                                     "\"" + it.key() + "\"");
                 }
                 if (!it.value().is_string())
                 {
-                    throw InputError(file, field, "a congestion-control name", DescribeJson(it.value()));
+                    throw InputError(
+                        file, field, "a congestion-control name", DescribeJson(it.value()));
                 }
-                sc.transport.ccPerPriority[uint8_t(it.key()[0] - '0')] = it.value().get<std::string>();
+                sc.transport.ccPerPriority[uint8_t(it.key()[0] - '0')]
+                    = it.value().get<std::string>();
             }
         }
         sc.transport.mtuBytes = uint32_t(GetU64(t, file, "transport", "mtu_bytes", 1000, 64));
         if (sc.transport.mtuBytes > 9000)
         {
-            throw InputError(file, "transport.mtu_bytes", "an MTU in [64, 9000]", std::to_string(sc.transport.mtuBytes));
+            throw InputError(file,
+                             "transport.mtu_bytes",
+                             "an MTU in [64, 9000]",
+                             std::to_string(sc.transport.mtuBytes));
         }
         sc.transport.pfc = GetBool(t, file, "transport", "pfc", true);
         uint64_t prio = GetU64(t, file, "transport", "priority", 3);
         if (prio > 6)
         {
-            throw InputError(file, "transport.priority", "a data class in [0, 6] (7 carries control frames)", std::to_string(prio));
+            throw InputError(file,
+                             "transport.priority",
+                             "a data class in [0, 6] (7 carries control frames)",
+                             std::to_string(prio));
         }
         sc.transport.priority = uint8_t(prio);
         sc.transport.ackInterval = uint32_t(GetU64(t, file, "transport", "ack_interval", 1, 1));
         sc.transport.rtoNs = GetU64(t, file, "transport", "rto_ns", sc.transport.rtoNs, 1);
-        sc.transport.cnpIntervalNs = GetU64(t, file, "transport", "cnp_interval_ns", sc.transport.cnpIntervalNs);
+        sc.transport.cnpIntervalNs
+            = GetU64(t, file, "transport", "cnp_interval_ns", sc.transport.cnpIntervalNs);
         sc.transport.window = GetBool(t, file, "transport", "window", false);
     }
 
@@ -650,32 +719,41 @@ ParseFabricScenario(const json& doc, const std::string& file)
         }
         sc.sw.alpha = GetNum(s, file, "switch", "alpha", sc.sw.alpha, 1e-6, 1e6);
         sc.sw.reserveBytes = GetBytes(s, file, "switch", "reserve_bytes", sc.sw.reserveBytes);
-        sc.sw.resumeOffsetBytes = GetBytes(s, file, "switch", "resume_offset_bytes", sc.sw.resumeOffsetBytes);
+        sc.sw.resumeOffsetBytes
+            = GetBytes(s, file, "switch", "resume_offset_bytes", sc.sw.resumeOffsetBytes);
         sc.sw.headroomBytes = GetBytes(s, file, "switch", "headroom_bytes", 0);
         sc.sw.pauseQuanta = uint32_t(GetU64(s, file, "switch", "pause_quanta", 0xffff, 1));
         if (sc.sw.pauseQuanta > 0xffff)
         {
-            throw InputError(file, "switch.pause_quanta", "1..65535", std::to_string(sc.sw.pauseQuanta));
+            throw InputError(
+                file, "switch.pause_quanta", "1..65535", std::to_string(sc.sw.pauseQuanta));
         }
         sc.sw.ecmpSeed = uint32_t(GetU64(s, file, "switch", "ecmp_seed", 0));
         if (s.contains("ecn"))
         {
             const json& e = s["ecn"];
             RequireObj(e, file, "switch.ecn");
-            CheckKeys(e, file, "switch.ecn", {"enabled", "kmin_bytes", "kmax_bytes", "pmax", "per_rate"});
+            CheckKeys(
+                e, file, "switch.ecn", {"enabled", "kmin_bytes", "kmax_bytes", "pmax", "per_rate"});
             sc.sw.ecn.enabled = GetBool(e, file, "switch.ecn", "enabled", true);
-            sc.sw.ecn.kminBytes = GetBytes(e, file, "switch.ecn", "kmin_bytes", sc.sw.ecn.kminBytes);
-            sc.sw.ecn.kmaxBytes = GetBytes(e, file, "switch.ecn", "kmax_bytes", sc.sw.ecn.kmaxBytes);
+            sc.sw.ecn.kminBytes
+                = GetBytes(e, file, "switch.ecn", "kmin_bytes", sc.sw.ecn.kminBytes);
+            sc.sw.ecn.kmaxBytes
+                = GetBytes(e, file, "switch.ecn", "kmax_bytes", sc.sw.ecn.kmaxBytes);
             sc.sw.ecn.pmax = GetNum(e, file, "switch.ecn", "pmax", sc.sw.ecn.pmax, 0, 1);
             if (e.contains("per_rate"))
             {
-                sc.sw.ecn.perRateBps = (e["per_rate"].is_number() && e["per_rate"].get<double>() == 0)
-                                           ? 0
-                                           : ParseRate(e["per_rate"], file, "switch.ecn.per_rate");
+                sc.sw.ecn.perRateBps
+                    = (e["per_rate"].is_number() && e["per_rate"].get<double>() == 0)
+                          ? 0
+                          : ParseRate(e["per_rate"], file, "switch.ecn.per_rate");
             }
             if (sc.sw.ecn.kmaxBytes <= sc.sw.ecn.kminBytes)
             {
-                throw InputError(file, "switch.ecn.kmax_bytes", "greater than kmin_bytes (" + std::to_string(sc.sw.ecn.kminBytes) + ")",
+                throw InputError(file,
+                                 "switch.ecn.kmax_bytes",
+                                 "greater than kmin_bytes (" + std::to_string(sc.sw.ecn.kminBytes)
+                                     + ")",
                                  std::to_string(sc.sw.ecn.kmaxBytes));
             }
         }
@@ -715,7 +793,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 s.dst = GetHost(f["dst"], sc.topology, file, p + ".dst");
                 if (s.src == s.dst)
                 {
-                    throw InputError(file, p + ".dst", "a host other than src", std::to_string(s.dst));
+                    throw InputError(
+                        file, p + ".dst", "a host other than src", std::to_string(s.dst));
                 }
                 s.sizeBytes = GetBytes(f, file, p, "size_bytes", 0);
                 if (s.sizeBytes == 0)
@@ -726,7 +805,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 s.priority = int(GetU64(f, file, p, "priority", sc.transport.priority));
                 if (s.priority > 6)
                 {
-                    throw InputError(file, p + ".priority", "a data class in [0, 6]", std::to_string(s.priority));
+                    throw InputError(file,
+                                     p + ".priority",
+                                     "a data class in [0, 6]",
+                                     std::to_string(s.priority));
                 }
                 s.cc = GetStr(f, file, p, "cc", "");
                 s.tag = "explicit";
@@ -737,11 +819,14 @@ ParseFabricScenario(const json& doc, const std::string& file)
         {
             if (!t["flow_file"].is_string())
             {
-                throw InputError(file, "traffic.flow_file", "a path string", DescribeJson(t["flow_file"]));
+                throw InputError(
+                    file, "traffic.flow_file", "a path string", DescribeJson(t["flow_file"]));
             }
-            ParseHpccFlowFile(Resolve(sc.dir, t["flow_file"].get<std::string>()), sc, "traffic.flow_file");
+            ParseHpccFlowFile(
+                Resolve(sc.dir, t["flow_file"].get<std::string>()), sc, "traffic.flow_file");
         }
-        auto asList = [&](const char* key) {
+        auto asList = [&](const char* key)
+        {
             std::vector<json> v;
             if (t.contains(key))
             {
@@ -762,14 +847,18 @@ ParseFabricScenario(const json& doc, const std::string& file)
         auto pl = asList("poisson");
         for (size_t i = 0; i < pl.size(); ++i)
         {
-            std::string p = "traffic.poisson" + (pl.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
+            std::string p = "traffic.poisson"
+                            + (pl.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
             const json& o = pl[i];
             RequireObj(o, file, p);
             CheckKeys(o, file, p, {"cdf", "load", "start_ns", "duration_ns", "hosts"});
             PoissonSpec ps;
             if (!o.contains("cdf") || !o["cdf"].is_string())
             {
-                throw InputError(file, p + ".cdf", "a path to a flow-size CDF file", o.contains("cdf") ? DescribeJson(o["cdf"]) : "nothing");
+                throw InputError(file,
+                                 p + ".cdf",
+                                 "a path to a flow-size CDF file",
+                                 o.contains("cdf") ? DescribeJson(o["cdf"]) : "nothing");
             }
             ps.cdfPath = Resolve(sc.dir, o["cdf"].get<std::string>());
             ps.load = GetNum(o, file, p, "load", 0.3, 1e-6, 1.0);
@@ -786,10 +875,14 @@ ParseFabricScenario(const json& doc, const std::string& file)
         auto il = asList("incast");
         for (size_t i = 0; i < il.size(); ++i)
         {
-            std::string p = "traffic.incast" + (il.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
+            std::string p = "traffic.incast"
+                            + (il.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
             const json& o = il[i];
             RequireObj(o, file, p);
-            CheckKeys(o, file, p, {"receiver", "senders", "size_bytes", "start_ns", "load", "duration_ns"});
+            CheckKeys(o,
+                      file,
+                      p,
+                      {"receiver", "senders", "size_bytes", "start_ns", "load", "duration_ns"});
             IncastSpec is;
             if (!o.contains("receiver"))
             {
@@ -801,7 +894,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 int64_t n = o["senders"].get<int64_t>();
                 if (n < 1 || n >= int64_t(sc.topology.NumHosts()))
                 {
-                    throw InputError(file, p + ".senders", "a sender count in [1, " + std::to_string(sc.topology.NumHosts() - 1) + "]",
+                    throw InputError(file,
+                                     p + ".senders",
+                                     "a sender count in [1, "
+                                         + std::to_string(sc.topology.NumHosts() - 1) + "]",
                                      DescribeJson(o["senders"]));
                 }
                 for (uint32_t h = 0; is.senders.size() < size_t(n); ++h)
@@ -817,14 +913,20 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 is.senders = GetHostList(o, sc.topology, file, p, "senders");
                 if (is.senders.empty())
                 {
-                    throw InputError(file, p + ".senders", "a sender count or a non-empty host list",
-                                     o.contains("senders") ? DescribeJson(o["senders"]) : "nothing");
+                    throw InputError(file,
+                                     p + ".senders",
+                                     "a sender count or a non-empty host list",
+                                     o.contains("senders") ? DescribeJson(o["senders"])
+                                                           : "nothing");
                 }
                 for (auto s : is.senders)
                 {
                     if (s == is.receiver)
                     {
-                        throw InputError(file, p + ".senders", "hosts other than the receiver", std::to_string(s));
+                        throw InputError(file,
+                                         p + ".senders",
+                                         "hosts other than the receiver",
+                                         std::to_string(s));
                     }
                 }
             }
@@ -838,7 +940,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
             is.durationNs = GetU64(o, file, p, "duration_ns", 0);
             if (is.load > 0 && is.durationNs == 0)
             {
-                throw InputError(file, p + ".duration_ns", "a positive duration for a repeating incast (load > 0)", "nothing");
+                throw InputError(file,
+                                 p + ".duration_ns",
+                                 "a positive duration for a repeating incast (load > 0)",
+                                 "nothing");
             }
             sc.incasts.push_back(is);
         }
@@ -860,7 +965,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
             ev.link = uint32_t(GetU64(le[i], file, p, "link", UINT64_MAX));
             if (ev.link >= sc.topology.links.size())
             {
-                throw InputError(file, p + ".link", "a link id in [0, " + std::to_string(sc.topology.links.size() - 1) + "]",
+                throw InputError(file,
+                                 p + ".link",
+                                 "a link id in [0, " + std::to_string(sc.topology.links.size() - 1)
+                                     + "]",
                                  le[i].contains("link") ? DescribeJson(le[i]["link"]) : "nothing");
             }
             ev.atNs = GetU64(le[i], file, p, "at_ns", 0);
@@ -885,19 +993,25 @@ ParseFabricScenario(const json& doc, const std::string& file)
             const json& sw = pc["switches"];
             if (!sw.is_array())
             {
-                throw InputError(file, "pcap.switches", "an array of switch names", DescribeJson(sw));
+                throw InputError(
+                    file, "pcap.switches", "an array of switch names", DescribeJson(sw));
             }
             for (size_t i = 0; i < sw.size(); ++i)
             {
                 std::string f = "pcap.switches[" + std::to_string(i) + "]";
-                uint32_t id = sw[i].is_string() ? sc.topology.FindNode(sw[i].get<std::string>()) : UINT32_MAX;
+                uint32_t id = sw[i].is_string() ? sc.topology.FindNode(sw[i].get<std::string>())
+                                                : UINT32_MAX;
                 if (id == UINT32_MAX || sc.topology.nodes[id].kind != NodeKind::Switch)
                 {
-                    throw InputError(file, f, "the name of a switch (e.g. \"" +
-                                                  std::find_if(sc.topology.nodes.begin(), sc.topology.nodes.end(),
-                                                               [](const TopoNode& n) { return n.kind == NodeKind::Switch; })
-                                                      ->name +
-                                                  "\")",
+                    throw InputError(file,
+                                     f,
+                                     "the name of a switch (e.g. \""
+                                         + std::find_if(sc.topology.nodes.begin(),
+                                                        sc.topology.nodes.end(),
+                                                        [](const TopoNode& n)
+                                                        { return n.kind == NodeKind::Switch; })
+                                               ->name
+                                         + "\")",
                                      DescribeJson(sw[i]));
                 }
                 sc.pcapSwitches.push_back(sw[i].get<std::string>());

@@ -25,15 +25,15 @@ struct FlowSpec
     uint32_t dst = 0;
     uint64_t sizeBytes = 0;
     uint64_t startNs = 0;
-    int priority = -1;  ///< -1 = transport default
-    std::string cc;     ///< empty = transport default
-    std::string tag;    ///< "explicit", "poisson", "incast", "file"
+    int priority = -1; ///< -1 = transport default
+    std::string cc;    ///< empty = transport default
+    std::string tag;   ///< "explicit", "poisson", "incast", "file"
 };
 
 struct PoissonSpec
 {
     std::string cdfPath;
-    double load = 0.3;          ///< fraction of host link capacity
+    double load = 0.3; ///< fraction of host link capacity
     uint64_t startNs = 0;
     uint64_t durationNs = 0;
     std::vector<uint32_t> hosts; ///< empty = all
@@ -142,7 +142,8 @@ struct FabricScenario
     Topology topology;
     TransportSpec transport;
     SwitchSpec sw;
-    std::vector<FlowSpec> flows; ///< explicit and file flows (generated ones are added by the runner)
+    std::vector<FlowSpec>
+        flows; ///< explicit and file flows (generated ones are added by the runner)
     std::vector<PoissonSpec> poisson;
     std::vector<IncastSpec> incasts;
     std::vector<LinkEvent> linkEvents;
@@ -165,7 +166,8 @@ void ApplySet(nlohmann::json& doc, const std::string& assignment, const std::str
 FabricScenario ParseFabricScenario(const nlohmann::json& doc, const std::string& file);
 
 /// Parse the flow-size CDF format of the corpus ("size_bytes cumulative_percent" lines).
-std::vector<std::pair<double, double>> LoadFlowCdf(const std::string& path, const std::string& field);
+std::vector<std::pair<double, double>> LoadFlowCdf(const std::string& path,
+                                                   const std::string& field);
 /// Mean of a CDF under linear interpolation.
 double CdfMean(const std::vector<std::pair<double, double>>& cdf);
 

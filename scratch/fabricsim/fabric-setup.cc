@@ -65,7 +65,9 @@ ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3
     {
         if (!Config::SetDefaultFailSafe(name, StringValue(value)))
         {
-            throw InputError(sc.file, "attributes." + name, "an ns-3 attribute (ns3::Type::Name) with a valid value",
+            throw InputError(sc.file,
+                             "attributes." + name,
+                             "an ns-3 attribute (ns3::Type::Name) with a valid value",
                              "\"" + value + "\"");
         }
     }
@@ -76,8 +78,11 @@ ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3
         std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
         if (eq == std::string::npos || !Config::SetDefaultFailSafe(name, StringValue(value)))
         {
-            throw InputError("<command line>", arg, "--ns3::Type::Attribute=value naming an existing attribute and a valid value",
-                             "\"" + arg + "\"");
+            throw InputError(
+                "<command line>",
+                arg,
+                "--ns3::Type::Attribute=value naming an existing attribute and a valid value",
+                "\"" + arg + "\"");
         }
     }
 }

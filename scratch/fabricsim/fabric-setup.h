@@ -25,7 +25,9 @@ void ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>
 std::unique_ptr<ns3::FabricTopologyHelper> InstallFabric(const FabricScenario& sc);
 
 /// Congestion-control factory for a scenario name; InputError naming `field` if unknown.
-ns3::ObjectFactory CcFactory(const std::string& name, const std::string& file, const std::string& field);
+ns3::ObjectFactory CcFactory(const std::string& name,
+                             const std::string& file,
+                             const std::string& field);
 
 } // namespace fabricsim
 

@@ -41,38 +41,41 @@ Dist(const json& d)
 }
 
 void
-PrintTable(const json& s, const InferenceScenario& isc, const InferenceRunOptions& opt, std::ostream& out)
+PrintTable(const json& s,
+           const InferenceScenario& isc,
+           const InferenceRunOptions& opt,
+           std::ostream& out)
 {
     out << "fabricsim: " << s["scenario"].get<std::string>() << "\n";
-    out << "  " << s["accelerators"].get<int>() << " x " << isc.hw.name << ", backend " << opt.backend
-        << ", fabric " << s["fabric"]["topology"].get<std::string>() << "\n";
+    out << "  " << s["accelerators"].get<int>() << " x " << isc.hw.name << ", backend "
+        << opt.backend << ", fabric " << s["fabric"]["topology"].get<std::string>() << "\n";
     const json& r = s["requests"];
     out << std::fixed << std::setprecision(2);
-    out << "  requests completed      " << r["completed"].get<int>() << " / " << r["count"].get<int>()
-        << " in " << s["duration_s"].get<double>() << " s simulated ("
+    out << "  requests completed      " << r["completed"].get<int>() << " / "
+        << r["count"].get<int>() << " in " << s["duration_s"].get<double>() << " s simulated ("
         << r["preemptions"].get<int>() << " preemptions)\n";
     out << "  latency (ms)                  mean       p50       p90       p99\n";
     out << "    TTFT                  " << Dist(s["ttft_ms"]) << "\n";
     out << "    TPOT                  " << Dist(s["tpot_ms"]) << "\n";
     out << "    ITL                   " << Dist(s["itl_ms"]) << "\n";
     out << "    E2E                   " << Dist(s["e2e_ms"]) << "\n";
-    out << "  throughput              " << s["throughput_tokens_per_s"].get<double>() << " tokens/s (prompt "
-        << s["prompt_tokens_per_s"].get<double>() << ", generation " << s["generation_tokens_per_s"].get<double>()
-        << ")\n";
+    out << "  throughput              " << s["throughput_tokens_per_s"].get<double>()
+        << " tokens/s (prompt " << s["prompt_tokens_per_s"].get<double>() << ", generation "
+        << s["generation_tokens_per_s"].get<double>() << ")\n";
     if (s.contains("slo"))
     {
         out << "  SLO attainment          " << 100.0 * s["slo"].value("attainment", 0.0) << " %\n";
     }
     out << "  cost per M tokens       $" << s["cost_per_million_tokens"].get<double>() << "\n";
-    out << "  MFU / MBU               " << 100.0 * s["mfu"].get<double>() << " % / " << 100.0 * s["mbu"].get<double>()
-        << " %\n";
+    out << "  MFU / MBU               " << 100.0 * s["mfu"].get<double>() << " % / "
+        << 100.0 * s["mbu"].get<double>() << " %\n";
     const json& b = s["breakdown"];
     out << "  step time (ms, sum over " << b["steps"].get<int>() << " steps, mean per rank)\n";
     out << "    compute               " << b["compute_ms"].get<double>() << "\n";
     for (auto it = b["exposed_comm_ms"].begin(); it != b["exposed_comm_ms"].end(); ++it)
     {
-        out << "    " << std::left << std::setw(22) << it.key() << std::right << it.value().get<double>()
-            << "  (exposed communication)\n";
+        out << "    " << std::left << std::setw(22) << it.key() << std::right
+            << it.value().get<double>() << "  (exposed communication)\n";
     }
     out << "    sync wait             " << b["sync_wait_ms"].get<double>() << "\n";
     out << "    idle                  " << b["idle_ms"].get<double>() << "\n";
@@ -118,12 +121,16 @@ RunInferenceScenario(const json& doc,
     FabricScenario sc = ParseFabricScenario(fabricDoc, file);
     if (!sc.flows.empty() || !sc.poisson.empty() || !sc.incasts.empty())
     {
-        throw fabricsim::InputError(file, "traffic", "no background traffic in an inference scenario (not supported yet)",
-                              "a traffic block");
+        throw fabricsim::InputError(
+            file,
+            "traffic",
+            "no background traffic in an inference scenario (not supported yet)",
+            "a traffic block");
     }
     if (opt.backend != "packet" && opt.backend != "analytical")
     {
-        throw fabricsim::InputError("<command line>", "--backend", "packet or analytical", "\"" + opt.backend + "\"");
+        throw fabricsim::InputError(
+            "<command line>", "--backend", "packet or analytical", "\"" + opt.backend + "\"");
     }
     if (opt.timeline)
     {
@@ -188,7 +195,8 @@ RunInferenceScenario(const json& doc,
     s["scenario"] = doc.value("name", file);
     s["seed"] = isc.seed;
     s["backend"] = opt.backend;
-    json fj = {{"topology", sc.topology.type}, {"hosts", sc.topology.NumHosts()}, {"cc", sc.transport.cc}};
+    json fj = {
+        {"topology", sc.topology.type}, {"hosts", sc.topology.NumHosts()}, {"cc", sc.transport.cc}};
     uint64_t events = 0;
     if (stats)
     {
@@ -214,9 +222,11 @@ RunInferenceScenario(const json& doc,
     }
     WriteFileAtomic(dir.Path("summary.json"), s.dump(2) + "\n");
     WriteFileAtomic(dir.Path("timing.json"),
-                    json{{"wall_s", wall}, {"events", events}, {"events_per_s", wall > 0 ? double(events) / wall : 0}}
-                            .dump(2) +
-                        "\n");
+                    json{{"wall_s", wall},
+                         {"events", events},
+                         {"events_per_s", wall > 0 ? double(events) / wall : 0}}
+                            .dump(2)
+                        + "\n");
     if (isc.record.programs)
     {
         result.WriteProgramTrace(dir.Path("programs.jsonl"));

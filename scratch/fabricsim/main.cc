@@ -1,13 +1,12 @@
 /*
  * fabricsim: the command-line face of the simulator.
  *
- *   fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] [--ns3::Type::Attr=value ...]
- *   fabricsim validate FILE [--coll C] [--ranks N]
+ *   fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] [--ns3::Type::Attr=value
+ * ...] fabricsim validate FILE [--coll C] [--ranks N]
  *
  * Bad input exits 2 naming the file and field; nothing is written then.
  */
 #include "cli-commands.h"
-
 #include "input-error.h"
 
 #include "ns3/nstime.h"

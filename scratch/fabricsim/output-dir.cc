@@ -2,9 +2,10 @@
 
 #include "input-error.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -18,7 +19,8 @@ OutputDir::OutputDir(const std::string& dir)
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
     {
-        throw fabricsim::InputError(dir, "--out", "a directory that can be created", ec ? ec.message() : "not a directory");
+        throw fabricsim::InputError(
+            dir, "--out", "a directory that can be created", ec ? ec.message() : "not a directory");
     }
     m_stage = dir + "/.partial-" + std::to_string(getpid());
     fs::remove_all(m_stage, ec);

@@ -88,9 +88,9 @@ Import(const ReplayCommandOptions& opt)
         if (opt.traces.size() != 1)
         {
             throw fabricsim::InputError(kCli,
-                                  "TRACE",
-                                  "one program trace (it holds every rank)",
-                                  std::to_string(opt.traces.size()) + " files");
+                                        "TRACE",
+                                        "one program trace (it holds every rank)",
+                                        std::to_string(opt.traces.size()) + " files");
         }
         return ImportProgramTrace(opt.traces.front());
     }
@@ -227,7 +227,8 @@ ParseReplayArgs(const std::vector<std::string>& a)
         {
             if (v != "analytical" && v != "packet")
             {
-                throw fabricsim::InputError(kCli, "--backend", "analytical or packet", "\"" + v + "\"");
+                throw fabricsim::InputError(
+                    kCli, "--backend", "analytical or packet", "\"" + v + "\"");
             }
             o.backend = v;
         }
@@ -252,7 +253,8 @@ ParseReplayArgs(const std::vector<std::string>& a)
             o.worldSize = uint32_t(PositiveNumber(v, "--ranks"));
             if (double(o.worldSize) != std::stod(v))
             {
-                throw fabricsim::InputError(kCli, "--ranks", "a whole number of ranks", "\"" + v + "\"");
+                throw fabricsim::InputError(
+                    kCli, "--ranks", "a whole number of ranks", "\"" + v + "\"");
             }
         }
         else if (a[i] == "--chakra-cpu-ops")
@@ -312,10 +314,10 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
     if (trace.worldSize > sc.topology.NumHosts())
     {
         throw fabricsim::InputError(opt.scenario,
-                              "topology",
-                              "at least the trace's " + std::to_string(trace.worldSize)
-                                  + " ranks as hosts",
-                              std::to_string(sc.topology.NumHosts()) + " hosts");
+                                    "topology",
+                                    "at least the trace's " + std::to_string(trace.worldSize)
+                                        + " ranks as hosts",
+                                    std::to_string(sc.topology.NumHosts()) + " hosts");
     }
     ReplayOptions scaled;
     scaled.computeScale = opt.computeScale;
@@ -329,10 +331,11 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
             if (from.empty())
             {
                 throw fabricsim::InputError(kCli,
-                                      "--hw-from",
-                                      "the accelerator the trace ran on (its device '"
-                                          + trace.ranks.front().device + "' matches no preset)",
-                                      "nothing");
+                                            "--hw-from",
+                                            "the accelerator the trace ran on (its device '"
+                                                + trace.ranks.front().device
+                                                + "' matches no preset)",
+                                            "nothing");
             }
         }
         const HardwareSpec a = HardwareSpec::Preset(from);

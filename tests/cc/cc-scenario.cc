@@ -3,10 +3,11 @@
 #include "fabric-run.h"
 #include "fabric-scenario.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace fabricsim::test
 {
@@ -14,8 +15,8 @@ namespace fabricsim::test
 std::string
 CcTempDir(const std::string& tag)
 {
-    std::string d = std::filesystem::temp_directory_path().string() + "/fabricsim-cc-" + tag + "-" +
-                    std::to_string(getpid());
+    std::string d = std::filesystem::temp_directory_path().string() + "/fabricsim-cc-" + tag + "-"
+                    + std::to_string(getpid());
     std::filesystem::remove_all(d);
     std::filesystem::create_directories(d);
     return d;

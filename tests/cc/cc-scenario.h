@@ -19,8 +19,11 @@ std::string CcTempDir(const std::string& tag);
 nlohmann::json RunCcScenario(const nlohmann::json& scenario, const std::string& tag);
 
 /// An ACK sample as the NIC builds it.
-ns3::AckSample
-MakeAck(uint32_t ackedPsn, uint32_t sndNxt, ns3::Time rtt, bool ece = false, uint64_t ackedBytes = 1000);
+ns3::AckSample MakeAck(uint32_t ackedPsn,
+                       uint32_t sndNxt,
+                       ns3::Time rtt,
+                       bool ece = false,
+                       uint64_t ackedBytes = 1000);
 
 } // namespace fabricsim::test
 

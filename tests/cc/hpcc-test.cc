@@ -124,7 +124,8 @@ TEST(Hpcc, MaxStageForcesMultiplicativeIncrease)
 TEST(Hpcc, UsesTheMostLoadedHopAndRebaselinesOnPathChange)
 {
     auto cc = Make();
-    auto two = [](double ts, uint64_t tx0, uint32_t q0, uint64_t tx1, uint32_t q1) {
+    auto two = [](double ts, uint64_t tx0, uint32_t q0, uint64_t tx1, uint32_t q1)
+    {
         std::vector<IntHop> v = Hop(ts, tx0, q0);
         IntHop h;
         h.rateBps = 400000000000ULL; // a 400G fabric hop

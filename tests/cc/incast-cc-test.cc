@@ -27,7 +27,8 @@ Incast(const std::string& cc)
     if (cc == "dctcp")
     {
         // Step marking: Kmax just above Kmin with Pmax 1 marks every frame above K.
-        json ecn = {{"kmin_bytes", 30000}, {"kmax_bytes", 30001}, {"pmax", 1.0}, {"per_rate", "10Gbps"}};
+        json ecn
+            = {{"kmin_bytes", 30000}, {"kmax_bytes", 30001}, {"pmax", 1.0}, {"per_rate", "10Gbps"}};
         s["switch"] = {{"ecn", ecn}};
     }
     return s;

@@ -18,8 +18,8 @@ namespace
 
 struct Captured
 {
-    std::vector<FabricPacket> acks;     ///< ACKs arriving at the sender
-    std::vector<FabricPacket> data;     ///< data frames arriving at the receiver
+    std::vector<FabricPacket> acks; ///< ACKs arriving at the sender
+    std::vector<FabricPacket> data; ///< data frames arriving at the receiver
     bool allDone = false;
     bool conserved = false;
 };
@@ -58,18 +58,24 @@ RunChain(const std::vector<double>& rates, const std::string& cc, uint64_t bytes
     traffic.AddFlow(0, 1, bytes, MicroSeconds(1), 3, CongestionControlFactory::Get(cc));
     Captured c;
     using Rx = Callback<void, const FabricPacket&>;
-    fabric.GetNic(0)->TraceConnectWithoutContext("Rx", Rx([&c](const FabricPacket& p) {
-        if (p.type == FrameType::Ack)
-        {
-            c.acks.push_back(p);
-        }
-    }));
-    fabric.GetNic(1)->TraceConnectWithoutContext("Rx", Rx([&c](const FabricPacket& p) {
-        if (p.type == FrameType::Data)
-        {
-            c.data.push_back(p);
-        }
-    }));
+    fabric.GetNic(0)->TraceConnectWithoutContext("Rx",
+                                                 Rx(
+                                                     [&c](const FabricPacket& p)
+                                                     {
+                                                         if (p.type == FrameType::Ack)
+                                                         {
+                                                             c.acks.push_back(p);
+                                                         }
+                                                     }));
+    fabric.GetNic(1)->TraceConnectWithoutContext("Rx",
+                                                 Rx(
+                                                     [&c](const FabricPacket& p)
+                                                     {
+                                                         if (p.type == FrameType::Data)
+                                                         {
+                                                             c.data.push_back(p);
+                                                         }
+                                                     }));
     Simulator::Stop(MilliSeconds(5));
     Simulator::Run();
     c.allDone = traffic.CompletedFlows() == 1;

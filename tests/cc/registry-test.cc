@@ -1,12 +1,11 @@
 // Scenario names of the congestion controls, their reference-sheet defaults, the error for an
 // unknown name, and congestion control chosen per priority class in a scenario.
 #include "cc-scenario.h"
-
 #include "fabric-run.h"
 #include "fabric-scenario.h"
+#include "input-error.h"
 
 #include "ns3/double.h"
-#include "input-error.h"
 #include "ns3/rdma-module.h"
 #include "ns3/uinteger.h"
 
@@ -54,22 +53,26 @@ TEST(CcRegistry, UnknownNameListsTheValidOnes)
 
 TEST(CcRegistry, DefaultsAreTheReferenceSheets)
 {
-    auto d = [](Ptr<Object> o, const std::string& a) {
+    auto d = [](Ptr<Object> o, const std::string& a)
+    {
         DoubleValue v;
         o->GetAttribute(a, v);
         return v.Get();
     };
-    auto t = [](Ptr<Object> o, const std::string& a) {
+    auto t = [](Ptr<Object> o, const std::string& a)
+    {
         TimeValue v;
         o->GetAttribute(a, v);
         return v.Get();
     };
-    auto r = [](Ptr<Object> o, const std::string& a) {
+    auto r = [](Ptr<Object> o, const std::string& a)
+    {
         DataRateValue v;
         o->GetAttribute(a, v);
         return v.Get().GetBitRate();
     };
-    auto u = [](Ptr<Object> o, const std::string& a) {
+    auto u = [](Ptr<Object> o, const std::string& a)
+    {
         UintegerValue v;
         o->GetAttribute(a, v);
         return v.Get();
@@ -106,7 +109,9 @@ OneFlow(const json& transport, const json& flow)
     return json{{"seed", 1},
                 {"stop_ns", 10000000},
                 {"topology",
-                 {{"type", "single-switch"}, {"hosts", 2}, {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}}},
+                 {{"type", "single-switch"},
+                  {"hosts", 2},
+                  {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}}},
                 {"transport", transport},
                 {"monitor", {{"interval_ns", 0}}},
                 {"traffic", {{"flows", json::array({flow})}}}};
@@ -146,7 +151,8 @@ TEST(CcPerPriority, BadInputNamesTheField)
     json flow = {{"src", 0}, {"dst", 1}, {"size_bytes", 1000}};
     std::string base = fabricsim::test::CcTempDir("bad");
     std::string dir = base + "/out";
-    auto fieldOf = [&](const json& transport) {
+    auto fieldOf = [&](const json& transport)
+    {
         try
         {
             auto sc = fabricsim::ParseFabricScenario(OneFlow(transport, flow), "s.json");
@@ -161,9 +167,13 @@ TEST(CcPerPriority, BadInputNamesTheField)
             return e.Field() + " | " + e.Expected();
         }
     };
-    EXPECT_EQ(fieldOf({{"cc_per_priority", {{"9", "hpcc"}}}}).rfind("transport.cc_per_priority.9 |", 0), 0u);
-    EXPECT_EQ(fieldOf({{"cc_per_priority", {{"5", 3}}}}).rfind("transport.cc_per_priority.5 |", 0), 0u);
-    EXPECT_EQ(fieldOf({{"cc_per_priority", json::array()}}).rfind("transport.cc_per_priority |", 0), 0u);
+    EXPECT_EQ(
+        fieldOf({{"cc_per_priority", {{"9", "hpcc"}}}}).rfind("transport.cc_per_priority.9 |", 0),
+        0u);
+    EXPECT_EQ(fieldOf({{"cc_per_priority", {{"5", 3}}}}).rfind("transport.cc_per_priority.5 |", 0),
+              0u);
+    EXPECT_EQ(fieldOf({{"cc_per_priority", json::array()}}).rfind("transport.cc_per_priority |", 0),
+              0u);
     std::string unknown = fieldOf({{"cc_per_priority", {{"5", "nope"}}}});
     EXPECT_EQ(unknown.rfind("transport.cc_per_priority.5 |", 0), 0u) << unknown;
     EXPECT_NE(unknown.find("swift"), std::string::npos);

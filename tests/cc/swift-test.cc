@@ -43,7 +43,8 @@ TEST(Swift, DecreaseBoundedOncePerRttAndAdditiveIncrease)
 {
     auto cc = CreateObject<Swift>();
     cc->Init(100000000000ULL, MicroSeconds(10), 1000);
-    auto ack = [&](double rttUs) {
+    auto ack = [&](double rttUs)
+    {
         AckSample a = MakeAck(1, 2, MicroSeconds(int64_t(rttUs)), false, 1000);
         a.hops = 2;
         cc->OnAck(a);
@@ -52,14 +53,34 @@ TEST(Swift, DecreaseBoundedOncePerRttAndAdditiveIncrease)
     std::vector<double> seen;
     // t = 0: delay 50 us over the 27 us target (2 hops, no flow scaling at 125 packets):
     // W *= max(1 - 0.8 (50 - 27) / 50, 0.6) = 0.632.
-    Simulator::Schedule(MicroSeconds(0), [&]() { ack(50); seen.push_back(cc->GetWindow()); });
+    Simulator::Schedule(MicroSeconds(0),
+                        [&]()
+                        {
+                            ack(50);
+                            seen.push_back(cc->GetWindow());
+                        });
     // t = 20 us: over target again, but only 20 us since the cut (< the 60 us RTT): no cut.
-    Simulator::Schedule(MicroSeconds(20), [&]() { ack(60); seen.push_back(cc->GetWindow()); });
+    Simulator::Schedule(MicroSeconds(20),
+                        [&]()
+                        {
+                            ack(60);
+                            seen.push_back(cc->GetWindow());
+                        });
     // t = 70 us: 70 us >= 60 us since the cut. At 79 packets the target is 27 us + fs(79);
     // 1 - 0.8 (60 - target) / 60 = 0.565 is below 1 - max_mdf, so the cut is bounded at 0.6.
-    Simulator::Schedule(MicroSeconds(70), [&]() { ack(60); seen.push_back(cc->GetWindow()); });
+    Simulator::Schedule(MicroSeconds(70),
+                        [&]()
+                        {
+                            ack(60);
+                            seen.push_back(cc->GetWindow());
+                        });
     // t = 100 us: 20 us is under the target: W += 1000 * 1000 / W.
-    Simulator::Schedule(MicroSeconds(100), [&]() { ack(20); seen.push_back(cc->GetWindow()); });
+    Simulator::Schedule(MicroSeconds(100),
+                        [&]()
+                        {
+                            ack(20);
+                            seen.push_back(cc->GetWindow());
+                        });
     Simulator::Run();
     Simulator::Destroy();
 

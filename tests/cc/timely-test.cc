@@ -43,7 +43,8 @@ TEST(Timely, ThighDecreaseGradientIncreaseAndDecreaseAndTlow)
     Rtt(cc, 100); // first sample: only recorded
     ExpectRate(cc, 100e9);
 
-    // 600 us > Thigh: R *= 1 - 0.8 (1 - 500/600). diff = 500 us -> rtt_diff = 0.875 * 500 = 437.5 us.
+    // 600 us > Thigh: R *= 1 - 0.8 (1 - 500/600). diff = 500 us -> rtt_diff = 0.875 * 500 = 437.5
+    // us.
     Rtt(cc, 600);
     double r = 100e9 * (1 - 0.8 * (1 - 500.0 / 600.0));
     ExpectRate(cc, r);
@@ -114,7 +115,8 @@ TEST(Timely, UpdatesOncePerCompletedSegment)
 TEST(Timely, DefaultUpdatesOncePerRtt)
 {
     auto cc = Make(0);
-    auto ack = [&](uint32_t acked, uint32_t sndNxt, double us) {
+    auto ack = [&](uint32_t acked, uint32_t sndNxt, double us)
+    {
         cc->OnAck(MakeAck(acked, sndNxt, MicroSeconds(int64_t(us))));
     };
     ack(1, 50, 100);  // first update: baseline; the RTT ends when PSN 50 is acknowledged

@@ -8,11 +8,11 @@
 #include "schedule-validator.h"
 #include "test-util.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <chrono>
-#include <dirent.h>
-#include <sys/stat.h>
 
 namespace fabricsim
 {
@@ -180,8 +180,8 @@ TEST(Corpus, LargestFileValidatesInSeconds)
     const auto start = std::chrono::steady_clock::now();
     const Schedule s = ReadMscclXml(dir + "/" + largest);
     const ValidationReport report = ValidateSchedule(s);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << "[ timing ] " << largest << " (" << size << " bytes, " << s.StepCount()
               << " steps): parsed and validated in " << seconds << " s\n";
     EXPECT_LT(seconds, 10.0);

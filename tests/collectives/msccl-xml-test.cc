@@ -9,7 +9,8 @@ namespace fabricsim
 namespace
 {
 
-const char* kSmall = R"(<algo name="tiny" proto="LL" nchannels="1" nchunksperloop="2" ngpus="2" coll="reduce_scatter" inplace="0" outofplace="1" minBytes="0" maxBytes="4096">
+const char* kSmall
+    = R"(<algo name="tiny" proto="LL" nchannels="1" nchunksperloop="2" ngpus="2" coll="reduce_scatter" inplace="0" outofplace="1" minBytes="0" maxBytes="4096">
   <gpu id="0" i_chunks="2" o_chunks="1" s_chunks="0">
     <tb id="0" send="1" recv="1" chan="0">
       <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
@@ -95,17 +96,18 @@ ExpectError(const std::string& text, const std::string& fieldPart, const std::st
 TEST(MscclXml, BadInputNamesFieldAndLine)
 {
     std::string s = kSmall;
-    ExpectError(std::string(s).replace(s.find("type=\"rrc\""), 10, "type=\"zz\""), "@type",
-                "rcs");
-    ExpectError(std::string(s).replace(s.find("cnt=\"1\""), 7, "cnt=\"x\""), "@cnt (line 4)",
-                "integer");
+    ExpectError(std::string(s).replace(s.find("type=\"rrc\""), 10, "type=\"zz\""), "@type", "rcs");
+    ExpectError(
+        std::string(s).replace(s.find("cnt=\"1\""), 7, "cnt=\"x\""), "@cnt (line 4)", "integer");
     ExpectError(std::string(s).replace(s.find("ngpus=\"2\""), 9, ""), "algo@ngpus", "ngpus");
-    ExpectError(std::string(s).replace(s.find("srcbuf=\"i\""), 10, "srcbuf=\"q\""), "@srcbuf",
-                "i, o, s");
+    ExpectError(
+        std::string(s).replace(s.find("srcbuf=\"i\""), 10, "srcbuf=\"q\""), "@srcbuf", "i, o, s");
     ExpectError(std::string(s).replace(s.find("coll=\"reduce_scatter\""), 21, "coll=\"foo\""),
-                "@coll", "allreduce");
+                "@coll",
+                "allreduce");
     ExpectError("<algorithm/>", "root element", "<algo>");
-    ExpectError(std::string(s).replace(s.find("depid=\"0,0\""), 11, "depid=\"0\""), "@deps",
+    ExpectError(std::string(s).replace(s.find("depid=\"0,0\""), 11, "depid=\"0\""),
+                "@deps",
                 "as many entries");
     ExpectError(std::string(s).substr(0, s.size() / 2), "line", "closing");
 }

@@ -14,9 +14,15 @@ TEST(ScheduleIr, NamesRoundTrip)
     EXPECT_EQ(ParseCollectiveKind("reducescatter"), CollectiveKind::kReduceScatter);
     EXPECT_EQ(ParseCollectiveKind("AllReduce"), CollectiveKind::kAllReduce);
     EXPECT_FALSE(ParseCollectiveKind("allsum").has_value());
-    for (auto op : {StepOp::kSend, StepOp::kRecv, StepOp::kRecvCopySend, StepOp::kRecvReduceSend,
-                    StepOp::kRecvReduceCopy, StepOp::kRecvReduceCopySend, StepOp::kCopy,
-                    StepOp::kReduce, StepOp::kNop})
+    for (auto op : {StepOp::kSend,
+                    StepOp::kRecv,
+                    StepOp::kRecvCopySend,
+                    StepOp::kRecvReduceSend,
+                    StepOp::kRecvReduceCopy,
+                    StepOp::kRecvReduceCopySend,
+                    StepOp::kCopy,
+                    StepOp::kReduce,
+                    StepOp::kNop})
     {
         EXPECT_EQ(ParseStepOp(MscclName(op)), op);
         EXPECT_EQ(ParseStepOp(LongName(op)), op);

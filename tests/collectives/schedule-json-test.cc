@@ -62,7 +62,8 @@ TEST(ScheduleJson, DocumentedExampleParses)
 TEST(ScheduleJson, ErrorsNameThePath)
 {
     const std::string good = WriteScheduleJson(test::RingAllReduce(3));
-    auto expectError = [](const std::string& text, const std::string& field) {
+    auto expectError = [](const std::string& text, const std::string& field)
+    {
         try
         {
             ParseScheduleJson(text, "bad.json");

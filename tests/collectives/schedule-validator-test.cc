@@ -53,7 +53,10 @@ Schedule
 RingAllGather(int n)
 {
     Schedule s = Schedule::Create(CollectiveKind::kAllGather, n, n, true);
-    auto mod = [n](int x) { return ((x % n) + n) % n; };
+    auto mod = [n](int x)
+    {
+        return ((x % n) + n) % n;
+    };
     for (int r = 0; r < n; ++r)
     {
         Threadblock& tb = s.Rank(r).AddThreadblock(mod(r + 1), mod(r - 1), 0);
@@ -146,12 +149,15 @@ TEST(ScheduleValidator, DeadlockCycle)
     EXPECT_EQ(p.m_rank, 0);
     EXPECT_EQ(p.m_tb, 0);
     EXPECT_EQ(p.m_step, 0);
-    EXPECT_TRUE(Contains(p.m_message, "waits for a message from rank 1 on channel 0")) << p.ToString();
+    EXPECT_TRUE(Contains(p.m_message, "waits for a message from rank 1 on channel 0"))
+        << p.ToString();
     bool cycle = false;
     for (const auto& q : r.m_problems)
     {
-        cycle = cycle || Contains(q.m_message, "wait-for cycle: rank 0 tb 0 step 0 -> rank 1 tb 0 "
-                                               "step 0 -> rank 0 tb 0 step 0");
+        cycle = cycle
+                || Contains(q.m_message,
+                            "wait-for cycle: rank 0 tb 0 step 0 -> rank 1 tb 0 "
+                            "step 0 -> rank 0 tb 0 step 0");
     }
     EXPECT_TRUE(cycle) << Dump(r);
 }
@@ -244,8 +250,9 @@ TEST(ScheduleValidator, StructuralErrors)
     bool channel = false;
     for (const auto& p : r.m_problems)
     {
-        sendless = sendless || (p.m_rank == 1 && p.m_tb == 0 && p.m_step == 1 &&
-                                Contains(p.m_message, "send=-1"));
+        sendless = sendless
+                   || (p.m_rank == 1 && p.m_tb == 0 && p.m_step == 1
+                       && Contains(p.m_message, "send=-1"));
         ids = ids || (p.m_rank == 2 && Contains(p.m_message, "threadblock ids"));
         channel = channel || (p.m_rank == 2 && p.m_tb == 1 && Contains(p.m_message, "channel"));
     }

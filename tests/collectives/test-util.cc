@@ -1,11 +1,12 @@
 #include "test-util.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace fabricsim
 {
@@ -75,8 +76,8 @@ TempPath(const std::string& suffix)
 {
     static std::atomic<int> counter{0};
     const char* tmp = std::getenv("TMPDIR");
-    return std::string(tmp ? tmp : "/tmp") + "/fabricsim-coll-test-" + std::to_string(getpid()) +
-           "-" + std::to_string(counter++) + suffix;
+    return std::string(tmp ? tmp : "/tmp") + "/fabricsim-coll-test-" + std::to_string(getpid())
+           + "-" + std::to_string(counter++) + suffix;
 }
 
 std::string
@@ -95,7 +96,10 @@ RingAllReduce(int n)
     const auto I = BufferKind::kInput;
     for (int r = 0; r < n; ++r)
     {
-        auto mod = [n](int x) { return ((x % n) + n) % n; };
+        auto mod = [n](int x)
+        {
+            return ((x % n) + n) % n;
+        };
         Threadblock& tb = s.Rank(r).AddThreadblock(mod(r + 1), mod(r - 1), 0);
         tb.AddStep(StepOp::kSend, I, r, I, r, 1);
         for (int k = 1; k <= n - 2; ++k)

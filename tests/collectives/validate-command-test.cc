@@ -68,7 +68,8 @@ TEST(ValidateCommand, InvalidPrintsEveryProblem)
 
 TEST(ValidateCommand, MalformedXmlExitsTwoNamingTheFile)
 {
-    const std::string f = test::WriteTemp("<algo name=\"x\" ngpus=\"2\">\n  <gpu id=\"0\"\n", ".xml");
+    const std::string f
+        = test::WriteTemp("<algo name=\"x\" ngpus=\"2\">\n  <gpu id=\"0\"\n", ".xml");
     const Result r = RunCommand(f);
     EXPECT_EQ(r.m_rc, 2);
     EXPECT_TRUE(Contains(r.m_err, f)) << r.m_err;
@@ -90,7 +91,8 @@ TEST(ValidateCommand, MalformedXmlExitsTwoNamingTheFile)
 TEST(ValidateCommand, UnreadableOrUnknownInputExitsTwo)
 {
     EXPECT_EQ(RunCommand("/nonexistent/dir/file.xml").m_rc, 2);
-    EXPECT_TRUE(Contains(RunCommand("/nonexistent/dir/file.xml").m_err, "/nonexistent/dir/file.xml"));
+    EXPECT_TRUE(
+        Contains(RunCommand("/nonexistent/dir/file.xml").m_err, "/nonexistent/dir/file.xml"));
     const std::string f = test::WriteTemp("hello", ".txt");
     EXPECT_EQ(RunCommand(f).m_rc, 2);
     std::remove(f.c_str());

@@ -35,14 +35,14 @@ TEST(XmlReader, TrailingTextIsAWarning)
 TEST(XmlReader, ErrorsNameFileAndLine)
 {
     const std::vector<std::string> bad = {
-        "",                          // empty
-        "<a><b></a>",                // mismatched close
-        "<a x=\"1\">",               // unclosed
-        "<a x=1/>",                  // unquoted
-        "<a x=\"1\" x=\"2\"/>",      // duplicate attribute
-        "<a x=\"&bogus;\"/>",        // unknown entity
-        "junk<a/>",                  // text before the root
-        "<a>\n<!-- unterminated",    // comment
+        "",                       // empty
+        "<a><b></a>",             // mismatched close
+        "<a x=\"1\">",            // unclosed
+        "<a x=1/>",               // unquoted
+        "<a x=\"1\" x=\"2\"/>",   // duplicate attribute
+        "<a x=\"&bogus;\"/>",     // unknown entity
+        "junk<a/>",               // text before the root
+        "<a>\n<!-- unterminated", // comment
     };
     for (const auto& text : bad)
     {

@@ -2,9 +2,9 @@
 // busy link (reference target 3), in the setting of the DCQCN fluid model: 40G links, the
 // paper's parameters (Kmin 5 KB, Kmax 200 KB, Pmax 1%). Flows start staggered so that
 // convergence has work to do.
+#include "ns3/config.h"
 #include "ns3/fabric-topology-helper.h"
 #include "ns3/fabric-traffic-helper.h"
-#include "ns3/config.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
@@ -58,14 +58,18 @@ RunBottleneck(uint32_t n, const std::string& cc)
     Time t2 = MilliSeconds(20);
     auto rxNic = fabric.GetNic(n);
     std::vector<uint64_t> at1(n), at2(n);
-    Simulator::Schedule(t1, [&]() {
-        for (uint32_t i = 0; i < n; ++i)
-            at1[i] = rxNic->GetRxQueuePairs()[i].deliveredBytes;
-    });
-    Simulator::Schedule(t2, [&]() {
-        for (uint32_t i = 0; i < n; ++i)
-            at2[i] = rxNic->GetRxQueuePairs()[i].deliveredBytes;
-    });
+    Simulator::Schedule(t1,
+                        [&]()
+                        {
+                            for (uint32_t i = 0; i < n; ++i)
+                                at1[i] = rxNic->GetRxQueuePairs()[i].deliveredBytes;
+                        });
+    Simulator::Schedule(t2,
+                        [&]()
+                        {
+                            for (uint32_t i = 0; i < n; ++i)
+                                at2[i] = rxNic->GetRxQueuePairs()[i].deliveredBytes;
+                        });
     auto port = fabric.GetSwitch(0)->GetPort(n);
     uint64_t maxQ = 0;
     for (Time t = t1; t < t2; t += MicroSeconds(10))
@@ -103,8 +107,8 @@ class DcqcnFairness : public testing::TestWithParam<uint32_t>
 TEST_P(DcqcnFairness, ConvergesToFairShare)
 {
     FairnessResult r = RunBottleneck(GetParam(), "dcqcn-paper");
-    std::cout << "flows=" << GetParam() << " jain=" << r.jain << " util=" << r.utilisation << " maxq=" << r.maxQueue
-              << "\n";
+    std::cout << "flows=" << GetParam() << " jain=" << r.jain << " util=" << r.utilisation
+              << " maxq=" << r.maxQueue << "\n";
     EXPECT_GE(r.jain, 0.95);
     EXPECT_GE(r.utilisation, 0.90);
     EXPECT_LT(r.maxQueue, 2u * 200000u); // held near Kmax, far below the PFC threshold

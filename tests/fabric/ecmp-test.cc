@@ -1,9 +1,9 @@
 // ECMP spreads 64 flows over 4 spines without a spine above twice the mean.
 #include "scenario-runner.h"
 
+#include "ns3/config.h"
 #include "ns3/fabric-topology-helper.h"
 #include "ns3/fabric-traffic-helper.h"
-#include "ns3/config.h"
 #include "ns3/simulator.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +13,8 @@ using namespace ns3;
 TEST(Ecmp, SixtyFourFlowsOverFourSpines)
 {
     Config::Reset();
-    nlohmann::json spec = {{"type", "leaf-spine"}, {"leaves", 2}, {"spines", 4}, {"hosts_per_leaf", 32}};
+    nlohmann::json spec
+        = {{"type", "leaf-spine"}, {"leaves", 2}, {"spines", 4}, {"hosts_per_leaf", 32}};
     fabricsim::Topology topo = fabricsim::BuildTopology(spec, "test");
     FabricTopologyHelper fabric(topo);
     fabric.Install();

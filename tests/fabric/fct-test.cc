@@ -11,21 +11,24 @@ namespace
 json
 OneFlow(const json& topology, uint32_t dst, uint64_t bytes)
 {
-    return json{{"seed", 1},
-                {"stop_ns", 1000000000},
-                {"topology", topology},
-                {"transport", {{"cc", "dcqcn"}}},
-                {"monitor", {{"interval_ns", 0}}},
-                {"traffic", {{"flows", json::array({{{"src", 0}, {"dst", dst}, {"size_bytes", bytes}}})}}}};
+    return json{
+        {"seed", 1},
+        {"stop_ns", 1000000000},
+        {"topology", topology},
+        {"transport", {{"cc", "dcqcn"}}},
+        {"monitor", {{"interval_ns", 0}}},
+        {"traffic", {{"flows", json::array({{{"src", 0}, {"dst", dst}, {"size_bytes", bytes}}})}}}};
 }
 
 /// Analytic FCT computed here from first principles (not from the simulator's ideal value).
 double
-AnalyticFctNs(uint64_t bytes, const std::vector<std::pair<double, double>>& hops /* (rate bps, delay ns) */)
+AnalyticFctNs(uint64_t bytes,
+              const std::vector<std::pair<double, double>>& hops /* (rate bps, delay ns) */)
 {
     const double mtu = 1000;
     double packets = std::ceil(double(bytes) / mtu);
-    // frame = payload + Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4; wire adds 20; RETH 16 once
+    // frame = payload + Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4; wire adds 20; RETH 16
+    // once
     double wire = double(bytes) + packets * (62 + 20) + 16;
     double base = 0;
     double bottleneck = 1e30;
@@ -42,7 +45,9 @@ AnalyticFctNs(uint64_t bytes, const std::vector<std::pair<double, double>>& hops
 TEST(Fct, SingleFlowOneMegabyteWithinOnePercent)
 {
     auto dir = fabricsim::test::TempDir("fct1m");
-    json topo = {{"type", "single-switch"}, {"hosts", 2}, {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}};
+    json topo = {{"type", "single-switch"},
+                 {"hosts", 2},
+                 {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}};
     json s = fabricsim::test::RunScenario(OneFlow(topo, 1, 1000000), dir);
     ASSERT_TRUE(s["complete"].get<bool>());
     double fct = s["flows"][0]["fct_ns"].get<double>();
@@ -55,7 +60,9 @@ TEST(Fct, SingleFlowOneMegabyteWithinOnePercent)
 TEST(Fct, SingleFlowHundredMegabytesWithinOnePercent)
 {
     auto dir = fabricsim::test::TempDir("fct100m");
-    json topo = {{"type", "single-switch"}, {"hosts", 2}, {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}};
+    json topo = {{"type", "single-switch"},
+                 {"hosts", 2},
+                 {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}};
     json s = fabricsim::test::RunScenario(OneFlow(topo, 1, 100000000), dir);
     ASSERT_TRUE(s["complete"].get<bool>());
     double fct = s["flows"][0]["fct_ns"].get<double>();
@@ -77,6 +84,7 @@ TEST(Fct, MultiHopMixedRatesWithinOnePercent)
     json s = fabricsim::test::RunScenario(OneFlow(topo, 2, 1000000), dir);
     ASSERT_TRUE(s["complete"].get<bool>());
     double fct = s["flows"][0]["fct_ns"].get<double>();
-    double expect = AnalyticFctNs(1000000, {{100e9, 1000}, {400e9, 1000}, {400e9, 1000}, {100e9, 1000}});
+    double expect
+        = AnalyticFctNs(1000000, {{100e9, 1000}, {400e9, 1000}, {400e9, 1000}, {100e9, 1000}});
     EXPECT_NEAR(fct, expect, 0.01 * expect);
 }

@@ -1,7 +1,6 @@
 // HPCC simulator inputs: topology.txt and flow.txt run as they are; a bad line is named.
-#include "scenario-runner.h"
-
 #include "input-error.h"
+#include "scenario-runner.h"
 
 #include <gtest/gtest.h>
 
@@ -16,9 +15,11 @@ json
 Scenario(const std::string& dir)
 {
     // 4 hosts (0-3) on switch 4, 100G, 1 us; 3 flows, one of them at priority 3 starting later.
-    std::ofstream(dir + "/topology.txt") << "5 1 4\n4\n0 4 100Gbps 0.001ms 0\n1 4 100Gbps 0.001ms 0\n"
-                                            "2 4 100Gbps 0.001ms 0\n3 4 100Gbps 0.001ms 0\n";
-    std::ofstream(dir + "/flow.txt") << "3\n0 1 3 100 200000 0.000001\n2 1 3 100 300000 0.000002\n3 0 3 100 100000 0.00001\n";
+    std::ofstream(dir + "/topology.txt")
+        << "5 1 4\n4\n0 4 100Gbps 0.001ms 0\n1 4 100Gbps 0.001ms 0\n"
+           "2 4 100Gbps 0.001ms 0\n3 4 100Gbps 0.001ms 0\n";
+    std::ofstream(dir + "/flow.txt")
+        << "3\n0 1 3 100 200000 0.000001\n2 1 3 100 300000 0.000002\n3 0 3 100 100000 0.00001\n";
     return json{{"seed", 1},
                 {"stop_ns", 10000000},
                 {"topology", {{"type", "hpcc-file"}, {"path", "topology.txt"}}},

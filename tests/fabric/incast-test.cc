@@ -11,13 +11,17 @@ namespace
 json
 Incast(bool pfc, uint64_t bufferBytes)
 {
-    return json{{"seed", 3},
-                {"stop_ns", 200000000},
-                {"topology", {{"type", "single-switch"}, {"hosts", 17}, {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}}},
-                {"transport", {{"cc", "none"}, {"pfc", pfc}, {"rto_ns", 200000}}},
-                {"switch", {{"buffer_bytes", bufferBytes}}},
-                {"monitor", {{"interval_ns", 0}}},
-                {"traffic", {{"incast", {{"receiver", 16}, {"senders", 16}, {"size_bytes", 2000000}}}}}};
+    return json{
+        {"seed", 3},
+        {"stop_ns", 200000000},
+        {"topology",
+         {{"type", "single-switch"},
+          {"hosts", 17},
+          {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}}},
+        {"transport", {{"cc", "none"}, {"pfc", pfc}, {"rto_ns", 200000}}},
+        {"switch", {{"buffer_bytes", bufferBytes}}},
+        {"monitor", {{"interval_ns", 0}}},
+        {"traffic", {{"incast", {{"receiver", 16}, {"senders", 16}, {"size_bytes", 2000000}}}}}};
 }
 
 } // namespace

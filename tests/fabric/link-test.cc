@@ -1,7 +1,6 @@
 // A link taken down mid-run: frames on it are counted as link_down drops, routes are recomputed
 // and every flow still completes through retransmission.
 #include "scenario-runner.h"
-
 #include "topology.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +15,8 @@ TEST(LinkDown, ReroutesAndEveryFlowCompletes)
     int link = -1;
     for (size_t l = 0; l < t.links.size(); ++l)
     {
-        if ((t.links[l].a == leaf0 && t.links[l].b == spine0) || (t.links[l].a == spine0 && t.links[l].b == leaf0))
+        if ((t.links[l].a == leaf0 && t.links[l].b == spine0)
+            || (t.links[l].a == spine0 && t.links[l].b == leaf0))
         {
             link = int(l);
         }

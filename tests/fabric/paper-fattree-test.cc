@@ -11,7 +11,8 @@ using namespace ns3;
 TEST(PaperFatTree, BaseRttHeadroomAndThreshold)
 {
     Config::Reset();
-    fabricsim::Topology topo = fabricsim::BuildTopology({{"type", "fat-tree"}, {"variant", "hpcc-paper"}}, "test");
+    fabricsim::Topology topo
+        = fabricsim::BuildTopology({{"type", "fat-tree"}, {"variant", "hpcc-paper"}}, "test");
     ASSERT_EQ(topo.NumHosts(), 320u);
     FabricTopologyHelper fabric(topo);
     fabric.Install();

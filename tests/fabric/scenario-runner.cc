@@ -3,13 +3,14 @@
 #include "fabric-run.h"
 #include "fabric-scenario.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace fabricsim::test
 {
@@ -17,8 +18,8 @@ namespace fabricsim::test
 std::string
 TempDir(const std::string& tag)
 {
-    std::string d = std::filesystem::temp_directory_path().string() + "/fabricsim-test-" + tag + "-" +
-                    std::to_string(getpid());
+    std::string d = std::filesystem::temp_directory_path().string() + "/fabricsim-test-" + tag + "-"
+                    + std::to_string(getpid());
     std::filesystem::remove_all(d);
     std::filesystem::create_directories(d);
     return d;

@@ -176,7 +176,8 @@ TEST(RequestSource, BadTracesNameTheLine)
     std::string json = WriteTemp(
         "bad4.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1}\n{oops\n");
     EXPECT_THROW(LoadRequestTrace(json), fabricsim::InputError);
-    EXPECT_THROW(LoadRequestTrace(::testing::TempDir() + "does-not-exist.csv"), fabricsim::InputError);
+    EXPECT_THROW(LoadRequestTrace(::testing::TempDir() + "does-not-exist.csv"),
+                 fabricsim::InputError);
 }
 
 TEST(RequestSource, BadSpecsNameTheField)

@@ -137,8 +137,8 @@ TEST(Builders, FatTreeHpccPaper)
     EXPECT_EQ(LinksBetween(t, t.FindNode("pod3-agg2"), t.FindNode("core4")), 0u);
     for (const auto& l : t.links)
     {
-        const bool host =
-            t.nodes[l.a].kind == NodeKind::Host || t.nodes[l.b].kind == NodeKind::Host;
+        const bool host
+            = t.nodes[l.a].kind == NodeKind::Host || t.nodes[l.b].kind == NodeKind::Host;
         EXPECT_DOUBLE_EQ(l.spec.rateBps, host ? 100e9 : 400e9);
         EXPECT_EQ(l.spec.delayPs, 1000000u);
     }
@@ -234,10 +234,10 @@ TEST(Builders, TorusNeighbourCounts)
 void
 CheckDragonfly(uint32_t g, uint32_t a, uint32_t p, uint32_t h, uint32_t minPerPair)
 {
-    const Topology t =
-        Build(R"({"type": "dragonfly", "groups": )" + std::to_string(g) +
-              R"(, "routers_per_group": )" + std::to_string(a) + R"(, "hosts_per_router": )" +
-              std::to_string(p) + R"(, "global_links_per_router": )" + std::to_string(h) + "}");
+    const Topology t
+        = Build(R"({"type": "dragonfly", "groups": )" + std::to_string(g)
+                + R"(, "routers_per_group": )" + std::to_string(a) + R"(, "hosts_per_router": )"
+                + std::to_string(p) + R"(, "global_links_per_router": )" + std::to_string(h) + "}");
     EXPECT_EQ(t.NumHosts(), g * a * p);
     std::vector<std::vector<uint32_t>> pair(g, std::vector<uint32_t>(g, 0));
     std::vector<uint32_t> global(t.nodes.size(), 0);

@@ -174,8 +174,8 @@ LinkId(const Topology& t, const std::string& a, const std::string& b)
     const uint32_t nb = t.FindNode(b);
     for (uint32_t i = 0; i < t.links.size(); ++i)
     {
-        if ((t.links[i].a == na && t.links[i].b == nb) ||
-            (t.links[i].a == nb && t.links[i].b == na))
+        if ((t.links[i].a == na && t.links[i].b == nb)
+            || (t.links[i].a == nb && t.links[i].b == na))
         {
             return i;
         }

@@ -50,8 +50,8 @@ TEST(TopologyErrors, UnknownTypeListsValidTypes)
 
 TEST(TopologyErrors, UnknownKeyNamesKeyAndListsValidKeys)
 {
-    const auto e =
-        BuildError(R"({"type": "leaf-spine", "leaves": 2, "spines": 2, "hosts_per_leafs": 4})");
+    const auto e
+        = BuildError(R"({"type": "leaf-spine", "leaves": 2, "spines": 2, "hosts_per_leafs": 4})");
     EXPECT_EQ(e.Field(), "topology.hosts_per_leafs");
     EXPECT_TRUE(Contains(e.Expected(), "hosts_per_leaf"));
     EXPECT_TRUE(Contains(e.Expected(), "oversubscription"));

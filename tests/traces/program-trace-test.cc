@@ -1,9 +1,8 @@
 #include "chakra-import.h"
+#include "input-error.h"
 #include "program-trace-import.h"
 #include "step-program.h"
 #include "trace-test-util.h"
-
-#include "input-error.h"
 
 #include <gtest/gtest.h>
 
@@ -82,7 +81,11 @@ TEST(ProgramTrace, RecordedProgramsReplayAndExportToChakra)
     ImportedTrace back;
     for (uint32_t r = 0; r < 2; ++r)
     {
-        ImportChakraTrace(ParseChakra(SerializeChakra(ExportChakra(tr, r)), "x"), "p." + std::to_string(r) + ".et", r, {}, back);
+        ImportChakraTrace(ParseChakra(SerializeChakra(ExportChakra(tr, r)), "x"),
+                          "p." + std::to_string(r) + ".et",
+                          r,
+                          {},
+                          back);
     }
     CompleteRanks(back);
     TestFabric again(2, 450);

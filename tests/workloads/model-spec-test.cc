@@ -152,8 +152,8 @@ TEST(ModelSpec, QwenFieldNamesWithSharedExpertAndSparseStep)
     uint64_t attn = 1024ULL * (16 + 8) * 64 + 16ULL * 64 * 1024 + (16 + 8) * 64;
     EXPECT_EQ(m.AttentionParams(), attn);
     uint64_t dense = attn + 2048 + 3ULL * 1024 * 2816;
-    uint64_t sparse =
-        attn + 2048 + 1024ULL * 16 + 16ULL * 3 * 1024 * 256 + 3ULL * 1024 * 1024 + 1024;
+    uint64_t sparse
+        = attn + 2048 + 1024ULL * 16 + 16ULL * 3 * 1024 * 256 + 3ULL * 1024 * 1024 + 1024;
     EXPECT_EQ(m.TotalParams(), 5 * dense + 3 * sparse + 1000ULL * 1024 + 1024);
 }
 
@@ -190,8 +190,8 @@ TEST(ModelSpec, DeepSeekFieldNamesWithoutQLora)
     EXPECT_EQ(m.mla.qLoraRank, 0u);
     EXPECT_EQ(m.NumMoeLayers(), 3u);
     EXPECT_EQ(m.moe->sharedIntermediate, 2u * 1408);
-    uint64_t attn =
-        2048ULL * 16 * 192 + 2048ULL * 576 + 512 + 512ULL * 16 * 256 + 16ULL * 128 * 2048;
+    uint64_t attn
+        = 2048ULL * 16 * 192 + 2048ULL * 576 + 512 + 512ULL * 16 * 256 + 16ULL * 128 * 2048;
     EXPECT_EQ(m.AttentionParams(), attn);
     EXPECT_DOUBLE_EQ(m.KvBytesPerToken(), 4.0 * 576 * 2);
     EXPECT_EQ(m.LayerActiveParams(1), attn + 4096 + 2048ULL * 64 + (6 + 2) * 3ULL * 2048 * 1408);

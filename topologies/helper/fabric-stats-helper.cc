@@ -17,13 +17,14 @@ FabricTotals::ToJson() const
                 {"resume_frames_sent", pfcResumeSent},
                 {"pause_frames_received", pfcPauseReceived},
                 {"resume_frames_received", pfcResumeReceived}};
-    j["queue"] = {{"max_bytes", maxQueueBytes}, {"p95_bytes", p95QueueBytes}, {"p99_bytes", p99QueueBytes}};
+    j["queue"] = {
+        {"max_bytes", maxQueueBytes}, {"p95_bytes", p95QueueBytes}, {"p99_bytes", p99QueueBytes}};
     j["nic"] = {{"ecn_marked", ecnMarked},
-                      {"cnps_sent", cnpsSent},
-                      {"cnps_received", cnpsReceived},
-                      {"nacks_sent", nacksSent},
-                      {"retransmitted_packets", retransmittedPackets},
-                      {"timeouts", timeouts}};
+                {"cnps_sent", cnpsSent},
+                {"cnps_received", cnpsReceived},
+                {"nacks_sent", nacksSent},
+                {"retransmitted_packets", retransmittedPackets},
+                {"timeouts", timeouts}};
     j["conservation"] = {{"sent_frames", sentFrames},
                          {"delivered_frames", deliveredFrames},
                          {"dropped_frames", droppedFrames},
@@ -44,8 +45,8 @@ FabricStatsHelper::FabricStatsHelper(FabricTopologyHelper& fabric)
 void
 FabricStatsHelper::PfcTx(uint32_t node, uint32_t port, uint8_t prio, uint16_t quanta)
 {
-    *m_pfcLog << Simulator::Now().GetNanoSeconds() << ',' << m_fabric.GetTopology().nodes[node].name << ',' << port << ','
-              << int(prio) << ',' << (quanta ? "pause" : "resume") << '\n';
+    *m_pfcLog << Simulator::Now().GetNanoSeconds() << ',' << m_fabric.GetTopology().nodes[node].name
+              << ',' << port << ',' << int(prio) << ',' << (quanta ? "pause" : "resume") << '\n';
 }
 
 void
@@ -65,14 +66,14 @@ FabricStatsHelper::EnablePfcLog(std::ostream* os)
                 continue;
             }
             dev->TraceConnectWithoutContext(
-                "PfcTx",
-                MakeCallback(&FabricStatsHelper::PfcTx, this).Bind(n, d));
+                "PfcTx", MakeCallback(&FabricStatsHelper::PfcTx, this).Bind(n, d));
         }
     }
 }
 
 void
-FabricStatsHelper::EnableMonitor(std::ostream* queues, std::ostream* links, Time interval, Time start, Time end)
+FabricStatsHelper::EnableMonitor(
+    std::ostream* queues, std::ostream* links, Time interval, Time start, Time end)
 {
     MonitorStreams m;
     m.queues = queues;

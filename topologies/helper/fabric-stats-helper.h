@@ -46,8 +46,8 @@ struct FabricTotals
 
     bool Conserved() const
     {
-        return sentFrames == deliveredFrames + droppedFrames + inFlightFrames &&
-               sentBytes == deliveredBytes + droppedBytes + inFlightBytes;
+        return sentFrames == deliveredFrames + droppedFrames + inFlightFrames
+               && sentBytes == deliveredBytes + droppedBytes + inFlightBytes;
     }
 
     nlohmann::json ToJson() const;
@@ -82,7 +82,8 @@ class FabricStatsHelper
     void EnableMonitor(const MonitorStreams& streams, Time interval, Time start, Time end);
 
     /// Queue and link series only (the original form).
-    void EnableMonitor(std::ostream* queues, std::ostream* links, Time interval, Time start, Time end);
+    void EnableMonitor(
+        std::ostream* queues, std::ostream* links, Time interval, Time start, Time end);
 
     /**
      * Take a last sample at the current time (call after the run) when the window is open and

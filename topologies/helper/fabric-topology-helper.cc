@@ -63,11 +63,11 @@ TxPs(uint64_t wireBytes, uint64_t bps)
 } // namespace
 
 FabricTopologyHelper::FabricTopologyHelper(const fabricsim::Topology& topo)
-    : m_topo(topo),
-      m_linkDown(topo.links.size(), false),
-      m_mtu(1000),
-      m_nicRateBps(0),
-      m_installed(false)
+    : m_topo(topo)
+    , m_linkDown(topo.links.size(), false)
+    , m_mtu(1000)
+    , m_nicRateBps(0)
+    , m_installed(false)
 {
     m_nicFactory.SetTypeId("ns3::RdmaNic");
     m_portFactory.SetTypeId("ns3::SwitchPort");
@@ -184,7 +184,8 @@ FabricTopologyHelper::Install()
         for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
         {
             auto port = sw->GetPort(p);
-            double scale = m_ecn.refRateBps ? double(port->GetRateBps()) / double(m_ecn.refRateBps) : 1.0;
+            double scale
+                = m_ecn.refRateBps ? double(port->GetRateBps()) / double(m_ecn.refRateBps) : 1.0;
             port->SetEcn(uint64_t(double(m_ecn.kminBytes) * scale),
                          uint64_t(double(m_ecn.kmaxBytes) * scale),
                          m_ecn.pmax);
@@ -365,7 +366,8 @@ FabricTopologyHelper::Connect(uint32_t src,
 {
     Ptr<RdmaNic> from = NicToward(src, dst, sport);
     Ptr<RdmaNic> to = NicToward(dst, src, sport);
-    return from->Connect(to, priority, sport, cc.Create<CongestionControl>(), BaseRtt(src, dst), onDelivered);
+    return from->Connect(
+        to, priority, sport, cc.Create<CongestionControl>(), BaseRtt(src, dst), onDelivered);
 }
 
 void
@@ -405,7 +407,8 @@ FabricTopologyHelper::EnablePcapHost(uint32_t host, const std::string& dir)
     const auto& ports = m_ports.at(m_topo.hosts.at(host));
     for (size_t p = 0; p < ports.size(); ++p)
     {
-        ports[p]->EnablePcap(dir + "/host" + std::to_string(host) + "-" + std::to_string(p) + ".pcap");
+        ports[p]->EnablePcap(dir + "/host" + std::to_string(host) + "-" + std::to_string(p)
+                             + ".pcap");
     }
 }
 

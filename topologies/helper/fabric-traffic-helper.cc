@@ -17,7 +17,12 @@ FabricTrafficHelper::FabricTrafficHelper(FabricTopologyHelper& fabric)
 }
 
 uint32_t
-FabricTrafficHelper::AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint8_t priority, const ObjectFactory& cc)
+FabricTrafficHelper::AddFlow(uint32_t src,
+                             uint32_t dst,
+                             uint64_t bytes,
+                             Time start,
+                             uint8_t priority,
+                             const ObjectFactory& cc)
 {
     FlowRecord f;
     f.id = uint32_t(m_flows.size());
@@ -46,7 +51,8 @@ void
 FabricTrafficHelper::Start(uint32_t id)
 {
     FlowRecord& f = m_flows[id];
-    f.qp->PostWrite(f.sizeBytes, Callback<void, uint64_t>([this, id](uint64_t msg) { Done(id, msg); }));
+    f.qp->PostWrite(f.sizeBytes,
+                    Callback<void, uint64_t>([this, id](uint64_t msg) { Done(id, msg); }));
 }
 
 void
@@ -118,8 +124,8 @@ FabricTrafficHelper::Slowdowns() const
     {
         if (f.done)
         {
-            v.push_back(double((f.finish - f.start).GetNanoSeconds()) /
-                        double(f.ideal.GetNanoSeconds()));
+            v.push_back(double((f.finish - f.start).GetNanoSeconds())
+                        / double(f.ideal.GetNanoSeconds()));
         }
     }
     return v;

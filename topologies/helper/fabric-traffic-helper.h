@@ -42,7 +42,12 @@ class FabricTrafficHelper
      * pre-established RC connection) and the WRITE is posted at `start`.
      * \returns the flow id
      */
-    uint32_t AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint8_t priority, const ObjectFactory& cc);
+    uint32_t AddFlow(uint32_t src,
+                     uint32_t dst,
+                     uint64_t bytes,
+                     Time start,
+                     uint8_t priority,
+                     const ObjectFactory& cc);
 
     /// Called once when every added flow has completed.
     void SetAllDoneCallback(Callback<void> cb);

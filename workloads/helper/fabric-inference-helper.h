@@ -64,8 +64,8 @@ class FabricInferenceHelper
     /**
      * \brief One step of every engine of \p sc's pool (disaggregation off), each attention
      * group running \p batch, all launched at the current time; returns when the fabric has
-     * nothing left to do. Throws fabricsim::InputError when the layout does not fit the hosts or the
-     * model does not fit the accelerators.
+     * nothing left to do. Throws fabricsim::InputError when the layout does not fit the hosts or
+     * the model does not fit the accelerators.
      */
     InferenceStepResult RunStep(const fabricsim::InferenceScenario& sc,
                                 const fabricsim::StepBatch& batch);

@@ -25,14 +25,15 @@ FindGoodput(const InferenceScenario& sc,
 {
     if (!sc.slo.enabled)
     {
-        throw fabricsim::InputError(sc.file, "serving/slo", "TTFT and TPOT targets for goodput", "none");
+        throw fabricsim::InputError(
+            sc.file, "serving/slo", "TTFT and TPOT targets for goodput", "none");
     }
     if (sc.requests.fromTrace)
     {
         throw fabricsim::InputError(sc.file,
-                              "serving/requests",
-                              "a synthetic source (rate_per_s) for a goodput search",
-                              "a trace");
+                                    "serving/requests",
+                                    "a synthetic source (rate_per_s) for a goodput search",
+                                    "a trace");
     }
     GoodputResult out;
     auto attain = [&](double rate)

@@ -30,7 +30,8 @@ CheckKeys(const json& j, const JsonWhere& w, std::initializer_list<const char*> 
     {
         if (std::none_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; }))
         {
-            throw fabricsim::InputError(w.file, w.Field(it.key()), "one of " + list, "unknown field");
+            throw fabricsim::InputError(
+                w.file, w.Field(it.key()), "one of " + list, "unknown field");
         }
     }
 }
@@ -52,9 +53,9 @@ ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
         if (!seen.insert(h).second)
         {
             throw fabricsim::InputError(w.file,
-                                  w.Field(key) + "/" + std::to_string(i),
-                                  "distinct host indexes",
-                                  "host " + std::to_string(h) + " twice");
+                                        w.Field(key) + "/" + std::to_string(i),
+                                        "distinct host indexes",
+                                        "host " + std::to_string(h) + " twice");
         }
         out.push_back(h);
     }
@@ -100,9 +101,9 @@ ReadPool(const json& j,
         if (p.hosts.size() != p.par.WorldSize())
         {
             throw fabricsim::InputError(w.file,
-                                  w.Field("hosts"),
-                                  std::to_string(p.par.WorldSize()) + " hosts (tp x pp x dp)",
-                                  std::to_string(p.hosts.size()));
+                                        w.Field("hosts"),
+                                        std::to_string(p.par.WorldSize()) + " hosts (tp x pp x dp)",
+                                        std::to_string(p.hosts.size()));
         }
     }
     return p;
@@ -155,9 +156,9 @@ ReadKvCache(const json* j, const JsonWhere& w)
         if (kv.placement == KvPlacement::Remote)
         {
             throw fabricsim::InputError(w.file,
-                                  w.Field("bandwidth"),
-                                  "no bandwidth for a remote pool (the fabric sets it)",
-                                  DescribeJson(*b));
+                                        w.Field("bandwidth"),
+                                        "no bandwidth for a remote pool (the fabric sets it)",
+                                        DescribeJson(*b));
         }
         kv.tierBwBytesPerSec
             = ReadQuantity(*b, UnitKind::BytesPerSec, w.file, w.Field("bandwidth"));
@@ -169,16 +170,16 @@ ReadKvCache(const json* j, const JsonWhere& w)
     if (kv.placement == KvPlacement::Remote && kv.poolHosts.empty())
     {
         throw fabricsim::InputError(w.file,
-                              w.Field("pool_hosts"),
-                              "the hosts of the remote KV pool (placement \"remote\")",
-                              "nothing");
+                                    w.Field("pool_hosts"),
+                                    "the hosts of the remote KV pool (placement \"remote\")",
+                                    "nothing");
     }
     if (kv.placement != KvPlacement::Remote && !kv.poolHosts.empty())
     {
         throw fabricsim::InputError(w.file,
-                              w.Field("pool_hosts"),
-                              "no pool hosts unless placement is \"remote\"",
-                              DescribeJson(j->at("pool_hosts")));
+                                    w.Field("pool_hosts"),
+                                    "no pool hosts unless placement is \"remote\"",
+                                    DescribeJson(j->at("pool_hosts")));
     }
     return kv;
 }
@@ -404,9 +405,10 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
                 if (s.pool.hosts.size() != par.WorldSize())
                 {
                     throw fabricsim::InputError(file,
-                                          pw.Field("hosts"),
-                                          std::to_string(par.WorldSize()) + " hosts (tp x pp x dp)",
-                                          std::to_string(s.pool.hosts.size()));
+                                                pw.Field("hosts"),
+                                                std::to_string(par.WorldSize())
+                                                    + " hosts (tp x pp x dp)",
+                                                std::to_string(s.pool.hosts.size()));
                 }
             }
         }
@@ -426,9 +428,9 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
             pl && (FindField(*pl, "hosts") || FindField(*pl, "first_host")))
         {
             throw fabricsim::InputError(file,
-                                  w.Field("placement/hosts"),
-                                  "hosts and first_host inside each disaggregation pool",
-                                  "a single-pool placement");
+                                        w.Field("placement/hosts"),
+                                        "hosts and first_host inside each disaggregation pool",
+                                        "a single-pool placement");
         }
         if (!FindField((*dis)["decode"], "first_host") && s.disagg.decode.hosts.empty())
         {

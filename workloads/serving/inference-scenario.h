@@ -174,8 +174,8 @@ struct InferenceScenario
     uint64_t seed = 1;         //!< scenario seed
 
     /**
-     * \brief Parse a scenario object; every error is an fabricsim::InputError naming \p file and the
-     * field. Keys outside model, hardware, parallelism, seed and serving are left to the fabric
+     * \brief Parse a scenario object; every error is an fabricsim::InputError naming \p file and
+     * the field. Keys outside model, hardware, parallelism, seed and serving are left to the fabric
      * parser (the topology object is read for accels_per_server and the host count only).
      */
     static InferenceScenario FromJson(const nlohmann::json& j, const std::string& file = "");

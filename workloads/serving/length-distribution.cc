@@ -72,9 +72,9 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
             == std::end(known))
         {
             throw fabricsim::InputError(file,
-                                  w.Field(it.key()),
-                                  "one of dist, value, min, max, mean, std",
-                                  "unknown field");
+                                        w.Field(it.key()),
+                                        "one of dist, value, min, max, mean, std",
+                                        "unknown field");
         }
     }
     LengthDistribution d;
@@ -83,9 +83,9 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     if (d.max < d.min)
     {
         throw fabricsim::InputError(file,
-                              w.Field("max"),
-                              "a value >= min (" + std::to_string(uint64_t(d.min)) + ")",
-                              DescribeJson(j["max"]));
+                                    w.Field("max"),
+                                    "a value >= min (" + std::to_string(uint64_t(d.min)) + ")",
+                                    DescribeJson(j["max"]));
     }
     auto requireMean = [&]()
     {
@@ -108,9 +108,9 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
         if (!FindField(j, "min") || !FindField(j, "max"))
         {
             throw fabricsim::InputError(file,
-                                  w.Field(FindField(j, "min") ? "max" : "min"),
-                                  "an integer bound (uniform needs min and max)",
-                                  "nothing");
+                                        w.Field(FindField(j, "min") ? "max" : "min"),
+                                        "an integer bound (uniform needs min and max)",
+                                        "nothing");
         }
     }
     else if (kind == "normal" || kind == "lognormal")
@@ -127,10 +127,10 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     else
     {
         throw fabricsim::InputError(file,
-                              w.Field("dist"),
-                              "\"constant\", \"uniform\", \"normal\", \"lognormal\" or "
-                              "\"exponential\"",
-                              "\"" + kind + "\"");
+                                    w.Field("dist"),
+                                    "\"constant\", \"uniform\", \"normal\", \"lognormal\" or "
+                                    "\"exponential\"",
+                                    "\"" + kind + "\"");
     }
     return d;
 }

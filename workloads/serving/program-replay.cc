@@ -53,7 +53,8 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
         }
         catch (...)
         {
-            throw fabricsim::InputError(file, where, "a step or transfer record", "malformed record");
+            throw fabricsim::InputError(
+                file, where, "a step or transfer record", "malformed record");
         }
     }
     for (const auto& [key, d] : deps)
@@ -95,7 +96,8 @@ ProgramReplay::Load(const std::string& path)
     std::ifstream in(path);
     if (!in)
     {
-        throw fabricsim::InputError(path, "", "a readable program trace (JSON lines)", "cannot open");
+        throw fabricsim::InputError(
+            path, "", "a readable program trace (JSON lines)", "cannot open");
     }
     std::vector<json> records;
     std::string line;
@@ -113,7 +115,8 @@ ProgramReplay::Load(const std::string& path)
         }
         catch (const json::parse_error& e)
         {
-            throw fabricsim::InputError(path, "line " + std::to_string(n), "a JSON object", e.what());
+            throw fabricsim::InputError(
+                path, "line " + std::to_string(n), "a JSON object", e.what());
         }
     }
     return ProgramReplay(records, path);

@@ -21,10 +21,10 @@ PoolHosts(const PoolSpec& pool,
         if (placement.tp == TpPlacement::AcrossServers && slots > a)
         {
             throw fabricsim::InputError(file,
-                                  field,
-                                  "at most accels_per_server (" + std::to_string(a)
-                                      + ") TP groups per pool for across_servers placement",
-                                  std::to_string(slots) + " TP groups (pp x dp)");
+                                        field,
+                                        "at most accels_per_server (" + std::to_string(a)
+                                            + ") TP groups per pool for across_servers placement",
+                                        std::to_string(slots) + " TP groups (pp x dp)");
         }
         for (uint32_t i = 0; i < n; ++i)
         {
@@ -41,10 +41,10 @@ PoolHosts(const PoolSpec& pool,
             if (h >= placement.numHosts)
             {
                 throw fabricsim::InputError(file,
-                                      field,
-                                      "hosts below the topology's "
-                                          + std::to_string(placement.numHosts),
-                                      "host " + std::to_string(h));
+                                            field,
+                                            "hosts below the topology's "
+                                                + std::to_string(placement.numHosts),
+                                            "host " + std::to_string(h));
             }
         }
     }

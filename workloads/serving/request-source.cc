@@ -99,10 +99,10 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
     if (!p || !o)
     {
         throw fabricsim::InputError(file,
-                              where,
-                              std::string("a ") + (p ? "output_tokens" : "prompt_tokens")
-                                  + " column",
-                              "none");
+                                    where,
+                                    std::string("a ") + (p ? "output_tokens" : "prompt_tokens")
+                                        + " column",
+                                    "none");
     }
     r.arrivalPs = int64_t(std::llround(arrivalS * timeScale * 1e12));
     r.promptTokens = uint64_t(NumberCell(row, p, file, true, 1));
@@ -174,10 +174,10 @@ RequestSpec::FromJson(const json& j,
                 && it.key() != "seed")
             {
                 throw fabricsim::InputError(file,
-                                      w.Field(it.key()),
-                                      "one of trace, time_scale, limit (a trace replaces the "
-                                      "synthetic fields)",
-                                      "\"" + it.key() + "\"");
+                                            w.Field(it.key()),
+                                            "one of trace, time_scale, limit (a trace replaces the "
+                                            "synthetic fields)",
+                                            "\"" + it.key() + "\"");
             }
         }
         if (!t->is_string() || t->get<std::string>().empty())
@@ -209,18 +209,18 @@ RequestSpec::FromJson(const json& j,
             == std::end(known))
         {
             throw fabricsim::InputError(file,
-                                  w.Field(it.key()),
-                                  "one of trace, rate_per_s, count, prompt_tokens, "
-                                  "output_tokens, arrival, images, audio_seconds, seed",
-                                  "unknown field");
+                                        w.Field(it.key()),
+                                        "one of trace, rate_per_s, count, prompt_tokens, "
+                                        "output_tokens, arrival, images, audio_seconds, seed",
+                                        "unknown field");
         }
     }
     if (!FindField(j, "rate_per_s"))
     {
         throw fabricsim::InputError(file,
-                              w.Field("rate_per_s"),
-                              "an arrival rate in requests/s (or a \"trace\")",
-                              "nothing");
+                                    w.Field("rate_per_s"),
+                                    "an arrival rate in requests/s (or a \"trace\")",
+                                    "nothing");
     }
     s.ratePerSec = OptionalNumber(j, "rate_per_s", 1, w, 0, 1e12);
     s.count = RequireUint(j, "count", w, 1);
@@ -229,7 +229,8 @@ RequestSpec::FromJson(const json& j,
         const json* v = FindField(j, k);
         if (!v)
         {
-            throw fabricsim::InputError(file, w.Field(k), "a token count or distribution", "nothing");
+            throw fabricsim::InputError(
+                file, w.Field(k), "a token count or distribution", "nothing");
         }
         (std::string(k) == "prompt_tokens" ? s.prompt : s.output)
             = LengthDistribution::FromJson(*v, file, w.Field(k));
@@ -326,16 +327,16 @@ LoadRequestTrace(const std::string& path, double timeScale)
             catch (const json::parse_error& e)
             {
                 throw fabricsim::InputError(path,
-                                      "line " + std::to_string(lineNo),
-                                      "a JSON object",
-                                      std::string("malformed JSON (") + e.what() + ")");
+                                            "line " + std::to_string(lineNo),
+                                            "a JSON object",
+                                            std::string("malformed JSON (") + e.what() + ")");
             }
             if (!row.cells.is_object())
             {
                 throw fabricsim::InputError(path,
-                                      "line " + std::to_string(lineNo),
-                                      "a JSON object",
-                                      DescribeJson(row.cells));
+                                            "line " + std::to_string(lineNo),
+                                            "a JSON object",
+                                            DescribeJson(row.cells));
             }
         }
         else
@@ -344,9 +345,10 @@ LoadRequestTrace(const std::string& path, double timeScale)
             if (cells.size() != header.size())
             {
                 throw fabricsim::InputError(path,
-                                      "line " + std::to_string(lineNo),
-                                      std::to_string(header.size()) + " comma-separated cells",
-                                      std::to_string(cells.size()));
+                                            "line " + std::to_string(lineNo),
+                                            std::to_string(header.size())
+                                                + " comma-separated cells",
+                                            std::to_string(cells.size()));
             }
             for (size_t i = 0; i < cells.size(); ++i)
             {
@@ -366,9 +368,9 @@ LoadRequestTrace(const std::string& path, double timeScale)
         if (!out.empty() && r.arrivalPs < out.back().arrivalPs)
         {
             throw fabricsim::InputError(path,
-                                  "line " + std::to_string(row.line),
-                                  "arrival times that do not decrease",
-                                  "an arrival before the previous line's");
+                                        "line " + std::to_string(row.line),
+                                        "arrival times that do not decrease",
+                                        "an arrival before the previous line's");
         }
         r.id = out.size();
         out.push_back(r);

@@ -278,9 +278,9 @@ ServingSimulation::Impl::Validate()
             if (!owner.emplace(h, pool.field).second)
             {
                 throw fabricsim::InputError(file,
-                                      pool.field + "/hosts",
-                                      "hosts not used by another pool",
-                                      "host " + std::to_string(h) + " also in " + owner[h]);
+                                            pool.field + "/hosts",
+                                            "hosts not used by another pool",
+                                            "host " + std::to_string(h) + " also in " + owner[h]);
             }
         }
     }
@@ -289,17 +289,17 @@ ServingSimulation::Impl::Validate()
         if (m_sc.placement.numHosts > 0 && h >= m_sc.placement.numHosts)
         {
             throw fabricsim::InputError(file,
-                                  "serving/kv_cache/pool_hosts",
-                                  "hosts below the topology's "
-                                      + std::to_string(m_sc.placement.numHosts),
-                                  "host " + std::to_string(h));
+                                        "serving/kv_cache/pool_hosts",
+                                        "hosts below the topology's "
+                                            + std::to_string(m_sc.placement.numHosts),
+                                        "host " + std::to_string(h));
         }
         if (owner.count(h))
         {
             throw fabricsim::InputError(file,
-                                  "serving/kv_cache/pool_hosts",
-                                  "memory-pool hosts that run no engine",
-                                  "host " + std::to_string(h) + " in " + owner[h]);
+                                        "serving/kv_cache/pool_hosts",
+                                        "memory-pool hosts that run no engine",
+                                        "host " + std::to_string(h) + " in " + owner[h]);
         }
     }
     if (m_sc.disagg.enabled)
@@ -309,10 +309,10 @@ ServingSimulation::Impl::Validate()
         if (std::max(a, b) % std::min(a, b) != 0)
         {
             throw fabricsim::InputError(file,
-                                  "serving/disaggregation/decode/parallelism/tp",
-                                  "a tp that divides or is a multiple of the prefill tp ("
-                                      + std::to_string(a) + ")",
-                                  std::to_string(b));
+                                        "serving/disaggregation/decode/parallelism/tp",
+                                        "a tp that divides or is a multiple of the prefill tp ("
+                                            + std::to_string(a) + ")",
+                                        std::to_string(b));
         }
     }
     const std::string reqField = "serving/requests";
@@ -321,9 +321,9 @@ ServingSimulation::Impl::Validate()
         if ((r.images > 0 || r.audioSeconds > 0) && !m_sc.model.encoder)
         {
             throw fabricsim::InputError(file,
-                                  reqField + (r.images > 0 ? "/images" : "/audio_seconds"),
-                                  "a model with an encoder for multimodal requests",
-                                  "request " + std::to_string(r.id) + " with media");
+                                        reqField + (r.images > 0 ? "/images" : "/audio_seconds"),
+                                        "a model with an encoder for multimodal requests",
+                                        "request " + std::to_string(r.id) + " with media");
         }
         uint64_t prompt = LlmPromptTokens(r);
         for (const auto& pool : m_pools)
@@ -333,23 +333,23 @@ ServingSimulation::Impl::Validate()
             if (need > cap)
             {
                 throw fabricsim::InputError(file,
-                                      reqField,
-                                      "requests whose tokens fit in one scheduler's KV cache "
-                                      "of the "
-                                          + std::string(RoleName(pool.role)) + " pool ("
-                                          + std::to_string(cap) + " tokens)",
-                                      "request " + std::to_string(r.id) + " with "
-                                          + std::to_string(need) + " tokens");
+                                            reqField,
+                                            "requests whose tokens fit in one scheduler's KV cache "
+                                            "of the "
+                                                + std::string(RoleName(pool.role)) + " pool ("
+                                                + std::to_string(cap) + " tokens)",
+                                            "request " + std::to_string(r.id) + " with "
+                                                + std::to_string(need) + " tokens");
             }
             if (!pool.spec.batching.chunkedPrefill && need > pool.spec.batching.maxNumBatchedTokens)
             {
                 throw fabricsim::InputError(file,
-                                      "serving/batching/max_num_batched_tokens",
-                                      "a budget that holds a whole prompt + output without "
-                                      "chunked prefill (request "
-                                          + std::to_string(r.id) + ": " + std::to_string(need)
-                                          + " tokens)",
-                                      std::to_string(pool.spec.batching.maxNumBatchedTokens));
+                                            "serving/batching/max_num_batched_tokens",
+                                            "a budget that holds a whole prompt + output without "
+                                            "chunked prefill (request "
+                                                + std::to_string(r.id) + ": " + std::to_string(need)
+                                                + " tokens)",
+                                            std::to_string(pool.spec.batching.maxNumBatchedTokens));
             }
         }
     }

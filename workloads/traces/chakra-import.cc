@@ -135,10 +135,10 @@ CheckAcyclic(const RankTrace& rt, const ChakraTrace& t, const std::string& file)
         }
     }
     throw fabricsim::InputError(file,
-                          "node " + std::to_string(first),
-                          "an acyclic dependency graph",
-                          std::to_string(n - done) + " nodes on or behind a cycle (" + ids
-                              + ", ...)");
+                                "node " + std::to_string(first),
+                                "an acyclic dependency graph",
+                                std::to_string(n - done) + " nodes on or behind a cycle (" + ids
+                                    + ", ...)");
 }
 
 } // namespace
@@ -213,9 +213,9 @@ ImportChakraTrace(const ChakraTrace& t,
         if (!index.emplace(t.nodes[i].id, uint32_t(i)).second)
         {
             throw fabricsim::InputError(file,
-                                  "node " + std::to_string(i) + " id",
-                                  "unique node ids",
-                                  "id " + std::to_string(t.nodes[i].id) + " twice");
+                                        "node " + std::to_string(i) + " id",
+                                        "unique node ids",
+                                        "id " + std::to_string(t.nodes[i].id) + " twice");
         }
     }
     bool anyStart = false;
@@ -240,9 +240,9 @@ ImportChakraTrace(const ChakraTrace& t,
             || n.startTimeMicros > uint64_t(kMaxMicros) * 1000)
         {
             throw fabricsim::InputError(file,
-                                  where + " duration_micros",
-                                  "a duration below 2^40 us",
-                                  std::to_string(n.durationMicros));
+                                        where + " duration_micros",
+                                        "a duration below 2^40 us",
+                                        std::to_string(n.durationMicros));
         }
         TraceOp op;
         op.name = n.name.size() > 160 ? n.name.substr(0, 160) : n.name;
@@ -303,9 +303,9 @@ ImportChakraTrace(const ChakraTrace& t,
                         if (r < 0 || r > 0xffffff)
                         {
                             throw fabricsim::InputError(file,
-                                                  where + " " + kGroupRanksAttr,
-                                                  "rank numbers",
-                                                  std::to_string(r));
+                                                        where + " " + kGroupRanksAttr,
+                                                        "rank numbers",
+                                                        std::to_string(r));
                         }
                         op.groupRanks.push_back(uint32_t(r));
                     }
@@ -313,9 +313,10 @@ ImportChakraTrace(const ChakraTrace& t,
                         == op.groupRanks.end())
                     {
                         throw fabricsim::InputError(file,
-                                              where + " " + kGroupRanksAttr,
-                                              "a group including rank " + std::to_string(rank),
-                                              "one without it");
+                                                    where + " " + kGroupRanksAttr,
+                                                    "a group including rank "
+                                                        + std::to_string(rank),
+                                                    "one without it");
                     }
                 }
                 else
@@ -369,9 +370,9 @@ ImportChakraTrace(const ChakraTrace& t,
             if (peer < 0 || peer > 0xffffff)
             {
                 throw fabricsim::InputError(file,
-                                      where + (send ? " comm_dst" : " comm_src"),
-                                      "the peer rank of a point-to-point node",
-                                      peer < 0 ? "nothing" : std::to_string(peer));
+                                            where + (send ? " comm_dst" : " comm_src"),
+                                            "the peer rank of a point-to-point node",
+                                            peer < 0 ? "nothing" : std::to_string(peer));
             }
             op.peer = uint32_t(peer);
             out.worldSize = std::max(out.worldSize, op.peer + 1);

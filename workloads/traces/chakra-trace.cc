@@ -715,9 +715,9 @@ ParseChakra(std::string_view bytes, const std::string& file)
     if (index == 0)
     {
         throw fabricsim::InputError(file,
-                              "metadata",
-                              "a Chakra trace (a GlobalMetadata message, then nodes)",
-                              "an empty file");
+                                    "metadata",
+                                    "a Chakra trace (a GlobalMetadata message, then nodes)",
+                                    "an empty file");
     }
     return t;
 }

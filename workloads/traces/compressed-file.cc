@@ -46,10 +46,10 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
         {
             inflateEnd(&zs);
             throw fabricsim::InputError(file,
-                                  "",
-                                  "at most " + std::to_string(maxBytes)
-                                      + " bytes once decompressed",
-                                  "more");
+                                        "",
+                                        "at most " + std::to_string(maxBytes)
+                                            + " bytes once decompressed",
+                                        "more");
         }
         if (rc == Z_STREAM_END)
         {
@@ -73,7 +73,8 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
         {
             const std::string why = zs.msg ? zs.msg : "error " + std::to_string(rc);
             inflateEnd(&zs);
-            throw fabricsim::InputError(file, "", "a valid gzip stream", "corrupt data (" + why + ")");
+            throw fabricsim::InputError(
+                file, "", "a valid gzip stream", "corrupt data (" + why + ")");
         }
         if (rc == Z_BUF_ERROR && zs.avail_in == 0 && pos >= bytes.size())
         {

@@ -21,8 +21,8 @@ bool IsGzip(std::string_view bytes);
 
 /**
  * Decompress a gzip stream (concatenated members allowed).
- * \throws fabricsim::InputError naming \p file on corrupt or truncated data or when the output would
- *         exceed \p maxBytes
+ * \throws fabricsim::InputError naming \p file on corrupt or truncated data or when the output
+ * would exceed \p maxBytes
  */
 std::string Gunzip(std::string_view bytes,
                    const std::string& file,

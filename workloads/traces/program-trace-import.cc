@@ -275,7 +275,8 @@ ImportProgramTrace(const std::string& path)
         }
         catch (const nlohmann::json::exception& e)
         {
-            throw fabricsim::InputError(path, "line " + std::to_string(n), "a JSON object", e.what());
+            throw fabricsim::InputError(
+                path, "line " + std::to_string(n), "a JSON object", e.what());
         }
     }
     return ImportProgramRecords(records, path);

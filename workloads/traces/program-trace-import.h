@@ -22,7 +22,8 @@ namespace fabricsim
  * Import the records of a program trace ("step" and "transfer" objects).
  * \throws fabricsim::InputError naming \p file and "line N" on a malformed record
  */
-ImportedTrace ImportProgramRecords(const std::vector<nlohmann::json>& records, const std::string& file);
+ImportedTrace ImportProgramRecords(const std::vector<nlohmann::json>& records,
+                                   const std::string& file);
 
 /// Read a JSON-lines program trace and import it.
 ImportedTrace ImportProgramTrace(const std::string& path);

@@ -169,10 +169,10 @@ CompleteRanks(ImportedTrace& trace)
         if (byRank.count(r.rank))
         {
             throw fabricsim::InputError(r.file,
-                                  "rank",
-                                  "one trace per rank",
-                                  "rank " + std::to_string(r.rank) + " also in "
-                                      + byRank[r.rank].file);
+                                        "rank",
+                                        "one trace per rank",
+                                        "rank " + std::to_string(r.rank) + " also in "
+                                            + byRank[r.rank].file);
         }
         trace.worldSize = std::max(trace.worldSize, r.rank + 1);
         byRank.emplace(r.rank, std::move(r));
@@ -186,20 +186,20 @@ CompleteRanks(ImportedTrace& trace)
                 if (g >= trace.worldSize)
                 {
                     throw fabricsim::InputError(rt.file,
-                                          op.name,
-                                          "group ranks below the world size "
-                                              + std::to_string(trace.worldSize),
-                                          "rank " + std::to_string(g));
+                                                op.name,
+                                                "group ranks below the world size "
+                                                    + std::to_string(trace.worldSize),
+                                                "rank " + std::to_string(g));
                 }
             }
             if (op.kind != TraceOpKind::kCompute && op.kind != TraceOpKind::kCollective
                 && op.peer >= trace.worldSize)
             {
                 throw fabricsim::InputError(rt.file,
-                                      op.name,
-                                      "a peer rank below the world size "
-                                          + std::to_string(trace.worldSize),
-                                      "rank " + std::to_string(op.peer));
+                                            op.name,
+                                            "a peer rank below the world size "
+                                                + std::to_string(trace.worldSize),
+                                            "rank " + std::to_string(op.peer));
             }
         }
     }

@@ -121,8 +121,8 @@ struct ImportedTrace
 /**
  * Give every rank of the world an entry, index = rank: a rank without a trace of its own runs a
  * copy of the traced rank with the same position in its groups (SPMD), and a note says so.
- * \throws fabricsim::InputError when two traces claim one rank, or an op's group names a rank outside
- *         the world
+ * \throws fabricsim::InputError when two traces claim one rank, or an op's group names a rank
+ * outside the world
  */
 void CompleteRanks(ImportedTrace& trace);
 

@@ -67,9 +67,9 @@ struct TraceReplayer::State
             if (rt.rank != r)
             {
                 throw fabricsim::InputError(rt.file,
-                                      "rank",
-                                      "ranks 0..N-1 in order (CompleteRanks)",
-                                      std::to_string(rt.rank));
+                                            "rank",
+                                            "ranks 0..N-1 in order (CompleteRanks)",
+                                            std::to_string(rt.rank));
             }
             ops[r].resize(rt.ops.size());
             dependents[r].resize(rt.ops.size());
@@ -80,9 +80,9 @@ struct TraceReplayer::State
                     if (d.op >= rt.ops.size() || d.op == i)
                     {
                         throw fabricsim::InputError(rt.file,
-                                              "op " + std::to_string(i) + " dependency",
-                                              "another op of the same rank",
-                                              std::to_string(d.op));
+                                                    "op " + std::to_string(i) + " dependency",
+                                                    "another op of the same rank",
+                                                    std::to_string(d.op));
                     }
                     dependents[r][d.op].push_back({i, d.lagPs});
                 }
@@ -220,17 +220,17 @@ struct TraceReplayer::State
         else if (c.members != members || c.arrived.count(r))
         {
             throw fabricsim::InputError(trace.ranks[r].file,
-                                  op.name + " (" + key + ")",
-                                  "the same group on every member, reached once per rank",
-                                  "a different group or a second arrival of rank "
-                                      + std::to_string(r));
+                                        op.name + " (" + key + ")",
+                                        "the same group on every member, reached once per rank",
+                                        "a different group or a second arrival of rank "
+                                            + std::to_string(r));
         }
         if (std::find(members.begin(), members.end(), r) == members.end())
         {
             throw fabricsim::InputError(trace.ranks[r].file,
-                                  op.name,
-                                  "a group that includes rank " + std::to_string(r),
-                                  "one without it");
+                                        op.name,
+                                        "a group that includes rank " + std::to_string(r),
+                                        "one without it");
         }
         c.arrived[r] = i;
         if (c.arrived.size() < c.members.size())

@@ -109,8 +109,8 @@ FabricSwitch::GetTypeId()
 }
 
 FabricSwitch::FabricSwitch()
-    : m_topoId(0),
-      m_seed(0)
+    : m_topoId(0)
+    , m_seed(0)
 {
     m_mmu = CreateObject<SharedBufferMmu>();
     m_watchdog = CreateObject<PfcWatchdog>();
@@ -174,7 +174,8 @@ FabricSwitch::EcmpIndex(const FabricPacket* p, uint32_t n) const
     // splitmix64-style mixing of the 5-tuple (IPv4 src/dst, UDP ports, protocol 17) and seed.
     // Seed and switch id both enter, so neighbouring tiers do not make correlated choices.
     uint64_t h = ((uint64_t(m_seed) << 32) | m_topoId) ^ 0x9e3779b97f4a7c15ULL;
-    auto mix = [&h](uint64_t v) {
+    auto mix = [&h](uint64_t v)
+    {
         h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
         h ^= h >> 30;
         h *= 0xbf58476d1ce4e5b9ULL;

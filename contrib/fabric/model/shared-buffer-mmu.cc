@@ -15,59 +15,78 @@ NS_OBJECT_ENSURE_REGISTERED(SharedBufferMmu);
 TypeId
 SharedBufferMmu::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::SharedBufferMmu")
-            .SetParent<Object>()
-            .SetGroupName("Fabric")
-            .AddConstructor<SharedBufferMmu>()
-            .AddAttribute("BufferSize", "Total packet buffer in bytes.", UintegerValue(32u << 20),
-                          MakeUintegerAccessor(&SharedBufferMmu::m_bufferBytes),
-                          MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("ReserveBytes", "Guaranteed bytes per (port, lossless class).",
-                          UintegerValue(4096), MakeUintegerAccessor(&SharedBufferMmu::m_reserve),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("AlphaBase",
-                          "Dynamic-threshold alpha of ports at NIC speed (doubles per doubling "
-                          "of port speed above it).",
-                          DoubleValue(0.125), MakeDoubleAccessor(&SharedBufferMmu::m_alphaBase),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("ResumeOffset", "XON when below threshold minus this many bytes.",
-                          UintegerValue(3072), MakeUintegerAccessor(&SharedBufferMmu::m_resumeOffset),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("PfcEnabled", "Generate PFC pauses for lossless classes.", BooleanValue(true),
-                          MakeBooleanAccessor(&SharedBufferMmu::m_pfcEnabled), MakeBooleanChecker())
-            .AddAttribute("LosslessClasses", "Bit mask of PFC-protected priorities.",
-                          UintegerValue(1u << 3), MakeUintegerAccessor(&SharedBufferMmu::m_losslessMask),
-                          MakeUintegerChecker<uint8_t>())
-            .AddAttribute("HeadroomDelayFactor",
-                          "Headroom per port = max(factor x rate x link delay, "
-                          "(factor-1) x rate x delay + HeadroomFrames x MTU frame).",
-                          DoubleValue(3.0), MakeDoubleAccessor(&SharedBufferMmu::m_headroomDelayFactor),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("HeadroomFrames", "MTU-sized frames in the headroom floor.", UintegerValue(3),
-                          MakeUintegerAccessor(&SharedBufferMmu::m_headroomFrames),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("HeadroomBytes", "Fixed headroom per port (0 = computed).", UintegerValue(0),
-                          MakeUintegerAccessor(&SharedBufferMmu::m_headroomOverride),
-                          MakeUintegerChecker<uint64_t>());
+    static TypeId tid
+        = TypeId("ns3::SharedBufferMmu")
+              .SetParent<Object>()
+              .SetGroupName("Fabric")
+              .AddConstructor<SharedBufferMmu>()
+              .AddAttribute("BufferSize",
+                            "Total packet buffer in bytes.",
+                            UintegerValue(32u << 20),
+                            MakeUintegerAccessor(&SharedBufferMmu::m_bufferBytes),
+                            MakeUintegerChecker<uint64_t>(1))
+              .AddAttribute("ReserveBytes",
+                            "Guaranteed bytes per (port, lossless class).",
+                            UintegerValue(4096),
+                            MakeUintegerAccessor(&SharedBufferMmu::m_reserve),
+                            MakeUintegerChecker<uint64_t>())
+              .AddAttribute("AlphaBase",
+                            "Dynamic-threshold alpha of ports at NIC speed (doubles per doubling "
+                            "of port speed above it).",
+                            DoubleValue(0.125),
+                            MakeDoubleAccessor(&SharedBufferMmu::m_alphaBase),
+                            MakeDoubleChecker<double>(0))
+              .AddAttribute("ResumeOffset",
+                            "XON when below threshold minus this many bytes.",
+                            UintegerValue(3072),
+                            MakeUintegerAccessor(&SharedBufferMmu::m_resumeOffset),
+                            MakeUintegerChecker<uint64_t>())
+              .AddAttribute("PfcEnabled",
+                            "Generate PFC pauses for lossless classes.",
+                            BooleanValue(true),
+                            MakeBooleanAccessor(&SharedBufferMmu::m_pfcEnabled),
+                            MakeBooleanChecker())
+              .AddAttribute("LosslessClasses",
+                            "Bit mask of PFC-protected priorities.",
+                            UintegerValue(1u << 3),
+                            MakeUintegerAccessor(&SharedBufferMmu::m_losslessMask),
+                            MakeUintegerChecker<uint8_t>())
+              .AddAttribute("HeadroomDelayFactor",
+                            "Headroom per port = max(factor x rate x link delay, "
+                            "(factor-1) x rate x delay + HeadroomFrames x MTU frame).",
+                            DoubleValue(3.0),
+                            MakeDoubleAccessor(&SharedBufferMmu::m_headroomDelayFactor),
+                            MakeDoubleChecker<double>(0))
+              .AddAttribute("HeadroomFrames",
+                            "MTU-sized frames in the headroom floor.",
+                            UintegerValue(3),
+                            MakeUintegerAccessor(&SharedBufferMmu::m_headroomFrames),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("HeadroomBytes",
+                            "Fixed headroom per port (0 = computed).",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&SharedBufferMmu::m_headroomOverride),
+                            MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
 SharedBufferMmu::SharedBufferMmu()
-    : m_bufferBytes(32u << 20),
-      m_reserve(4096),
-      m_alphaBase(0.125),
-      m_resumeOffset(3072),
-      m_pfcEnabled(true),
-      m_losslessMask(1u << 3),
-      m_headroomDelayFactor(3.0),
-      m_headroomFrames(3),
-      m_headroomOverride(0)
+    : m_bufferBytes(32u << 20)
+    , m_reserve(4096)
+    , m_alphaBase(0.125)
+    , m_resumeOffset(3072)
+    , m_pfcEnabled(true)
+    , m_losslessMask(1u << 3)
+    , m_headroomDelayFactor(3.0)
+    , m_headroomFrames(3)
+    , m_headroomOverride(0)
 {
 }
 
 void
-SharedBufferMmu::Configure(const std::vector<PortInfo>& ports, uint64_t nicRateBps, uint32_t mtuFrameBytes)
+SharedBufferMmu::Configure(const std::vector<PortInfo>& ports,
+                           uint64_t nicRateBps,
+                           uint32_t mtuFrameBytes)
 {
     size_t n = ports.size();
     m_alpha.assign(n, m_alphaBase);
@@ -87,7 +106,8 @@ SharedBufferMmu::Configure(const std::vector<PortInfo>& ports, uint64_t nicRateB
         double bytesPerSec = double(ports[i].rateBps) / 8.0;
         double d = ports[i].delay.GetSeconds();
         double h = std::max(m_headroomDelayFactor * bytesPerSec * d,
-                            (m_headroomDelayFactor - 1) * bytesPerSec * d + double(m_headroomFrames) * mtuFrameBytes);
+                            (m_headroomDelayFactor - 1) * bytesPerSec * d
+                                + double(m_headroomFrames) * mtuFrameBytes);
         m_headroom[i] = m_headroomOverride ? m_headroomOverride : uint64_t(h + 0.5);
         reserved += uint64_t(lossless) * m_reserve;
         if (m_pfcEnabled)
@@ -117,7 +137,8 @@ SharedBufferMmu::Admit(uint32_t port, uint8_t prio, uint32_t bytes)
     uint64_t r = (m_losslessMask & (1u << prio)) ? m_reserve : 0;
     uint64_t after = (m_ing[port][prio] + bytes > r) ? m_ing[port][prio] + bytes - r : 0;
     uint64_t growth = after - before;
-    bool fitsShared = growth == 0 || (after <= Threshold(port) && m_sharedUsed + growth <= m_sharedPool);
+    bool fitsShared
+        = growth == 0 || (after <= Threshold(port) && m_sharedUsed + growth <= m_sharedPool);
     if (fitsShared && m_hdrm[port][prio] == 0)
     {
         m_ing[port][prio] += bytes;
@@ -147,7 +168,8 @@ SharedBufferMmu::Release(uint32_t port, uint8_t prio, uint32_t bytes)
 bool
 SharedBufferMmu::ShouldPause(uint32_t port, uint8_t prio) const
 {
-    return IsLossless(prio) && (m_hdrm[port][prio] > 0 || SharedPart(port, prio) >= Threshold(port));
+    return IsLossless(prio)
+           && (m_hdrm[port][prio] > 0 || SharedPart(port, prio) >= Threshold(port));
 }
 
 bool

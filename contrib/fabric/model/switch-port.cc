@@ -19,61 +19,72 @@ NS_OBJECT_ENSURE_REGISTERED(SwitchPort);
 TypeId
 SwitchPort::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::SwitchPort")
-            .SetParent<FabricNetDevice>()
-            .SetGroupName("Fabric")
-            .AddConstructor<SwitchPort>()
-            .AddAttribute("StrictPriorityClasses",
-                          "Bit mask of classes served with strict priority (control traffic).",
-                          UintegerValue(1u << 7),
-                          MakeUintegerAccessor(&SwitchPort::m_strictMask),
-                          MakeUintegerChecker<uint8_t>())
-            .AddAttribute("DwrrQuantum",
-                          "DWRR quantum in bytes per round for each data class.",
-                          UintegerValue(1600),
-                          MakeUintegerAccessor(&SwitchPort::m_quantum),
-                          MakeUintegerChecker<uint32_t>(64))
-            .AddAttribute("EcnKmin", "ECN RED: no marking at or below this queue (bytes).",
-                          UintegerValue(400000), MakeUintegerAccessor(&SwitchPort::m_kmin),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("EcnKmax", "ECN RED: always mark above this queue (bytes).",
-                          UintegerValue(1600000), MakeUintegerAccessor(&SwitchPort::m_kmax),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("EcnPmax", "ECN RED: marking probability at Kmax.", DoubleValue(0.2),
-                          MakeDoubleAccessor(&SwitchPort::m_pmax), MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("EcnEnabled", "Mark ECN-capable data frames.", BooleanValue(true),
-                          MakeBooleanAccessor(&SwitchPort::m_ecnEnabled), MakeBooleanChecker())
-            .AddAttribute("PauseQuanta",
-                          "Quanta in XOFF frames (512 bit times each); refreshed at half life.",
-                          UintegerValue(0xffff),
-                          MakeUintegerAccessor(&SwitchPort::m_pauseQuanta),
-                          MakeUintegerChecker<uint16_t>(1))
-            .AddAttribute("IntHopBytes",
-                          "Bytes one INT hop record adds to a frame (8 as in HPCC; the values "
-                          "themselves are kept exact, for any link speed and hop count).",
-                          UintegerValue(8),
-                          MakeUintegerAccessor(&SwitchPort::m_intHopBytes),
-                          MakeUintegerChecker<uint32_t>())
-            .AddTraceSource("QueueBytes",
-                            "Egress queue occupancy changed (frame enqueued, dequeued or flushed): "
-                            "priority, bytes queued in that class, bytes queued in the port.",
-                            MakeTraceSourceAccessor(&SwitchPort::m_queueTrace),
-                            "ns3::SwitchPort::QueueBytesTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::SwitchPort")
+              .SetParent<FabricNetDevice>()
+              .SetGroupName("Fabric")
+              .AddConstructor<SwitchPort>()
+              .AddAttribute("StrictPriorityClasses",
+                            "Bit mask of classes served with strict priority (control traffic).",
+                            UintegerValue(1u << 7),
+                            MakeUintegerAccessor(&SwitchPort::m_strictMask),
+                            MakeUintegerChecker<uint8_t>())
+              .AddAttribute("DwrrQuantum",
+                            "DWRR quantum in bytes per round for each data class.",
+                            UintegerValue(1600),
+                            MakeUintegerAccessor(&SwitchPort::m_quantum),
+                            MakeUintegerChecker<uint32_t>(64))
+              .AddAttribute("EcnKmin",
+                            "ECN RED: no marking at or below this queue (bytes).",
+                            UintegerValue(400000),
+                            MakeUintegerAccessor(&SwitchPort::m_kmin),
+                            MakeUintegerChecker<uint64_t>())
+              .AddAttribute("EcnKmax",
+                            "ECN RED: always mark above this queue (bytes).",
+                            UintegerValue(1600000),
+                            MakeUintegerAccessor(&SwitchPort::m_kmax),
+                            MakeUintegerChecker<uint64_t>())
+              .AddAttribute("EcnPmax",
+                            "ECN RED: marking probability at Kmax.",
+                            DoubleValue(0.2),
+                            MakeDoubleAccessor(&SwitchPort::m_pmax),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("EcnEnabled",
+                            "Mark ECN-capable data frames.",
+                            BooleanValue(true),
+                            MakeBooleanAccessor(&SwitchPort::m_ecnEnabled),
+                            MakeBooleanChecker())
+              .AddAttribute("PauseQuanta",
+                            "Quanta in XOFF frames (512 bit times each); refreshed at half life.",
+                            UintegerValue(0xffff),
+                            MakeUintegerAccessor(&SwitchPort::m_pauseQuanta),
+                            MakeUintegerChecker<uint16_t>(1))
+              .AddAttribute("IntHopBytes",
+                            "Bytes one INT hop record adds to a frame (8 as in HPCC; the values "
+                            "themselves are kept exact, for any link speed and hop count).",
+                            UintegerValue(8),
+                            MakeUintegerAccessor(&SwitchPort::m_intHopBytes),
+                            MakeUintegerChecker<uint32_t>())
+              .AddTraceSource(
+                  "QueueBytes",
+                  "Egress queue occupancy changed (frame enqueued, dequeued or flushed): "
+                  "priority, bytes queued in that class, bytes queued in the port.",
+                  MakeTraceSourceAccessor(&SwitchPort::m_queueTrace),
+                  "ns3::SwitchPort::QueueBytesTracedCallback");
     return tid;
 }
 
 SwitchPort::SwitchPort()
-    : m_switch(nullptr),
-      m_index(0),
-      m_strictMask(1u << 7),
-      m_quantum(1600),
-      m_kmin(400000),
-      m_kmax(1600000),
-      m_pmax(0.2),
-      m_ecnEnabled(true),
-      m_pauseQuanta(0xffff),
-      m_intHopBytes(8)
+    : m_switch(nullptr)
+    , m_index(0)
+    , m_strictMask(1u << 7)
+    , m_quantum(1600)
+    , m_kmin(400000)
+    , m_kmax(1600000)
+    , m_pmax(0.2)
+    , m_ecnEnabled(true)
+    , m_pauseQuanta(0xffff)
+    , m_intHopBytes(8)
 {
 }
 
@@ -135,8 +146,8 @@ SwitchPort::Pop(uint8_t prio)
     m_q[prio].pop_front();
     m_qBytes[prio] -= p->frameBytes;
     m_totalBytes -= p->frameBytes;
-    if (m_ecnEnabled && p->type == FrameType::Data && p->ecnCapable && !p->ce &&
-        m_switch->ShouldMarkEcn(m_qBytes[prio], m_kmin, m_kmax, m_pmax))
+    if (m_ecnEnabled && p->type == FrameType::Data && p->ecnCapable && !p->ce
+        && m_switch->ShouldMarkEcn(m_qBytes[prio], m_kmin, m_kmax, m_pmax))
     {
         p->ce = true;
         m_ecnMarked++;
@@ -286,7 +297,8 @@ SwitchPort::PausePeer(uint8_t prio)
     m_xoff[prio] = true;
     SendPfc(prio, m_pauseQuanta);
     // Refresh before the pause expires at the peer while the condition holds.
-    Time half = PicoSeconds(int64_t(uint64_t(m_pauseQuanta) * 512ULL * 1000000000000ULL / GetRateBps() / 2));
+    Time half = PicoSeconds(
+        int64_t(uint64_t(m_pauseQuanta) * 512ULL * 1000000000000ULL / GetRateBps() / 2));
     m_xoffRefresh[prio] = Simulator::Schedule(half, &SwitchPort::RefreshXoff, this, prio);
 }
 
@@ -298,7 +310,8 @@ SwitchPort::RefreshXoff(uint8_t prio)
         return;
     }
     SendPfc(prio, m_pauseQuanta);
-    Time half = PicoSeconds(int64_t(uint64_t(m_pauseQuanta) * 512ULL * 1000000000000ULL / GetRateBps() / 2));
+    Time half = PicoSeconds(
+        int64_t(uint64_t(m_pauseQuanta) * 512ULL * 1000000000000ULL / GetRateBps() / 2));
     m_xoffRefresh[prio] = Simulator::Schedule(half, &SwitchPort::RefreshXoff, this, prio);
 }
 

@@ -161,7 +161,8 @@ class SwitchPort : public FabricNetDevice
 
     uint16_t m_pauseQuanta;
     uint32_t m_intHopBytes;
-    uint64_t m_txWireBytes = 0;   ///< bytes put on the link, preamble and IFG included (INT tx counter)
+    uint64_t m_txWireBytes
+        = 0; ///< bytes put on the link, preamble and IFG included (INT tx counter)
     uint64_t m_intBytesAdded = 0;
     uint8_t m_wdDrop = 0; ///< classes the PFC watchdog drops (bit mask)
     std::array<bool, 8> m_xoff{};

@@ -79,7 +79,8 @@ main(int argc, char** argv)
     // The whole plug-in step: give the algorithm a scenario name.
     CongestionControlFactory::Register("aimd", ObjectFactory("ns3::ExampleAimd"));
 
-    fabricsim::Topology topo = fabricsim::BuildTopology({{"type", "single-switch"}, {"hosts", senders + 1}}, "example");
+    fabricsim::Topology topo
+        = fabricsim::BuildTopology({{"type", "single-switch"}, {"hosts", senders + 1}}, "example");
     FabricTopologyHelper fabric(topo);
     EcnConfig ecn; // mark from 100 KB per 25G (400 KB at 100G)
     fabric.SetEcn(ecn);

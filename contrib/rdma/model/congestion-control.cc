@@ -24,14 +24,13 @@ NS_OBJECT_ENSURE_REGISTERED(NoCongestionControl);
 TypeId
 CongestionControl::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::CongestionControl")
-            .SetParent<Object>()
-            .SetGroupName("Rdma")
-            .AddTraceSource("Rate",
-                            "Current sending rate in bits/s.",
-                            MakeTraceSourceAccessor(&CongestionControl::m_rateBps),
-                            "ns3::TracedValueCallback::Uint64");
+    static TypeId tid = TypeId("ns3::CongestionControl")
+                            .SetParent<Object>()
+                            .SetGroupName("Rdma")
+                            .AddTraceSource("Rate",
+                                            "Current sending rate in bits/s.",
+                                            MakeTraceSourceAccessor(&CongestionControl::m_rateBps),
+                                            "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 
@@ -100,7 +99,8 @@ namespace
 std::map<std::string, ObjectFactory>&
 Registry()
 {
-    static std::map<std::string, ObjectFactory> reg = [] {
+    static std::map<std::string, ObjectFactory> reg = []
+    {
         std::map<std::string, ObjectFactory> r;
         r["none"] = ObjectFactory("ns3::NoCongestionControl");
         r["dcqcn"] = Dcqcn::FirmwarePreset();
@@ -117,7 +117,9 @@ Registry()
 } // namespace
 
 ObjectFactory
-CongestionControlFactory::Get(const std::string& name, const std::string& file, const std::string& field)
+CongestionControlFactory::Get(const std::string& name,
+                              const std::string& file,
+                              const std::string& field)
 {
     auto& reg = Registry();
     auto it = reg.find(name);

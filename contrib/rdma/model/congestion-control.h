@@ -29,7 +29,7 @@ struct AckSample
     uint32_t sndNxt = 0;          ///< sender's next PSN when the ACK arrived
     bool ecnEcho = false;         ///< acked frame was CE-marked
     Time rtt;                     ///< now - send time of the acked frame
-    uint32_t hops = 0;            ///< switch hops the ACK crossed (from its TTL; paths are symmetric)
+    uint32_t hops = 0; ///< switch hops the ACK crossed (from its TTL; paths are symmetric)
     const std::vector<IntHop>* intHops = nullptr; ///< INT stack echoed by the receiver
 };
 

@@ -18,38 +18,61 @@ TypeId
 Dcqcn::GetTypeId()
 {
     // Defaults are the firmware flavour; PaperPreset() overrides them.
-    static TypeId tid =
-        TypeId("ns3::Dcqcn")
-            .SetParent<CongestionControl>()
-            .SetGroupName("Rdma")
-            .AddConstructor<Dcqcn>()
-            .AddAttribute("G", "Alpha EWMA gain g.", DoubleValue(1.0 / 256),
-                          MakeDoubleAccessor(&Dcqcn::m_g), MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("AlphaPeriod", "Alpha update period.", TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&Dcqcn::m_alphaPeriod), MakeTimeChecker())
-            .AddAttribute("RateDecreasePeriod",
-                          "Minimum time between two rate decreases.",
-                          TimeValue(MicroSeconds(4)),
-                          MakeTimeAccessor(&Dcqcn::m_decreasePeriod),
-                          MakeTimeChecker())
-            .AddAttribute("RateIncreasePeriod", "Rate increase timer.", TimeValue(MicroSeconds(300)),
-                          MakeTimeAccessor(&Dcqcn::m_increasePeriod), MakeTimeChecker())
-            .AddAttribute("ByteCounter",
-                          "Bytes per byte-counter increase stage (0 disables the byte counter).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&Dcqcn::m_byteCounter),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("FastRecoveryRounds", "F: stages of fast recovery.", UintegerValue(1),
-                          MakeUintegerAccessor(&Dcqcn::m_fastRecoveryRounds),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("RateAI", "Additive increase step R_AI.", DataRateValue(DataRate("20Mbps")),
-                          MakeDataRateAccessor(&Dcqcn::m_rai), MakeDataRateChecker())
-            .AddAttribute("RateHAI", "Hyper increase step R_HAI.", DataRateValue(DataRate("200Mbps")),
-                          MakeDataRateAccessor(&Dcqcn::m_rhai), MakeDataRateChecker())
-            .AddAttribute("MinRate", "Lowest rate.", DataRateValue(DataRate("1000Mbps")),
-                          MakeDataRateAccessor(&Dcqcn::m_minRate), MakeDataRateChecker())
-            .AddAttribute("InitialAlpha", "Alpha at start.", DoubleValue(1.0),
-                          MakeDoubleAccessor(&Dcqcn::m_initialAlpha), MakeDoubleChecker<double>(0, 1));
+    static TypeId tid
+        = TypeId("ns3::Dcqcn")
+              .SetParent<CongestionControl>()
+              .SetGroupName("Rdma")
+              .AddConstructor<Dcqcn>()
+              .AddAttribute("G",
+                            "Alpha EWMA gain g.",
+                            DoubleValue(1.0 / 256),
+                            MakeDoubleAccessor(&Dcqcn::m_g),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("AlphaPeriod",
+                            "Alpha update period.",
+                            TimeValue(MicroSeconds(1)),
+                            MakeTimeAccessor(&Dcqcn::m_alphaPeriod),
+                            MakeTimeChecker())
+              .AddAttribute("RateDecreasePeriod",
+                            "Minimum time between two rate decreases.",
+                            TimeValue(MicroSeconds(4)),
+                            MakeTimeAccessor(&Dcqcn::m_decreasePeriod),
+                            MakeTimeChecker())
+              .AddAttribute("RateIncreasePeriod",
+                            "Rate increase timer.",
+                            TimeValue(MicroSeconds(300)),
+                            MakeTimeAccessor(&Dcqcn::m_increasePeriod),
+                            MakeTimeChecker())
+              .AddAttribute("ByteCounter",
+                            "Bytes per byte-counter increase stage (0 disables the byte counter).",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&Dcqcn::m_byteCounter),
+                            MakeUintegerChecker<uint64_t>())
+              .AddAttribute("FastRecoveryRounds",
+                            "F: stages of fast recovery.",
+                            UintegerValue(1),
+                            MakeUintegerAccessor(&Dcqcn::m_fastRecoveryRounds),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("RateAI",
+                            "Additive increase step R_AI.",
+                            DataRateValue(DataRate("20Mbps")),
+                            MakeDataRateAccessor(&Dcqcn::m_rai),
+                            MakeDataRateChecker())
+              .AddAttribute("RateHAI",
+                            "Hyper increase step R_HAI.",
+                            DataRateValue(DataRate("200Mbps")),
+                            MakeDataRateAccessor(&Dcqcn::m_rhai),
+                            MakeDataRateChecker())
+              .AddAttribute("MinRate",
+                            "Lowest rate.",
+                            DataRateValue(DataRate("1000Mbps")),
+                            MakeDataRateAccessor(&Dcqcn::m_minRate),
+                            MakeDataRateChecker())
+              .AddAttribute("InitialAlpha",
+                            "Alpha at start.",
+                            DoubleValue(1.0),
+                            MakeDoubleAccessor(&Dcqcn::m_initialAlpha),
+                            MakeDoubleChecker<double>(0, 1));
     return tid;
 }
 
@@ -75,12 +98,12 @@ Dcqcn::PaperPreset()
 }
 
 Dcqcn::Dcqcn()
-    : m_alpha(1.0),
-      m_targetBps(0),
-      m_decreasedOnce(false),
-      m_timerStage(0),
-      m_byteStage(0),
-      m_bytesSinceStage(0)
+    : m_alpha(1.0)
+    , m_targetBps(0)
+    , m_decreasedOnce(false)
+    , m_timerStage(0)
+    , m_byteStage(0)
+    , m_bytesSinceStage(0)
 {
 }
 

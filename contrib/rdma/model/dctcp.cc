@@ -17,51 +17,52 @@ TypeId
 Dctcp::GetTypeId()
 {
     // Defaults: reference sheet "Congestion control", DCTCP (rate-based) row.
-    static TypeId tid =
-        TypeId("ns3::Dctcp")
-            .SetParent<CongestionControl>()
-            .SetGroupName("Rdma")
-            .AddConstructor<Dctcp>()
-            .AddAttribute("G",
-                          "Alpha EWMA gain g.",
-                          DoubleValue(1.0 / 16),
-                          MakeDoubleAccessor(&Dctcp::m_g),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("InitialAlpha",
-                          "Alpha at start (1: the first cut halves the rate, as Linux DCTCP).",
-                          DoubleValue(1.0),
-                          MakeDoubleAccessor(&Dctcp::m_initialAlpha),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("RateAI",
-                          "Additive increase per RTT outside CWR.",
-                          DataRateValue(DataRate("615Mbps")),
-                          MakeDataRateAccessor(&Dctcp::m_rai),
-                          MakeDataRateChecker())
-            .AddAttribute("UseWindow",
-                          "Also limit in-flight bytes to rate * base RTT (the BDP scaled by rate / "
-                          "line rate), which gives the ACK clocking of window-based DCTCP.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&Dctcp::m_useWindow),
-                          MakeBooleanChecker())
-            .AddAttribute("MinRate",
-                          "Lowest rate.",
-                          DataRateValue(DataRate("100Mbps")),
-                          MakeDataRateAccessor(&Dctcp::m_minRate),
-                          MakeDataRateChecker());
+    static TypeId tid
+        = TypeId("ns3::Dctcp")
+              .SetParent<CongestionControl>()
+              .SetGroupName("Rdma")
+              .AddConstructor<Dctcp>()
+              .AddAttribute("G",
+                            "Alpha EWMA gain g.",
+                            DoubleValue(1.0 / 16),
+                            MakeDoubleAccessor(&Dctcp::m_g),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("InitialAlpha",
+                            "Alpha at start (1: the first cut halves the rate, as Linux DCTCP).",
+                            DoubleValue(1.0),
+                            MakeDoubleAccessor(&Dctcp::m_initialAlpha),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("RateAI",
+                            "Additive increase per RTT outside CWR.",
+                            DataRateValue(DataRate("615Mbps")),
+                            MakeDataRateAccessor(&Dctcp::m_rai),
+                            MakeDataRateChecker())
+              .AddAttribute(
+                  "UseWindow",
+                  "Also limit in-flight bytes to rate * base RTT (the BDP scaled by rate / "
+                  "line rate), which gives the ACK clocking of window-based DCTCP.",
+                  BooleanValue(true),
+                  MakeBooleanAccessor(&Dctcp::m_useWindow),
+                  MakeBooleanChecker())
+              .AddAttribute("MinRate",
+                            "Lowest rate.",
+                            DataRateValue(DataRate("100Mbps")),
+                            MakeDataRateAccessor(&Dctcp::m_minRate),
+                            MakeDataRateChecker());
     return tid;
 }
 
 Dctcp::Dctcp()
-    : m_g(1.0 / 16),
-      m_initialAlpha(1.0),
-      m_useWindow(true),
-      m_alpha(1.0),
-      m_rate(0),
-      m_acks(0),
-      m_ecnAcks(0),
-      m_lastUpdateSeq(0),
-      m_cwr(false),
-      m_cwrEndSeq(0)
+    : m_g(1.0 / 16)
+    , m_initialAlpha(1.0)
+    , m_useWindow(true)
+    , m_alpha(1.0)
+    , m_rate(0)
+    , m_acks(0)
+    , m_ecnAcks(0)
+    , m_lastUpdateSeq(0)
+    , m_cwr(false)
+    , m_cwrEndSeq(0)
 {
 }
 

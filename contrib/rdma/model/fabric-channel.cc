@@ -16,29 +16,29 @@ NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 TypeId
 FabricChannel::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricChannel")
-            .SetParent<Channel>()
-            .SetGroupName("Rdma")
-            .AddConstructor<FabricChannel>()
-            .AddAttribute("Delay",
-                          "Propagation delay of the link (each direction).",
-                          TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&FabricChannel::m_delay),
-                          MakeTimeChecker())
-            .AddAttribute("LossRate",
-                          "Probability that a frame is corrupted in flight (dropped at the "
-                          "receiver, counted as corruption).",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&FabricChannel::m_lossRate),
-                          MakeDoubleChecker<double>(0.0, 1.0));
+    static TypeId tid
+        = TypeId("ns3::FabricChannel")
+              .SetParent<Channel>()
+              .SetGroupName("Rdma")
+              .AddConstructor<FabricChannel>()
+              .AddAttribute("Delay",
+                            "Propagation delay of the link (each direction).",
+                            TimeValue(MicroSeconds(1)),
+                            MakeTimeAccessor(&FabricChannel::m_delay),
+                            MakeTimeChecker())
+              .AddAttribute("LossRate",
+                            "Probability that a frame is corrupted in flight (dropped at the "
+                            "receiver, counted as corruption).",
+                            DoubleValue(0.0),
+                            MakeDoubleAccessor(&FabricChannel::m_lossRate),
+                            MakeDoubleChecker<double>(0.0, 1.0));
     return tid;
 }
 
 FabricChannel::FabricChannel()
-    : m_lossRate(0.0),
-      m_up(true),
-      m_epoch(0)
+    : m_lossRate(0.0)
+    , m_up(true)
+    , m_epoch(0)
 {
     m_rng = CreateObject<UniformRandomVariable>();
 }
@@ -61,7 +61,8 @@ FabricChannel::Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime)
     m_inFlightPfc += (p->type == FrameType::Pfc);
     int i = (from == PeekPointer(m_dev[0])) ? 1 : 0;
     m_wire[i].push_back({p, m_epoch});
-    Simulator::ScheduleWithContext(m_context[i], txTime + m_delay, &FabricChannel::Deliver, this, i);
+    Simulator::ScheduleWithContext(
+        m_context[i], txTime + m_delay, &FabricChannel::Deliver, this, i);
 }
 
 void

@@ -8,8 +8,8 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pcap-file-wrapper.h"
-#include "ns3/trace-helper.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-helper.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -43,51 +43,51 @@ DropReasonName(DropReason r)
 TypeId
 FabricNetDevice::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FabricNetDevice")
-            .SetParent<NetDevice>()
-            .SetGroupName("Rdma")
-            .AddAttribute("DataRate",
-                          "Line rate of the port.",
-                          DataRateValue(DataRate("100Gbps")),
-                          MakeDataRateAccessor(&FabricNetDevice::m_rate),
-                          MakeDataRateChecker())
-            .AddAttribute("Mtu",
-                          "Maximum RDMA payload per frame in bytes (RoCE path MTU).",
-                          UintegerValue(1000),
-                          MakeUintegerAccessor(&FabricNetDevice::m_mtu),
-                          MakeUintegerChecker<uint32_t>(64, 9000))
-            .AddTraceSource("Tx",
-                            "A frame starts serialisation on this port.",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_txTrace),
-                            "ns3::FabricNetDevice::FrameTracedCallback")
-            .AddTraceSource("Rx",
-                            "A frame fully arrived at this port.",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_rxTrace),
-                            "ns3::FabricNetDevice::FrameTracedCallback")
-            .AddTraceSource("Drop",
-                            "A frame was dropped here (with the reason).",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
-                            "ns3::FabricNetDevice::DropTracedCallback")
-            .AddTraceSource("PfcRx",
-                            "A PFC frame arrived: priority, quanta (0 = resume).",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_pfcRxTrace),
-                            "ns3::FabricNetDevice::PfcTracedCallback")
-            .AddTraceSource("PfcTx",
-                            "A PFC frame was sent: priority, quanta (0 = resume).",
-                            MakeTraceSourceAccessor(&FabricNetDevice::m_pfcTxTrace),
-                            "ns3::FabricNetDevice::PfcTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::FabricNetDevice")
+              .SetParent<NetDevice>()
+              .SetGroupName("Rdma")
+              .AddAttribute("DataRate",
+                            "Line rate of the port.",
+                            DataRateValue(DataRate("100Gbps")),
+                            MakeDataRateAccessor(&FabricNetDevice::m_rate),
+                            MakeDataRateChecker())
+              .AddAttribute("Mtu",
+                            "Maximum RDMA payload per frame in bytes (RoCE path MTU).",
+                            UintegerValue(1000),
+                            MakeUintegerAccessor(&FabricNetDevice::m_mtu),
+                            MakeUintegerChecker<uint32_t>(64, 9000))
+              .AddTraceSource("Tx",
+                              "A frame starts serialisation on this port.",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_txTrace),
+                              "ns3::FabricNetDevice::FrameTracedCallback")
+              .AddTraceSource("Rx",
+                              "A frame fully arrived at this port.",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_rxTrace),
+                              "ns3::FabricNetDevice::FrameTracedCallback")
+              .AddTraceSource("Drop",
+                              "A frame was dropped here (with the reason).",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
+                              "ns3::FabricNetDevice::DropTracedCallback")
+              .AddTraceSource("PfcRx",
+                              "A PFC frame arrived: priority, quanta (0 = resume).",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_pfcRxTrace),
+                              "ns3::FabricNetDevice::PfcTracedCallback")
+              .AddTraceSource("PfcTx",
+                              "A PFC frame was sent: priority, quanta (0 = resume).",
+                              MakeTraceSourceAccessor(&FabricNetDevice::m_pfcTxTrace),
+                              "ns3::FabricNetDevice::PfcTracedCallback");
     return tid;
 }
 
 FabricNetDevice::FabricNetDevice()
-    : m_mtu(1000),
-      m_ifIndex(0),
-      m_rate(DataRate("100Gbps")),
-      m_rateBps(100000000000ULL),
-      m_busyUntil(0),
-      m_completionPending(false),
-      m_wakeAt(Time::Max())
+    : m_mtu(1000)
+    , m_ifIndex(0)
+    , m_rate(DataRate("100Gbps"))
+    , m_rateBps(100000000000ULL)
+    , m_busyUntil(0)
+    , m_completionPending(false)
+    , m_wakeAt(Time::Max())
 {
     m_pausedUntil.fill(Time(0));
     m_peerPausedUntil.fill(Time(0));
@@ -274,7 +274,8 @@ FabricNetDevice::ScheduleWake(Time at)
     m_wakeEvent.Cancel();
     m_wakeAt = at;
     Time now = Simulator::Now();
-    m_wakeEvent = Simulator::Schedule(at > now ? at - now : Time(0), &FabricNetDevice::WakeEvent, this);
+    m_wakeEvent
+        = Simulator::Schedule(at > now ? at - now : Time(0), &FabricNetDevice::WakeEvent, this);
 }
 
 void

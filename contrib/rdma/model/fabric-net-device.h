@@ -36,7 +36,7 @@ struct FabricDeviceStats
     uint64_t rxBytes = 0;
     uint64_t rxDataFrames = 0; ///< RDMA data frames among rxFrames
     uint64_t txDataPayload = 0;
-    std::array<uint64_t, 8> pfcSent{};     ///< XOFF frames (quanta > 0) sent
+    std::array<uint64_t, 8> pfcSent{};       ///< XOFF frames (quanta > 0) sent
     std::array<uint64_t, 8> pfcResumeSent{}; ///< XON frames (quanta 0) sent
     std::array<uint64_t, 8> pfcReceived{};   ///< XOFF frames received
     std::array<uint64_t, 8> pfcResumeReceived{};
@@ -76,7 +76,8 @@ class FabricNetDevice : public NetDevice
     /// Serialisation time of `bytes` on the wire at this port's rate.
     Time TxTime(uint32_t wireBytes) const
     {
-        return PicoSeconds(static_cast<int64_t>((uint64_t(wireBytes) * 8000000000000ULL) / m_rateBps));
+        return PicoSeconds(
+            static_cast<int64_t>((uint64_t(wireBytes) * 8000000000000ULL) / m_rateBps));
     }
 
     /// Called by the channel when frame `p` has fully arrived.
@@ -205,9 +206,9 @@ class FabricNetDevice : public NetDevice
     Mac48Address m_address;
     DataRate m_rate;
     uint64_t m_rateBps;
-    Time m_busyUntil;        ///< end of the current frame's serialisation
-    bool m_completionPending; ///< a TransmitComplete event is scheduled for m_busyUntil
-    std::array<Time, 8> m_pausedUntil;     ///< pause the transmitter obeys
+    Time m_busyUntil;                  ///< end of the current frame's serialisation
+    bool m_completionPending;          ///< a TransmitComplete event is scheduled for m_busyUntil
+    std::array<Time, 8> m_pausedUntil; ///< pause the transmitter obeys
     std::array<Time, 8> m_peerPausedUntil; ///< pause the peer asked for (obeyed or not)
     std::array<Time, 8> m_pauseStart;      ///< start of the peer's uninterrupted pause
     uint8_t m_pauseIgnored = 0;            ///< classes whose pauses are ignored (watchdog)

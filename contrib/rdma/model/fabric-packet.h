@@ -57,9 +57,9 @@ DataFrame(uint32_t payload, bool first)
 {
     return kEth + kIpv4 + kUdp + kBth + (first ? kReth : 0) + payload + kIcrc + kFcs;
 }
-constexpr uint32_t kAckFrame = kEth + kIpv4 + kUdp + kBth + kAeth + kIcrc + kFcs;    // 66
+constexpr uint32_t kAckFrame = kEth + kIpv4 + kUdp + kBth + kAeth + kIcrc + kFcs;        // 66
 constexpr uint32_t kCnpFrame = kEth + kIpv4 + kUdp + kBth + kCnpReserved + kIcrc + kFcs; // 78
-constexpr uint32_t kPfcFrame = kMinFrame;                                             // 64
+constexpr uint32_t kPfcFrame = kMinFrame;                                                // 64
 /// INT shim carried by flagged data frames and echoed in their ACKs (hop count, flags), as in HPCC
 constexpr uint32_t kIntHeader = 2;
 } // namespace RoceSize
@@ -90,13 +90,13 @@ struct FabricPacket
     bool ackReq = false;    ///< BTH A bit
     bool ecnEcho = false;   ///< on ACKs: the acked data frame was CE-marked (DCTCP-style echo)
 
-    uint32_t srcHost = 0;  ///< source host index (IPv4 address derived from it)
-    uint32_t dstHost = 0;  ///< destination host index
-    uint16_t sport = 0;    ///< UDP source port (flow entropy)
-    uint16_t dport = 4791; ///< RoCEv2
-    uint32_t dstQpn = 0;   ///< BTH destination QP
-    uint32_t psn = 0;      ///< packet sequence number (BTH carries the low 24 bits)
-    uint32_t payload = 0;  ///< RDMA payload bytes
+    uint32_t srcHost = 0;    ///< source host index (IPv4 address derived from it)
+    uint32_t dstHost = 0;    ///< destination host index
+    uint16_t sport = 0;      ///< UDP source port (flow entropy)
+    uint16_t dport = 4791;   ///< RoCEv2
+    uint32_t dstQpn = 0;     ///< BTH destination QP
+    uint32_t psn = 0;        ///< packet sequence number (BTH carries the low 24 bits)
+    uint32_t payload = 0;    ///< RDMA payload bytes
     uint32_t frameBytes = 0; ///< L2 frame bytes including FCS, excluding preamble and IFG
 
     uint64_t remoteVa = 0;  ///< RETH virtual address (first packet of a WRITE)
@@ -107,8 +107,8 @@ struct FabricPacket
     uint8_t pfcClassEnable = 0; ///< PFC class-enable vector
     uint16_t pfcQuanta[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
-    int64_t sendTimePs = 0;  ///< sender timestamp echoed in ACKs (RTT samples)
-    uint64_t uid = 0;        ///< unique id for tracing
+    int64_t sendTimePs = 0;   ///< sender timestamp echoed in ACKs (RTT samples)
+    uint64_t uid = 0;         ///< unique id for tracing
     uint32_t ingressPort = 0; ///< scratch: switch ingress port while queued
 
     std::vector<IntHop> intHops; ///< INT stack (empty unless a CC needs it)

@@ -17,45 +17,45 @@ TypeId
 Hpcc::GetTypeId()
 {
     // Defaults: reference sheet "Congestion control", HPCC row.
-    static TypeId tid =
-        TypeId("ns3::Hpcc")
-            .SetParent<CongestionControl>()
-            .SetGroupName("Rdma")
-            .AddConstructor<Hpcc>()
-            .AddAttribute("Eta",
-                          "Target utilisation eta of the most loaded hop.",
-                          DoubleValue(0.95),
-                          MakeDoubleAccessor(&Hpcc::m_eta),
-                          MakeDoubleChecker<double>(0.01, 1.0))
-            .AddAttribute("MaxStage",
-                          "Additive-increase stages before a multiplicative step is forced "
-                          "(0: every update is multiplicative, as in the HPCC run configs).",
-                          UintegerValue(5),
-                          MakeUintegerAccessor(&Hpcc::m_maxStage),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("RateAI",
-                          "Additive increase expressed as a rate: W_AI = RateAI * base RTT.",
-                          DataRateValue(DataRate("40Mbps")),
-                          MakeDataRateAccessor(&Hpcc::m_rai),
-                          MakeDataRateChecker())
-            .AddAttribute("MinRate",
-                          "Lowest rate; the window never drops below MinRate * base RTT.",
-                          DataRateValue(DataRate("100Mbps")),
-                          MakeDataRateAccessor(&Hpcc::m_minRate),
-                          MakeDataRateChecker());
+    static TypeId tid
+        = TypeId("ns3::Hpcc")
+              .SetParent<CongestionControl>()
+              .SetGroupName("Rdma")
+              .AddConstructor<Hpcc>()
+              .AddAttribute("Eta",
+                            "Target utilisation eta of the most loaded hop.",
+                            DoubleValue(0.95),
+                            MakeDoubleAccessor(&Hpcc::m_eta),
+                            MakeDoubleChecker<double>(0.01, 1.0))
+              .AddAttribute("MaxStage",
+                            "Additive-increase stages before a multiplicative step is forced "
+                            "(0: every update is multiplicative, as in the HPCC run configs).",
+                            UintegerValue(5),
+                            MakeUintegerAccessor(&Hpcc::m_maxStage),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("RateAI",
+                            "Additive increase expressed as a rate: W_AI = RateAI * base RTT.",
+                            DataRateValue(DataRate("40Mbps")),
+                            MakeDataRateAccessor(&Hpcc::m_rai),
+                            MakeDataRateChecker())
+              .AddAttribute("MinRate",
+                            "Lowest rate; the window never drops below MinRate * base RTT.",
+                            DataRateValue(DataRate("100Mbps")),
+                            MakeDataRateAccessor(&Hpcc::m_minRate),
+                            MakeDataRateChecker());
     return tid;
 }
 
 Hpcc::Hpcc()
-    : m_eta(0.95),
-      m_maxStage(5),
-      m_u(1.0),
-      m_wc(0),
-      m_wMax(0),
-      m_wAi(0),
-      m_incStage(0),
-      m_lastUpdateSeq(0),
-      m_started(false)
+    : m_eta(0.95)
+    , m_maxStage(5)
+    , m_u(1.0)
+    , m_wc(0)
+    , m_wMax(0)
+    , m_wAi(0)
+    , m_incStage(0)
+    , m_lastUpdateSeq(0)
+    , m_started(false)
 {
 }
 

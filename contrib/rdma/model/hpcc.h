@@ -78,12 +78,12 @@ class Hpcc : public CongestionControl
 
     // state
     double m_u;
-    double m_wc;           ///< reference window (bytes)
-    double m_wMax;         ///< BDP at line rate: the initial and largest window
-    double m_wAi;          ///< additive step (bytes)
+    double m_wc;   ///< reference window (bytes)
+    double m_wMax; ///< BDP at line rate: the initial and largest window
+    double m_wAi;  ///< additive step (bytes)
     uint32_t m_incStage;
     uint32_t m_lastUpdateSeq;
-    bool m_started;        ///< a first INT stack has been recorded
+    bool m_started; ///< a first INT stack has been recorded
     std::vector<IntHop> m_prev;
 };
 

@@ -18,62 +18,63 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 TypeId
 RdmaNic::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaNic")
-            .SetParent<FabricNetDevice>()
-            .SetGroupName("Rdma")
-            .AddConstructor<RdmaNic>()
-            .AddAttribute("ControlPriority",
-                          "802.1p class of ACK/NACK/CNP frames (served first by NIC and switches).",
-                          UintegerValue(7),
-                          MakeUintegerAccessor(&RdmaNic::m_ctrlPriority),
-                          MakeUintegerChecker<uint8_t>(0, 7))
-            .AddAttribute("AckInterval",
-                          "Acknowledge every N data packets (the last packet of a message is "
-                          "always acknowledged).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("CnpInterval",
-                          "Minimum time between two CNPs for one QP (min_time_between_cnps).",
-                          TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
-                          MakeTimeChecker())
-            .AddAttribute("NackInterval",
-                          "Minimum time between two NACKs for the same expected PSN.",
-                          TimeValue(MicroSeconds(500)),
-                          MakeTimeAccessor(&RdmaNic::m_nackInterval),
-                          MakeTimeChecker())
-            .AddAttribute("RetransmitTimeout",
-                          "Go-back-N retransmission timeout (recovers a lost tail packet).",
-                          TimeValue(MicroSeconds(1000)),
-                          MakeTimeAccessor(&RdmaNic::m_rto),
-                          MakeTimeChecker())
-            .AddAttribute("UseWindow",
-                          "Limit in-flight bytes to the BDP scaled by rate / line rate (when the "
-                          "congestion control does not set its own window).",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&RdmaNic::m_useWindow),
-                          MakeBooleanChecker())
-            .AddTraceSource("CnpReceived",
-                            "A CNP arrived for a QP: qpn, destination host of the QP.",
-                            MakeTraceSourceAccessor(&RdmaNic::m_cnpRxTrace),
-                            "ns3::RdmaNic::QpTracedCallback")
-            .AddTraceSource("Retransmit",
-                            "Go-back-N restart: qpn, first PSN resent.",
-                            MakeTraceSourceAccessor(&RdmaNic::m_retransmitTrace),
-                            "ns3::RdmaNic::QpTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::RdmaNic")
+              .SetParent<FabricNetDevice>()
+              .SetGroupName("Rdma")
+              .AddConstructor<RdmaNic>()
+              .AddAttribute(
+                  "ControlPriority",
+                  "802.1p class of ACK/NACK/CNP frames (served first by NIC and switches).",
+                  UintegerValue(7),
+                  MakeUintegerAccessor(&RdmaNic::m_ctrlPriority),
+                  MakeUintegerChecker<uint8_t>(0, 7))
+              .AddAttribute("AckInterval",
+                            "Acknowledge every N data packets (the last packet of a message is "
+                            "always acknowledged).",
+                            UintegerValue(1),
+                            MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                            MakeUintegerChecker<uint32_t>(1))
+              .AddAttribute("CnpInterval",
+                            "Minimum time between two CNPs for one QP (min_time_between_cnps).",
+                            TimeValue(MicroSeconds(50)),
+                            MakeTimeAccessor(&RdmaNic::m_cnpInterval),
+                            MakeTimeChecker())
+              .AddAttribute("NackInterval",
+                            "Minimum time between two NACKs for the same expected PSN.",
+                            TimeValue(MicroSeconds(500)),
+                            MakeTimeAccessor(&RdmaNic::m_nackInterval),
+                            MakeTimeChecker())
+              .AddAttribute("RetransmitTimeout",
+                            "Go-back-N retransmission timeout (recovers a lost tail packet).",
+                            TimeValue(MicroSeconds(1000)),
+                            MakeTimeAccessor(&RdmaNic::m_rto),
+                            MakeTimeChecker())
+              .AddAttribute("UseWindow",
+                            "Limit in-flight bytes to the BDP scaled by rate / line rate (when the "
+                            "congestion control does not set its own window).",
+                            BooleanValue(false),
+                            MakeBooleanAccessor(&RdmaNic::m_useWindow),
+                            MakeBooleanChecker())
+              .AddTraceSource("CnpReceived",
+                              "A CNP arrived for a QP: qpn, destination host of the QP.",
+                              MakeTraceSourceAccessor(&RdmaNic::m_cnpRxTrace),
+                              "ns3::RdmaNic::QpTracedCallback")
+              .AddTraceSource("Retransmit",
+                              "Go-back-N restart: qpn, first PSN resent.",
+                              MakeTraceSourceAccessor(&RdmaNic::m_retransmitTrace),
+                              "ns3::RdmaNic::QpTracedCallback");
     return tid;
 }
 
 RdmaNic::RdmaNic()
-    : m_host(0),
-      m_ctrlPriority(7),
-      m_ackInterval(1),
-      m_rtoMaxRetries(0),
-      m_useWindow(false),
-      m_rr(0),
-      m_uid(0)
+    : m_host(0)
+    , m_ctrlPriority(7)
+    , m_ackInterval(1)
+    , m_rtoMaxRetries(0)
+    , m_useWindow(false)
+    , m_rr(0)
+    , m_uid(0)
 {
 }
 
@@ -327,7 +328,10 @@ RdmaNic::HandleReceive(FabricPacket* p)
 }
 
 void
-RdmaNic::SendControl(FrameType type, const RdmaRxQueuePair& rx, uint32_t psn, const FabricPacket* cause)
+RdmaNic::SendControl(FrameType type,
+                     const RdmaRxQueuePair& rx,
+                     uint32_t psn,
+                     const FabricPacket* cause)
 {
     auto* c = new FabricPacket;
     c->type = type;

@@ -107,7 +107,10 @@ class RdmaNic : public FabricNetDevice
     void ReceiveAck(FabricPacket* p);
     void ReceiveNack(FabricPacket* p);
     void ReceiveCnp(FabricPacket* p);
-    void SendControl(FrameType type, const RdmaRxQueuePair& rx, uint32_t psn, const FabricPacket* cause);
+    void SendControl(FrameType type,
+                     const RdmaRxQueuePair& rx,
+                     uint32_t psn,
+                     const FabricPacket* cause);
     void AdvanceUna(RdmaQueuePair* qp, uint32_t psn);
     void ArmRto(RdmaQueuePair* qp);
     void RtoFired(RdmaQueuePair* qp);
@@ -136,7 +139,7 @@ class RdmaNic : public FabricNetDevice
     uint64_t m_dataDelivered = 0;
     uint64_t m_dataBytesDelivered = 0;
 
-    TracedCallback<uint32_t, uint32_t> m_cnpRxTrace; ///< qpn, dst host
+    TracedCallback<uint32_t, uint32_t> m_cnpRxTrace;      ///< qpn, dst host
     TracedCallback<uint32_t, uint32_t> m_retransmitTrace; ///< qpn, from psn
 };
 

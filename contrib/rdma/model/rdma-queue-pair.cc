@@ -13,14 +13,14 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
 TypeId
 RdmaQueuePair::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaQueuePair")
-            .SetParent<Object>()
-            .SetGroupName("Rdma")
-            .AddTraceSource("MessageComplete",
-                            "A posted WRITE was fully acknowledged: id, bytes, time posted.",
-                            MakeTraceSourceAccessor(&RdmaQueuePair::m_msgCompleteTrace),
-                            "ns3::RdmaQueuePair::MessageCompleteCallback");
+    static TypeId tid
+        = TypeId("ns3::RdmaQueuePair")
+              .SetParent<Object>()
+              .SetGroupName("Rdma")
+              .AddTraceSource("MessageComplete",
+                              "A posted WRITE was fully acknowledged: id, bytes, time posted.",
+                              MakeTraceSourceAccessor(&RdmaQueuePair::m_msgCompleteTrace),
+                              "ns3::RdmaQueuePair::MessageCompleteCallback");
     return tid;
 }
 
@@ -37,7 +37,8 @@ RdmaQueuePair::PostWrite(uint64_t bytes, Callback<void, uint64_t> onAcked)
     m.bytes = bytes;
     m.startPsn = m_psnEnd;
     uint64_t packets = (bytes + m_mtu - 1) / m_mtu;
-    NS_ABORT_MSG_IF(uint64_t(m_psnEnd) + packets > 0xffffffffULL, "RdmaQueuePair: PSN space exhausted");
+    NS_ABORT_MSG_IF(uint64_t(m_psnEnd) + packets > 0xffffffffULL,
+                    "RdmaQueuePair: PSN space exhausted");
     m.endPsn = m_psnEnd + uint32_t(packets);
     m.posted = Simulator::Now();
     m.onAcked = onAcked;

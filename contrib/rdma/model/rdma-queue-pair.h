@@ -49,7 +49,8 @@ class RdmaQueuePair : public Object
      * Post an RDMA WRITE of `bytes` (any size > 0). `onAcked(id)` runs when the last byte is
      * acknowledged. Returns the message id (0, 1, 2, ... per QP).
      */
-    uint64_t PostWrite(uint64_t bytes, Callback<void, uint64_t> onAcked = Callback<void, uint64_t>());
+    uint64_t PostWrite(uint64_t bytes,
+                       Callback<void, uint64_t> onAcked = Callback<void, uint64_t>());
 
     uint32_t GetQpn() const
     {

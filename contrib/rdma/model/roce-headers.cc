@@ -16,7 +16,10 @@ NS_OBJECT_ENSURE_REGISTERED(PfcHeader);
 TypeId
 RoceBthHeader::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceBthHeader").SetParent<Header>().SetGroupName("Rdma").AddConstructor<RoceBthHeader>();
+    static TypeId tid = TypeId("ns3::RoceBthHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("Rdma")
+                            .AddConstructor<RoceBthHeader>();
     return tid;
 }
 
@@ -69,8 +72,8 @@ RoceBthHeader::Deserialize(Buffer::Iterator i)
 void
 RoceBthHeader::Print(std::ostream& os) const
 {
-    os << "BTH opcode=0x" << std::hex << int(opcode) << std::dec << " dqp=" << destQp << " psn=" << psn
-       << (ackReq ? " A" : "");
+    os << "BTH opcode=0x" << std::hex << int(opcode) << std::dec << " dqp=" << destQp
+       << " psn=" << psn << (ackReq ? " A" : "");
 }
 
 // ---------------- RETH ----------------
@@ -78,7 +81,10 @@ RoceBthHeader::Print(std::ostream& os) const
 TypeId
 RoceRethHeader::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceRethHeader").SetParent<Header>().SetGroupName("Rdma").AddConstructor<RoceRethHeader>();
+    static TypeId tid = TypeId("ns3::RoceRethHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("Rdma")
+                            .AddConstructor<RoceRethHeader>();
     return tid;
 }
 
@@ -122,7 +128,10 @@ RoceRethHeader::Print(std::ostream& os) const
 TypeId
 RoceAethHeader::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceAethHeader").SetParent<Header>().SetGroupName("Rdma").AddConstructor<RoceAethHeader>();
+    static TypeId tid = TypeId("ns3::RoceAethHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("Rdma")
+                            .AddConstructor<RoceAethHeader>();
     return tid;
 }
 
@@ -166,7 +175,10 @@ RoceAethHeader::Print(std::ostream& os) const
 TypeId
 PfcHeader::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::PfcHeader").SetParent<Header>().SetGroupName("Rdma").AddConstructor<PfcHeader>();
+    static TypeId tid = TypeId("ns3::PfcHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("Rdma")
+                            .AddConstructor<PfcHeader>();
     return tid;
 }
 
@@ -222,7 +234,12 @@ HostIpv4(uint32_t hostIndex)
 Mac48Address
 HostMac(uint32_t hostIndex)
 {
-    uint8_t b[6] = {0x02, 0x00, uint8_t(hostIndex >> 24), uint8_t(hostIndex >> 16), uint8_t(hostIndex >> 8), uint8_t(hostIndex)};
+    uint8_t b[6] = {0x02,
+                    0x00,
+                    uint8_t(hostIndex >> 24),
+                    uint8_t(hostIndex >> 16),
+                    uint8_t(hostIndex >> 8),
+                    uint8_t(hostIndex)};
     Mac48Address m;
     m.CopyFrom(b);
     return m;
@@ -289,11 +306,11 @@ RoceFrameSerializer::Icrc(const uint8_t* ip, uint32_t len)
 {
     // RoCEv2 ICRC: CRC32 over 8 bytes of 1s, then IP/UDP/BTH with variant fields masked to 1s.
     std::vector<uint8_t> m(ip, ip + len);
-    m[1] = 0xff;                 // IPv4 TOS (DSCP + ECN)
-    m[8] = 0xff;                 // TTL
-    m[10] = m[11] = 0xff;        // header checksum
-    m[26] = m[27] = 0xff;        // UDP checksum
-    m[28 + 4] = 0xff;            // BTH FECN/BECN/resv
+    m[1] = 0xff;          // IPv4 TOS (DSCP + ECN)
+    m[8] = 0xff;          // TTL
+    m[10] = m[11] = 0xff; // header checksum
+    m[26] = m[27] = 0xff; // UDP checksum
+    m[28 + 4] = 0xff;     // BTH FECN/BECN/resv
     const uint8_t ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     uint32_t crc = Crc32Update(0xffffffffu, ones, 8);
     crc = Crc32Update(crc, m.data(), m.size());
@@ -322,7 +339,8 @@ RoceFrameSerializer::Serialize(const FabricPacket& p, Mac48Address portMac)
 
     // Transport headers through the ns-3 Header classes.
     Ptr<Packet> l4 = Create<Packet>(p.type == FrameType::Data ? p.payload : 0);
-    if (p.type == FrameType::Data && (p.opcode == RoceOpcode::kWriteFirst || p.opcode == RoceOpcode::kWriteOnly))
+    if (p.type == FrameType::Data
+        && (p.opcode == RoceOpcode::kWriteFirst || p.opcode == RoceOpcode::kWriteOnly))
     {
         RoceRethHeader r;
         r.va = p.remoteVa;

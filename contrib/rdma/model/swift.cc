@@ -19,69 +19,69 @@ Swift::GetTypeId()
     // BaseTarget, Beta, MaxMdf, FsRange: reference sheet "Congestion control", Swift row.
     // FsMinCwnd / FsMaxCwnd: the Swift paper's flow-scaling range. PerHopScaling and
     // AdditiveIncrease: fabricsim's choice (the sheet gives none); see docs/congestion-control.md.
-    static TypeId tid =
-        TypeId("ns3::Swift")
-            .SetParent<CongestionControl>()
-            .SetGroupName("Rdma")
-            .AddConstructor<Swift>()
-            .AddAttribute("BaseTarget",
-                          "Target delay of a one-hop path for a large window.",
-                          TimeValue(MicroSeconds(25)),
-                          MakeTimeAccessor(&Swift::m_baseTarget),
-                          MakeTimeChecker(MicroSeconds(0)))
-            .AddAttribute("PerHopScaling",
-                          "Target delay added per switch hop.",
-                          TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&Swift::m_perHop),
-                          MakeTimeChecker(MicroSeconds(0)))
-            .AddAttribute("FsRange",
-                          "Largest flow-scaling term, as a multiple of BaseTarget.",
-                          DoubleValue(4.0),
-                          MakeDoubleAccessor(&Swift::m_fsRange),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("FsMinCwnd",
-                          "Window (packets) at which flow scaling reaches FsRange.",
-                          DoubleValue(0.1),
-                          MakeDoubleAccessor(&Swift::m_fsMinCwnd),
-                          MakeDoubleChecker<double>(1e-6))
-            .AddAttribute("FsMaxCwnd",
-                          "Window (packets) at and above which flow scaling is zero.",
-                          DoubleValue(100.0),
-                          MakeDoubleAccessor(&Swift::m_fsMaxCwnd),
-                          MakeDoubleChecker<double>(1e-6))
-            .AddAttribute("AdditiveIncrease",
-                          "Additive increase in packets (MTU) per RTT below the target.",
-                          DoubleValue(1.0),
-                          MakeDoubleAccessor(&Swift::m_ai),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("Beta",
-                          "Multiplicative decrease gain on (delay - target) / delay.",
-                          DoubleValue(0.8),
-                          MakeDoubleAccessor(&Swift::m_beta),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("MaxMdf",
-                          "Largest multiplicative decrease per RTT.",
-                          DoubleValue(0.4),
-                          MakeDoubleAccessor(&Swift::m_maxMdf),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("MinRate",
-                          "Lowest rate; the window never drops below MinRate * base RTT.",
-                          DataRateValue(DataRate("100Mbps")),
-                          MakeDataRateAccessor(&Swift::m_minRate),
-                          MakeDataRateChecker());
+    static TypeId tid
+        = TypeId("ns3::Swift")
+              .SetParent<CongestionControl>()
+              .SetGroupName("Rdma")
+              .AddConstructor<Swift>()
+              .AddAttribute("BaseTarget",
+                            "Target delay of a one-hop path for a large window.",
+                            TimeValue(MicroSeconds(25)),
+                            MakeTimeAccessor(&Swift::m_baseTarget),
+                            MakeTimeChecker(MicroSeconds(0)))
+              .AddAttribute("PerHopScaling",
+                            "Target delay added per switch hop.",
+                            TimeValue(MicroSeconds(1)),
+                            MakeTimeAccessor(&Swift::m_perHop),
+                            MakeTimeChecker(MicroSeconds(0)))
+              .AddAttribute("FsRange",
+                            "Largest flow-scaling term, as a multiple of BaseTarget.",
+                            DoubleValue(4.0),
+                            MakeDoubleAccessor(&Swift::m_fsRange),
+                            MakeDoubleChecker<double>(0))
+              .AddAttribute("FsMinCwnd",
+                            "Window (packets) at which flow scaling reaches FsRange.",
+                            DoubleValue(0.1),
+                            MakeDoubleAccessor(&Swift::m_fsMinCwnd),
+                            MakeDoubleChecker<double>(1e-6))
+              .AddAttribute("FsMaxCwnd",
+                            "Window (packets) at and above which flow scaling is zero.",
+                            DoubleValue(100.0),
+                            MakeDoubleAccessor(&Swift::m_fsMaxCwnd),
+                            MakeDoubleChecker<double>(1e-6))
+              .AddAttribute("AdditiveIncrease",
+                            "Additive increase in packets (MTU) per RTT below the target.",
+                            DoubleValue(1.0),
+                            MakeDoubleAccessor(&Swift::m_ai),
+                            MakeDoubleChecker<double>(0))
+              .AddAttribute("Beta",
+                            "Multiplicative decrease gain on (delay - target) / delay.",
+                            DoubleValue(0.8),
+                            MakeDoubleAccessor(&Swift::m_beta),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("MaxMdf",
+                            "Largest multiplicative decrease per RTT.",
+                            DoubleValue(0.4),
+                            MakeDoubleAccessor(&Swift::m_maxMdf),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("MinRate",
+                            "Lowest rate; the window never drops below MinRate * base RTT.",
+                            DataRateValue(DataRate("100Mbps")),
+                            MakeDataRateAccessor(&Swift::m_minRate),
+                            MakeDataRateChecker());
     return tid;
 }
 
 Swift::Swift()
-    : m_fsRange(4.0),
-      m_fsMinCwnd(0.1),
-      m_fsMaxCwnd(100.0),
-      m_ai(1.0),
-      m_beta(0.8),
-      m_maxMdf(0.4),
-      m_w(0),
-      m_wMax(0),
-      m_decreased(false)
+    : m_fsRange(4.0)
+    , m_fsMinCwnd(0.1)
+    , m_fsMaxCwnd(100.0)
+    , m_ai(1.0)
+    , m_beta(0.8)
+    , m_maxMdf(0.4)
+    , m_w(0)
+    , m_wMax(0)
+    , m_decreased(false)
 {
 }
 

@@ -16,79 +16,79 @@ TypeId
 Timely::GetTypeId()
 {
     // Defaults: reference sheet "Congestion control", TIMELY row.
-    static TypeId tid =
-        TypeId("ns3::Timely")
-            .SetParent<CongestionControl>()
-            .SetGroupName("Rdma")
-            .AddConstructor<Timely>()
-            .AddAttribute("Alpha",
-                          "EWMA weight of the newest RTT difference.",
-                          DoubleValue(0.875),
-                          MakeDoubleAccessor(&Timely::m_alpha),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("Beta",
-                          "Multiplicative decrease factor.",
-                          DoubleValue(0.8),
-                          MakeDoubleAccessor(&Timely::m_beta),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("Tlow",
-                          "Below this RTT the rate always grows.",
-                          TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&Timely::m_tLow),
-                          MakeTimeChecker())
-            .AddAttribute("Thigh",
-                          "Above this RTT the rate always drops.",
-                          TimeValue(MicroSeconds(500)),
-                          MakeTimeAccessor(&Timely::m_tHigh),
-                          MakeTimeChecker())
-            .AddAttribute("MinRtt",
-                          "Normalisation of the RTT gradient.",
-                          TimeValue(MicroSeconds(20)),
-                          MakeTimeAccessor(&Timely::m_minRtt),
-                          MakeTimeChecker(MicroSeconds(0)))
-            .AddAttribute("Delta",
-                          "Additive increase step delta.",
-                          DataRateValue(DataRate("100Mbps")),
-                          MakeDataRateAccessor(&Timely::m_delta),
-                          MakeDataRateChecker())
-            .AddAttribute("HaiThreshold",
-                          "Updates in a row with a non-positive gradient that start hyper-active "
-                          "increase.",
-                          UintegerValue(5),
-                          MakeUintegerAccessor(&Timely::m_haiThreshold),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("HaiFactor",
-                          "Multiple of delta added per update in hyper-active increase.",
-                          UintegerValue(5),
-                          MakeUintegerAccessor(&Timely::m_haiFactor),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("SegmentBytes",
-                          "Acknowledged bytes per rate update (the paper's completed segment; 1: "
-                          "every ACK). 0: once per RTT, at the first ACK of data sent after the "
-                          "previous update, which keeps updates frequent at low rates.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&Timely::m_segmentBytes),
-                          MakeUintegerChecker<uint64_t>())
-            .AddAttribute("MinRate",
-                          "Lowest rate.",
-                          DataRateValue(DataRate("100Mbps")),
-                          MakeDataRateAccessor(&Timely::m_minRate),
-                          MakeDataRateChecker());
+    static TypeId tid
+        = TypeId("ns3::Timely")
+              .SetParent<CongestionControl>()
+              .SetGroupName("Rdma")
+              .AddConstructor<Timely>()
+              .AddAttribute("Alpha",
+                            "EWMA weight of the newest RTT difference.",
+                            DoubleValue(0.875),
+                            MakeDoubleAccessor(&Timely::m_alpha),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("Beta",
+                            "Multiplicative decrease factor.",
+                            DoubleValue(0.8),
+                            MakeDoubleAccessor(&Timely::m_beta),
+                            MakeDoubleChecker<double>(0, 1))
+              .AddAttribute("Tlow",
+                            "Below this RTT the rate always grows.",
+                            TimeValue(MicroSeconds(50)),
+                            MakeTimeAccessor(&Timely::m_tLow),
+                            MakeTimeChecker())
+              .AddAttribute("Thigh",
+                            "Above this RTT the rate always drops.",
+                            TimeValue(MicroSeconds(500)),
+                            MakeTimeAccessor(&Timely::m_tHigh),
+                            MakeTimeChecker())
+              .AddAttribute("MinRtt",
+                            "Normalisation of the RTT gradient.",
+                            TimeValue(MicroSeconds(20)),
+                            MakeTimeAccessor(&Timely::m_minRtt),
+                            MakeTimeChecker(MicroSeconds(0)))
+              .AddAttribute("Delta",
+                            "Additive increase step delta.",
+                            DataRateValue(DataRate("100Mbps")),
+                            MakeDataRateAccessor(&Timely::m_delta),
+                            MakeDataRateChecker())
+              .AddAttribute("HaiThreshold",
+                            "Updates in a row with a non-positive gradient that start hyper-active "
+                            "increase.",
+                            UintegerValue(5),
+                            MakeUintegerAccessor(&Timely::m_haiThreshold),
+                            MakeUintegerChecker<uint32_t>(1))
+              .AddAttribute("HaiFactor",
+                            "Multiple of delta added per update in hyper-active increase.",
+                            UintegerValue(5),
+                            MakeUintegerAccessor(&Timely::m_haiFactor),
+                            MakeUintegerChecker<uint32_t>(1))
+              .AddAttribute("SegmentBytes",
+                            "Acknowledged bytes per rate update (the paper's completed segment; 1: "
+                            "every ACK). 0: once per RTT, at the first ACK of data sent after the "
+                            "previous update, which keeps updates frequent at low rates.",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&Timely::m_segmentBytes),
+                            MakeUintegerChecker<uint64_t>())
+              .AddAttribute("MinRate",
+                            "Lowest rate.",
+                            DataRateValue(DataRate("100Mbps")),
+                            MakeDataRateAccessor(&Timely::m_minRate),
+                            MakeDataRateChecker());
     return tid;
 }
 
 Timely::Timely()
-    : m_alpha(0.875),
-      m_beta(0.8),
-      m_haiThreshold(5),
-      m_haiFactor(5),
-      m_segmentBytes(0),
-      m_rate(0),
-      m_rttDiff(0),
-      m_havePrev(false),
-      m_negCount(0),
-      m_ackedSinceUpdate(0),
-      m_lastUpdateSeq(0)
+    : m_alpha(0.875)
+    , m_beta(0.8)
+    , m_haiThreshold(5)
+    , m_haiFactor(5)
+    , m_segmentBytes(0)
+    , m_rate(0)
+    , m_rttDiff(0)
+    , m_havePrev(false)
+    , m_negCount(0)
+    , m_ackedSinceUpdate(0)
+    , m_lastUpdateSeq(0)
 {
 }
 

@@ -65,8 +65,8 @@ class Timely : public CongestionControl
     DataRate m_minRate;
 
     // state
-    double m_rate;     ///< exact rate (bits/s) before integer rounding
-    double m_rttDiff;  ///< seconds
+    double m_rate;    ///< exact rate (bits/s) before integer rounding
+    double m_rttDiff; ///< seconds
     Time m_prevRtt;
     bool m_havePrev;
     uint32_t m_negCount;
