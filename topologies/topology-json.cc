@@ -163,6 +163,27 @@ RateUnit(std::string unit)
 
 } // namespace
 
+namespace
+{
+
+/// Rates a link may have: whole bits per second as the models hold them (uint64), and far
+/// below where bytes x 8e12 / rate loses meaning.
+double
+CheckRateRange(double bps,
+               const nlohmann::json& value,
+               const std::string& file,
+               const std::string& field)
+{
+    if (!(bps >= 1 && bps <= 1e15))
+    {
+        throw fabricsim::InputError(
+            file, field, "a rate from 1bps to 1000Tbps", DescribeJson(value));
+    }
+    return bps;
+}
+
+} // namespace
+
 double
 ParseRate(const nlohmann::json& value, const std::string& file, const std::string& field)
 {
@@ -174,7 +195,7 @@ ParseRate(const nlohmann::json& value, const std::string& file, const std::strin
         {
             throw fabricsim::InputError(file, field, expected, DescribeJson(value));
         }
-        return bps;
+        return CheckRateRange(bps, value, file, field);
     }
     if (!value.is_string())
     {
@@ -193,7 +214,7 @@ ParseRate(const nlohmann::json& value, const std::string& file, const std::strin
     {
         throw fabricsim::InputError(file, field, expected, DescribeJson(value));
     }
-    return number * scale;
+    return CheckRateRange(number * scale, value, file, field);
 }
 
 uint64_t

@@ -76,6 +76,15 @@ TEST(TopologyErrors, BadRateAndDelay)
                              "host_link": {"rate": -5}})")
                   .Field(),
               "topology.host_link.rate");
+    // Rates the models cannot hold as whole bits per second are refused, not truncated.
+    for (const char* rate : {"0.5", "\"0.5bps\"", "\"1001Tbps\"", "1e30"})
+    {
+        auto r = BuildError(
+            std::string(R"({"type": "single-switch", "hosts": 2, "host_link": {"rate": )") + rate
+            + "}}");
+        EXPECT_EQ(r.Field(), "topology.host_link.rate") << rate;
+        EXPECT_EQ(r.Expected(), "a rate from 1bps to 1000Tbps") << rate;
+    }
     EXPECT_EQ(BuildError(R"({"type": "single-switch", "hosts": 2,
                              "host_link": {"delay": "1 fortnight"}})")
                   .Field(),

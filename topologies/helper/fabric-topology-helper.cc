@@ -1,5 +1,7 @@
 #include "fabric-topology-helper.h"
 
+#include "unit-conversions.h"
+
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/simulator.h"
@@ -53,12 +55,6 @@ class OverrideRouteTable : public FabricRouteTable
     std::shared_ptr<fabricsim::Routing> m_r;
     Overrides m_o;
 };
-
-int64_t
-TxPs(uint64_t wireBytes, uint64_t bps)
-{
-    return int64_t(wireBytes * 8000000000000ULL / bps);
-}
 
 } // namespace
 
@@ -319,6 +315,8 @@ FabricTopologyHelper::NicToward(uint32_t src, uint32_t dst, uint16_t sport) cons
 Time
 FabricTopologyHelper::BaseRtt(uint32_t src, uint32_t dst) const
 {
+    using fabricsim::units::AddPs;
+    using fabricsim::units::TransmitPs;
     int64_t ps = 0;
     uint64_t dataWire = RoceSize::DataFrame(m_mtu, false) + RoceSize::kWireOverhead;
     uint64_t ackWire = RoceSize::kAckFrame + RoceSize::kWireOverhead;
@@ -326,7 +324,8 @@ FabricTopologyHelper::BaseRtt(uint32_t src, uint32_t dst) const
     {
         const auto& s = m_topo.links[l].spec;
         uint64_t bps = uint64_t(s.rateBps);
-        ps += 2 * int64_t(s.delayPs) + TxPs(dataWire, bps) + TxPs(ackWire, bps);
+        ps = AddPs(ps, AddPs(int64_t(s.delayPs), int64_t(s.delayPs), "base RTT"), "base RTT");
+        ps = AddPs(ps, TransmitPs(dataWire, bps) + TransmitPs(ackWire, bps), "base RTT");
     }
     return PicoSeconds(ps);
 }
@@ -345,15 +344,24 @@ FabricTopologyHelper::BottleneckBps(uint32_t src, uint32_t dst) const
 uint64_t
 FabricTopologyHelper::WireBytes(uint64_t payload) const
 {
-    uint64_t packets = std::max<uint64_t>(1, (payload + m_mtu - 1) / m_mtu);
+    using fabricsim::units::AddBytes;
+    using fabricsim::units::MulBytes;
+    uint64_t packets = std::max<uint64_t>(1, payload / m_mtu + (payload % m_mtu != 0));
     uint64_t perPacket = RoceSize::DataFrame(0, false) + RoceSize::kWireOverhead;
-    return payload + packets * perPacket + RoceSize::kReth;
+    return AddBytes(
+        payload,
+        AddBytes(MulBytes(packets, perPacket, "wire bytes"), RoceSize::kReth, "wire bytes"),
+        "wire bytes");
 }
 
 Time
 FabricTopologyHelper::IdealFct(uint32_t src, uint32_t dst, uint64_t payload) const
 {
-    return BaseRtt(src, dst) + PicoSeconds(TxPs(WireBytes(payload), BottleneckBps(src, dst)));
+    // The whole flow serialised at the bottleneck, after one frame's round trip; checked, since
+    // 64-bit bytes x 8e12 wraps from 2.3 MB on.
+    const int64_t tx = fabricsim::units::TransmitPs(WireBytes(payload), BottleneckBps(src, dst));
+    return PicoSeconds(
+        fabricsim::units::AddPs(BaseRtt(src, dst).GetPicoSeconds(), tx, "ideal FCT"));
 }
 
 Ptr<RdmaQueuePair>

@@ -297,8 +297,7 @@ SwitchPort::PausePeer(uint8_t prio)
     m_xoff[prio] = true;
     SendPfc(prio, m_pauseQuanta);
     // Refresh before the pause expires at the peer while the condition holds.
-    Time half = PicoSeconds(
-        int64_t(uint64_t(m_pauseQuanta) * 512ULL * 1000000000000ULL / GetRateBps() / 2));
+    Time half = PicoSeconds(PauseQuantaPs(m_pauseQuanta, GetRateBps()) / 2);
     m_xoffRefresh[prio] = Simulator::Schedule(half, &SwitchPort::RefreshXoff, this, prio);
 }
 
@@ -310,8 +309,7 @@ SwitchPort::RefreshXoff(uint8_t prio)
         return;
     }
     SendPfc(prio, m_pauseQuanta);
-    Time half = PicoSeconds(
-        int64_t(uint64_t(m_pauseQuanta) * 512ULL * 1000000000000ULL / GetRateBps() / 2));
+    Time half = PicoSeconds(PauseQuantaPs(m_pauseQuanta, GetRateBps()) / 2);
     m_xoffRefresh[prio] = Simulator::Schedule(half, &SwitchPort::RefreshXoff, this, prio);
 }
 

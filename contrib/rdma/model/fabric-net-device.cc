@@ -193,9 +193,7 @@ FabricNetDevice::Receive(FabricPacket* p)
                 {
                     m_pauseStart[c] = now; // a new pause, not a refresh
                 }
-                m_peerPausedUntil[c]
-                    = now
-                      + PicoSeconds(int64_t(uint64_t(q) * 512ULL * 1000000000000ULL / m_rateBps));
+                m_peerPausedUntil[c] = now + PicoSeconds(PauseQuantaPs(q, m_rateBps));
             }
             if (!(m_pauseIgnored & (1u << c)))
             {

@@ -8,6 +8,7 @@
 #define FABRICSIM_FABRIC_NET_DEVICE_H
 
 #include "fabric-packet.h"
+#include "unit-conversions.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -73,11 +74,16 @@ class FabricNetDevice : public NetDevice
         return m_rateBps;
     }
 
+    /// How long `quanta` PFC pause quanta (512 bit times each) last at `bps`.
+    static int64_t PauseQuantaPs(uint16_t quanta, uint64_t bps)
+    {
+        return fabricsim::units::TransmitPs(uint64_t(quanta) * 64, bps);
+    }
+
     /// Serialisation time of `bytes` on the wire at this port's rate.
     Time TxTime(uint32_t wireBytes) const
     {
-        return PicoSeconds(
-            static_cast<int64_t>((uint64_t(wireBytes) * 8000000000000ULL) / m_rateBps));
+        return PicoSeconds(fabricsim::units::TransmitPs(wireBytes, m_rateBps));
     }
 
     /// Called by the channel when frame `p` has fully arrived.

@@ -1,5 +1,7 @@
 #include "rdma-nic.h"
 
+#include "unit-conversions.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -295,7 +297,7 @@ RdmaNic::MakeDataPacket(RdmaQueuePair* qp)
     qp->m_nextSend = Simulator::Now();
     if (rate < GetRateBps())
     {
-        qp->m_nextSend += PicoSeconds(int64_t(uint64_t(p->WireBytes()) * 8000000000000ULL / rate));
+        qp->m_nextSend += PicoSeconds(fabricsim::units::TransmitPs(p->WireBytes(), rate));
     }
     if (!qp->m_rtoEvent.IsRunning())
     {

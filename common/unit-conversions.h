@@ -1,0 +1,105 @@
+/*
+ * Checked conversions between bytes, bits per second and picoseconds, the units every layer
+ * keeps time, rate and size in. A product such as bytes x 8e12 overflows 64 bits from about
+ * 2.3 MB on, and a wrapped figure looks like any other; so each conversion here works in 128
+ * bits where it must and throws UnitOverflow when the result does not fit, instead of wrapping.
+ */
+#ifndef FABRICSIM_COMMON_UNIT_CONVERSIONS_H
+#define FABRICSIM_COMMON_UNIT_CONVERSIONS_H
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace fabricsim
+{
+
+/**
+ * \brief A time, rate or size that does not fit the type that holds it. Values a user gives are
+ * checked where they are read (InputError, exit 2); this one means a computed figure would have
+ * wrapped, and the run stops rather than report it.
+ */
+class UnitOverflow : public std::overflow_error
+{
+  public:
+    explicit UnitOverflow(const std::string& what);
+    ~UnitOverflow() override;
+};
+
+namespace units
+{
+
+inline constexpr int64_t kPsPerSecond = 1000000000000;
+inline constexpr uint64_t kBitPsPerByteSecond
+    = 8 * uint64_t(kPsPerSecond); //!< bytes x this / bps = ps
+
+/// Throws UnitOverflow saying \p what overflowed; out of line so the callers stay small.
+[[noreturn]] void ThrowOverflow(const char* what, const std::string& detail);
+
+/**
+ * \brief Time in ps to put \p bytes on a wire of \p bitsPerSecond, rounded down (as the NIC and
+ * the links serialise). Exact for any bytes and rate: 128-bit intermediate.
+ * \throws UnitOverflow when the rate is 0 or the time exceeds what int64 ps hold (106 days).
+ */
+inline int64_t
+TransmitPs(uint64_t bytes, uint64_t bitsPerSecond)
+{
+    // Fast path: the product fits 64 bits (frames, and flows up to 2.3 MB).
+    constexpr uint64_t kMaxBytes64 = std::numeric_limits<uint64_t>::max() / kBitPsPerByteSecond;
+    if (bitsPerSecond == 0)
+    {
+        ThrowOverflow("transmission time", "rate of 0 bit/s");
+    }
+    unsigned __int128 ps = bytes <= kMaxBytes64
+                               ? (bytes * kBitPsPerByteSecond) / bitsPerSecond
+                               : ((unsigned __int128)bytes * kBitPsPerByteSecond) / bitsPerSecond;
+    if (ps > (unsigned __int128)std::numeric_limits<int64_t>::max())
+    {
+        ThrowOverflow("transmission time",
+                      std::to_string(bytes) + " bytes at " + std::to_string(bitsPerSecond)
+                          + " bit/s");
+    }
+    return int64_t(ps);
+}
+
+/// a + b for non-negative picosecond (or byte) counts; throws UnitOverflow naming \p what.
+inline int64_t
+AddPs(int64_t a, int64_t b, const char* what)
+{
+    int64_t sum = 0;
+    if (__builtin_add_overflow(a, b, &sum))
+    {
+        ThrowOverflow(what, std::to_string(a) + " + " + std::to_string(b));
+    }
+    return sum;
+}
+
+/// a x b in 64 bits; throws UnitOverflow naming \p what.
+inline uint64_t
+MulBytes(uint64_t a, uint64_t b, const char* what)
+{
+    uint64_t product = 0;
+    if (__builtin_mul_overflow(a, b, &product))
+    {
+        ThrowOverflow(what, std::to_string(a) + " x " + std::to_string(b));
+    }
+    return product;
+}
+
+/// a + b in 64 bits; throws UnitOverflow naming \p what.
+inline uint64_t
+AddBytes(uint64_t a, uint64_t b, const char* what)
+{
+    uint64_t sum = 0;
+    if (__builtin_add_overflow(a, b, &sum))
+    {
+        ThrowOverflow(what, std::to_string(a) + " + " + std::to_string(b));
+    }
+    return sum;
+}
+
+} // namespace units
+} // namespace fabricsim
+
+#endif
