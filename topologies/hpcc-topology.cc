@@ -7,6 +7,7 @@
  */
 #include "input-error.h"
 #include "topology-json.h"
+#include "units.h"
 
 #include <sstream>
 

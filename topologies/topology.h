@@ -76,21 +76,6 @@ struct Topology
 std::vector<std::string> TopologyTypes();
 
 /**
- * Parse a link rate: a JSON number is bits/s; a string is a number and a unit such as
- * "100Gbps", "400G", "3.6Tbps" (bits) or "450GBps" (bytes, capital B).
- * \throws fabricsim::InputError naming file and field when the value is not a positive rate
- */
-double ParseRate(const nlohmann::json& value, const std::string& file, const std::string& field);
-
-/**
- * Parse a delay: a JSON number is nanoseconds; a string is a number and a unit among
- * ps, ns, us, ms, s ("1us", "500ns", "0.001ms").
- * \returns the delay in picoseconds
- * \throws fabricsim::InputError naming file and field when the value is not a non-negative delay
- */
-uint64_t ParseDelay(const nlohmann::json& value, const std::string& file, const std::string& field);
-
-/**
  * Check that every host can reach every other host without forwarding through a host.
  * \throws fabricsim::InputError(file, "topology", "a connected topology", "disconnected topology:
  * host X cannot reach host Y") otherwise

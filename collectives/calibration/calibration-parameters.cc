@@ -3,6 +3,7 @@
 #include "input-error.h"
 #include "text-file.h"
 #include "topology.h"
+#include "units.h"
 
 #include <algorithm>
 #include <cmath>

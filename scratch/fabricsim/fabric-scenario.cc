@@ -2,6 +2,7 @@
 
 #include "input-error.h"
 #include "topology-json.h"
+#include "units.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,6 +2,7 @@
  * Builder tests: node, link and capacity counts for every topology type.
  */
 #include "test-util.h"
+#include "units.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,13 @@
 /*
  * Quantities with units as users write them in JSON: "80GB", "3.35TB/s", "400Gb/s", "989TFLOPS",
- * "3us".
+ * "3us"; and link rates and delays ("100Gbps", "1us") as the topology and scenario files give them.
  */
-#ifndef FABRICSIM_WORKLOADS_UNITS_H
-#define FABRICSIM_WORKLOADS_UNITS_H
+#ifndef FABRICSIM_COMMON_UNITS_H
+#define FABRICSIM_COMMON_UNITS_H
 
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -34,6 +37,21 @@ std::optional<double> ParseQuantity(const std::string& text, UnitKind kind);
  * \brief Name of the base unit of \p kind and an example, for error messages.
  */
 std::string UnitHint(UnitKind kind);
+
+/**
+ * Parse a link rate: a JSON number is bits/s; a string is a number and a unit such as
+ * "100Gbps", "400G", "3.6Tbps" (bits) or "450GBps" (bytes, capital B).
+ * \throws fabricsim::InputError naming file and field when the value is not a positive rate
+ */
+double ParseRate(const nlohmann::json& value, const std::string& file, const std::string& field);
+
+/**
+ * Parse a delay: a JSON number is nanoseconds; a string is a number and a unit among
+ * ps, ns, us, ms, s ("1us", "500ns", "0.001ms").
+ * \returns the delay in picoseconds
+ * \throws fabricsim::InputError naming file and field when the value is not a non-negative delay
+ */
+uint64_t ParseDelay(const nlohmann::json& value, const std::string& file, const std::string& field);
 
 } // namespace fabricsim
 

@@ -1,4 +1,3 @@
-#include "dtype.h"
 #include "units.h"
 
 #include <gtest/gtest.h>
@@ -29,16 +28,4 @@ TEST(Units, FlopsAndTime)
     EXPECT_DOUBLE_EQ(*ParseQuantity("3us", UnitKind::Seconds), 3e-6);
     EXPECT_DOUBLE_EQ(*ParseQuantity("250ns", UnitKind::Seconds), 250e-9);
     EXPECT_FALSE(ParseQuantity("3 weeks", UnitKind::Seconds));
-}
-
-TEST(DTypes, HfNames)
-{
-    EXPECT_EQ(*ParseDType("bfloat16"), DType::Bf16);
-    EXPECT_EQ(*ParseDType("torch.float16"), DType::Fp16);
-    EXPECT_EQ(*ParseDType("float8_e4m3fn"), DType::Fp8);
-    EXPECT_EQ(*ParseDType("float32"), DType::Fp32);
-    EXPECT_FALSE(ParseDType("int4"));
-    EXPECT_EQ(DTypeBytes(DType::Bf16), 2.0);
-    EXPECT_EQ(DTypeBytes(DType::Fp8), 1.0);
-    EXPECT_EQ(DTypeBytes(DType::Fp32), 4.0);
 }
