@@ -29,7 +29,8 @@ GetU64(const json& o,
        const std::string& path,
        const std::string& key,
        uint64_t def,
-       uint64_t min = 0)
+       uint64_t min = 0,
+       uint64_t max = UINT64_MAX)
 {
     auto it = o.find(key);
     if (it == o.end())
@@ -41,13 +42,37 @@ GetU64(const json& o,
     {
         throw InputError(file, Join(path, key), "a non-negative integer", DescribeJson(*it));
     }
-    double v = it->get<double>();
-    if (v < double(min) || v > 1.8e19)
+    const std::string expected = max == UINT64_MAX ? "an integer >= " + std::to_string(min)
+                                                   : "an integer from " + std::to_string(min)
+                                                         + " to " + std::to_string(max);
+    // Integers compare exactly (a double cannot tell 2^64 - 1 from 2^64); a whole float must be
+    // below 2^64 to be cast.
+    uint64_t v = 0;
+    if (it->is_number_unsigned())
     {
-        throw InputError(
-            file, Join(path, key), "an integer >= " + std::to_string(min), DescribeJson(*it));
+        v = it->get<uint64_t>();
     }
-    return it->is_number_unsigned() ? it->get<uint64_t>() : uint64_t(v);
+    else if (it->is_number_integer())
+    {
+        if (it->get<int64_t>() < 0)
+        {
+            throw InputError(file, Join(path, key), expected, DescribeJson(*it));
+        }
+        v = uint64_t(it->get<int64_t>());
+    }
+    else if (it->get<double>() >= 0 && it->get<double>() < 0x1p64)
+    {
+        v = uint64_t(it->get<double>());
+    }
+    else
+    {
+        throw InputError(file, Join(path, key), expected, DescribeJson(*it));
+    }
+    if (v < min || v > max)
+    {
+        throw InputError(file, Join(path, key), expected, DescribeJson(*it));
+    }
+    return v;
 }
 
 double
@@ -729,7 +754,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
             throw InputError(
                 file, "switch.pause_quanta", "1..65535", std::to_string(sc.sw.pauseQuanta));
         }
-        sc.sw.ecmpSeed = uint32_t(GetU64(s, file, "switch", "ecmp_seed", 0));
+        sc.sw.ecmpSeed = uint32_t(GetU64(s, file, "switch", "ecmp_seed", 0, 0, UINT32_MAX));
         if (s.contains("ecn"))
         {
             const json& e = s["ecn"];

@@ -26,12 +26,24 @@ SetDefault(const std::string& name, const AttributeValue& v)
 
 } // namespace
 
+std::pair<uint32_t, uint64_t>
+Ns3SeedAndRun(uint64_t seed)
+{
+    constexpr uint64_t kSeeds = 0xffffffffULL; // ns-3 seeds 1 .. 2^32 - 1
+    if (seed >= 1 && seed <= kSeeds)
+    {
+        return {uint32_t(seed), 1};
+    }
+    return {uint32_t(seed % kSeeds + 1), seed / kSeeds + 1};
+}
+
 void
 ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3Args)
 {
     Config::Reset(); // attribute defaults of an earlier run in this process do not leak
-    RngSeedManager::SetSeed(uint32_t(sc.seed));
-    RngSeedManager::SetRun(1);
+    const auto [seed, run] = Ns3SeedAndRun(sc.seed);
+    RngSeedManager::SetSeed(seed);
+    RngSeedManager::SetRun(run);
     // The binary-heap-backed priority queue is the fastest ns-3 scheduler at fabric event
     // densities (reference sheet "performance").
     Simulator::SetScheduler(ObjectFactory("ns3::PriorityQueueScheduler"));

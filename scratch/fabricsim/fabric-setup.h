@@ -11,8 +11,10 @@
 #include "ns3/fabric-topology-helper.h"
 #include "ns3/object-factory.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fabricsim
@@ -20,6 +22,11 @@ namespace fabricsim
 
 /// Seed, scheduler and attribute defaults. `ns3Args` are "--ns3::Type::Attr=value" strings.
 void ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3Args);
+
+/// ns-3's (seed, run) for a scenario seed: every 64-bit seed its own pair. Seeds below 2^32 are
+/// ns-3's seed itself with run 1 (as always); above, seed = s mod (2^32 - 1) + 1 and
+/// run = s / (2^32 - 1) + 1 >= 2, since ns-3's seed is 32 bits and never 0.
+std::pair<uint32_t, uint64_t> Ns3SeedAndRun(uint64_t seed);
 
 /// Build and install the fabric described by the scenario.
 std::unique_ptr<ns3::FabricTopologyHelper> InstallFabric(const FabricScenario& sc);
