@@ -31,6 +31,9 @@ namespace units
 {
 
 inline constexpr int64_t kPsPerSecond = 1000000000000;
+/// The latest time in ns that ns-3's Time (int64 ps) holds: about 106 days. A time a user gives
+/// in ns must not exceed it, or converting it to ps wraps.
+inline constexpr uint64_t kMaxNs = uint64_t(std::numeric_limits<int64_t>::max()) / 1000;
 inline constexpr uint64_t kBitPsPerByteSecond
     = 8 * uint64_t(kPsPerSecond); //!< bytes x this / bps = ps
 

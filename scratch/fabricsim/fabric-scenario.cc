@@ -2,6 +2,7 @@
 
 #include "input-error.h"
 #include "topology-json.h"
+#include "unit-conversions.h"
 #include "units.h"
 
 #include <algorithm>
@@ -73,6 +74,18 @@ GetU64(const json& o,
         throw InputError(file, Join(path, key), expected, DescribeJson(*it));
     }
     return v;
+}
+
+/// A time in ns that ns-3 can hold as picoseconds (at most units::kMaxNs, about 106 days).
+uint64_t
+GetNs(const json& o,
+      const std::string& file,
+      const std::string& path,
+      const std::string& key,
+      uint64_t def,
+      uint64_t min = 0)
+{
+    return GetU64(o, file, path, key, def, min, units::kMaxNs);
 }
 
 double
@@ -185,7 +198,7 @@ GetBytes(const json& o,
             m = 1048576;
         else if (u == "GiB")
             m = 1073741824;
-        if (m == 0 || v < 0)
+        if (m == 0 || !(v >= 0) || !(v * m < 0x1p64))
         {
             throw InputError(
                 file, Join(path, key), "a byte count like 4096 or \"100KB\"", DescribeJson(*it));
@@ -193,6 +206,23 @@ GetBytes(const json& o,
         return uint64_t(v * m + 0.5);
     }
     return GetU64(o, file, path, key, def);
+}
+
+/// Arrivals of a window fall before start + duration, which must still be a time ns-3 holds.
+void
+CheckWindowEnd(uint64_t startNs,
+               uint64_t durationNs,
+               const std::string& file,
+               const std::string& path)
+{
+    if (durationNs > units::kMaxNs - startNs)
+    {
+        throw InputError(file,
+                         Join(path, "duration_ns"),
+                         "start_ns + duration_ns at most " + std::to_string(units::kMaxNs)
+                             + " (106 days)",
+                         std::to_string(startNs) + " + " + std::to_string(durationNs));
+    }
 }
 
 uint32_t
@@ -314,6 +344,20 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const std::string
             throw InputError(
                 path, where, "positive size and non-negative start", "\"" + line + "\"");
         }
+        // Past these a start time wraps in ns-3's int64 ps and a size in uint64 bytes.
+        if (!(start <= double(units::kMaxNs) / 1e9))
+        {
+            throw InputError(path,
+                             where + " start_s",
+                             "a start time of at most " + std::to_string(units::kMaxNs / 1000000000)
+                                 + " s (106 days)",
+                             "\"" + line + "\"");
+        }
+        if (!(size < 0x1p64))
+        {
+            throw InputError(
+                path, where + " size_bytes", "a size below 2^64 bytes", "\"" + line + "\"");
+        }
         f.priority = int(prio);
         f.sizeBytes = uint64_t(size);
         f.startNs = uint64_t(std::llround(start * 1e9));
@@ -338,9 +382,9 @@ ParseWatchdog(const json& w, const std::string& file, PfcWatchdogSpec& spec)
     CheckKeys(
         w, file, path, {"enabled", "poll_interval_ns", "detection_ns", "restoration_ns", "action"});
     spec.enabled = GetBool(w, file, path, "enabled", true);
-    spec.pollNs = GetU64(w, file, path, "poll_interval_ns", spec.pollNs, 1);
-    spec.detectionNs = GetU64(w, file, path, "detection_ns", spec.detectionNs);
-    spec.restorationNs = GetU64(w, file, path, "restoration_ns", spec.restorationNs);
+    spec.pollNs = GetNs(w, file, path, "poll_interval_ns", spec.pollNs, 1);
+    spec.detectionNs = GetNs(w, file, path, "detection_ns", spec.detectionNs);
+    spec.restorationNs = GetNs(w, file, path, "restoration_ns", spec.restorationNs);
     spec.action = GetStr(w, file, path, "action", spec.action);
     if (spec.action != "report" && spec.action != "ignore-pause" && spec.action != "drop")
     {
@@ -643,7 +687,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                "routes",
                "attributes"});
     sc.seed = GetU64(doc, file, "", "seed", 1, 1);
-    sc.stopNs = GetU64(doc, file, "", "stop_ns", 1000000000ULL, 1);
+    sc.stopNs = GetNs(doc, file, "", "stop_ns", 1000000000ULL, 1);
     if (!doc.contains("topology"))
     {
         throw InputError(file, "topology", "a topology object", "nothing");
@@ -716,9 +760,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
         }
         sc.transport.priority = uint8_t(prio);
         sc.transport.ackInterval = uint32_t(GetU64(t, file, "transport", "ack_interval", 1, 1));
-        sc.transport.rtoNs = GetU64(t, file, "transport", "rto_ns", sc.transport.rtoNs, 1);
+        sc.transport.rtoNs = GetNs(t, file, "transport", "rto_ns", sc.transport.rtoNs, 1);
         sc.transport.cnpIntervalNs
-            = GetU64(t, file, "transport", "cnp_interval_ns", sc.transport.cnpIntervalNs);
+            = GetNs(t, file, "transport", "cnp_interval_ns", sc.transport.cnpIntervalNs);
         sc.transport.window = GetBool(t, file, "transport", "window", false);
     }
 
@@ -827,7 +871,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 {
                     throw InputError(file, p + ".size_bytes", "a positive byte count", "0");
                 }
-                s.startNs = GetU64(f, file, p, "start_ns", 0);
+                s.startNs = GetNs(f, file, p, "start_ns", 0);
                 s.priority = int(GetU64(f, file, p, "priority", sc.transport.priority));
                 if (s.priority > 6)
                 {
@@ -888,12 +932,13 @@ ParseFabricScenario(const json& doc, const std::string& file)
             }
             ps.cdfPath = Resolve(sc.dir, o["cdf"].get<std::string>());
             ps.load = GetNum(o, file, p, "load", 0.3, 1e-6, 1.0);
-            ps.startNs = GetU64(o, file, p, "start_ns", 0);
-            ps.durationNs = GetU64(o, file, p, "duration_ns", 0, 1);
+            ps.startNs = GetNs(o, file, p, "start_ns", 0);
+            ps.durationNs = GetNs(o, file, p, "duration_ns", 0, 1);
             if (ps.durationNs == 0)
             {
                 throw InputError(file, p + ".duration_ns", "a positive duration", "nothing");
             }
+            CheckWindowEnd(ps.startNs, ps.durationNs, file, p);
             ps.hosts = GetHostList(o, sc.topology, file, p, "hosts");
             LoadFlowCdf(ps.cdfPath, p + ".cdf"); // validate now, before anything runs
             sc.poisson.push_back(ps);
@@ -961,9 +1006,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
             {
                 throw InputError(file, p + ".size_bytes", "a positive byte count", "nothing");
             }
-            is.startNs = GetU64(o, file, p, "start_ns", 0);
+            is.startNs = GetNs(o, file, p, "start_ns", 0);
             is.load = GetNum(o, file, p, "load", 0, 0, 1);
-            is.durationNs = GetU64(o, file, p, "duration_ns", 0);
+            is.durationNs = GetNs(o, file, p, "duration_ns", 0);
+            CheckWindowEnd(is.startNs, is.durationNs, file, p);
             if (is.load > 0 && is.durationNs == 0)
             {
                 throw InputError(file,
@@ -997,7 +1043,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                      + "]",
                                  le[i].contains("link") ? DescribeJson(le[i]["link"]) : "nothing");
             }
-            ev.atNs = GetU64(le[i], file, p, "at_ns", 0);
+            ev.atNs = GetNs(le[i], file, p, "at_ns", 0);
             std::string st = GetStr(le[i], file, p, "state", "down");
             if (st != "down" && st != "up")
             {
@@ -1060,9 +1106,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
                    "qp_rates",
                    "cnps",
                    "pause_state"});
-        sc.monitor.intervalNs = GetU64(m, file, "monitor", "interval_ns", sc.monitor.intervalNs);
-        sc.monitor.startNs = GetU64(m, file, "monitor", "start_ns", 0);
-        sc.monitor.endNs = GetU64(m, file, "monitor", "end_ns", UINT64_MAX);
+        sc.monitor.intervalNs = GetNs(m, file, "monitor", "interval_ns", sc.monitor.intervalNs);
+        sc.monitor.startNs = GetNs(m, file, "monitor", "start_ns", 0);
+        sc.monitor.endNs = GetNs(m, file, "monitor", "end_ns", UINT64_MAX);
         if (sc.monitor.endNs < sc.monitor.startNs)
         {
             throw InputError(file,
@@ -1086,8 +1132,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
         RequireObj(d, file, "deadlock");
         CheckKeys(d, file, "deadlock", {"check_interval_ns", "stall_ns", "on_detect"});
         sc.deadlock.checkIntervalNs
-            = GetU64(d, file, "deadlock", "check_interval_ns", sc.deadlock.checkIntervalNs);
-        sc.deadlock.stallNs = GetU64(d, file, "deadlock", "stall_ns", sc.deadlock.stallNs);
+            = GetNs(d, file, "deadlock", "check_interval_ns", sc.deadlock.checkIntervalNs);
+        sc.deadlock.stallNs = GetNs(d, file, "deadlock", "stall_ns", sc.deadlock.stallNs);
         std::string on
             = GetStr(d, file, "deadlock", "on_detect", sc.deadlock.stop ? "stop" : "report");
         if (on != "stop" && on != "report")

@@ -105,6 +105,17 @@ INSTANTIATE_TEST_SUITE_P(
                     BadCase{"host_range", "traffic.flows.0.dst=9", "traffic.flows[0].dst"},
                     BadCase{"unknown_cc", "transport.cc=\"cubic\"", "dcqcn"},
                     BadCase{"bad_rate", "topology.host_link={\"rate\":\"fast\"}", "rate"},
+                    // Times past 106 days wrap in ns-3's int64 ps; sizes past 2^64 in uint64.
+                    BadCase{"start_past_time_range",
+                            "traffic.flows.0.start_ns=9300000000000000",
+                            "traffic.flows[0].start_ns"},
+                    BadCase{"stop_past_time_range", "stop_ns=18000000000000000000", "stop_ns"},
+                    BadCase{"incast_window_past_time_range",
+                            "traffic.incast={\"receiver\":0,\"senders\":2,\"size_bytes\":1000,"
+                            "\"start_ns\":5,\"load\":0.1,\"duration_ns\":9223372036854775}",
+                            "traffic.incast.duration_ns"},
+                    BadCase{
+                        "size_past_uint64", "traffic.flows.0.size_bytes=\"1e30GB\"", "size_bytes"},
                     BadCase{"disconnected",
                             "topology={\"type\":\"custom\",\"nodes\":[{\"name\":\"a\",\"kind\":"
                             "\"host\"},{\"name\":\"b\",\"kind\":\"host\"},{\"name\":\"s\",\"kind\":"

@@ -56,3 +56,35 @@ TEST(HpccFiles, BadFlowLineIsNamed)
         EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
     }
 }
+
+TEST(HpccFiles, StartTimesAndSizesBeyondTheirTypesAreNamed)
+{
+    // A start past 106 days once wrapped in int64 ps and ran the flow at t = 0.
+    const std::pair<const char*, const char*> cases[]
+        = {{"1\n0 1 3 100 200000 1e10\n", "line 2 start_s"},
+           {"1\n0 1 3 100 200000 9300000\n", "line 2 start_s"},
+           {"2\n0 1 3 100 200000 0\n0 1 3 100 1e30 0\n", "line 3 size_bytes"}};
+    for (const auto& [text, field] : cases)
+    {
+        auto dir = fabricsim::test::TempDir("hpccrange");
+        json sc = Scenario(dir);
+        std::ofstream(dir + "/flow.txt") << text;
+        try
+        {
+            fabricsim::test::RunScenario(sc, dir);
+            ADD_FAILURE() << "expected an InputError for " << text;
+        }
+        catch (const fabricsim::InputError& e)
+        {
+            EXPECT_NE(std::string(e.File()).find("flow.txt"), std::string::npos) << e.what();
+            EXPECT_EQ(e.Field(), field) << e.what();
+        }
+    }
+    // A start that fits is kept as given (the run stops at 10 ms, before it).
+    auto dir = fabricsim::test::TempDir("hpccfar");
+    json sc = Scenario(dir);
+    std::ofstream(dir + "/flow.txt") << "1\n0 1 3 100 1000 9000000\n";
+    json s = fabricsim::test::RunScenario(sc, dir);
+    EXPECT_EQ(s["flows"][0]["start_ns"].get<uint64_t>(), 9000000000000000ULL);
+    EXPECT_EQ(s["flows_completed"].get<int>(), 0);
+}
