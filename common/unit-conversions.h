@@ -7,6 +7,7 @@
 #ifndef FABRICSIM_COMMON_UNIT_CONVERSIONS_H
 #define FABRICSIM_COMMON_UNIT_CONVERSIONS_H
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -64,6 +65,24 @@ TransmitPs(uint64_t bytes, uint64_t bitsPerSecond)
                           + " bit/s");
     }
     return int64_t(ps);
+}
+
+/// The longest time in seconds that int64 ps hold (about 106 days).
+inline constexpr double kMaxSeconds = 9223372.036854775807;
+
+/**
+ * \brief Seconds to picoseconds, rounded to nearest.
+ * \throws UnitOverflow naming \p what when \p seconds is negative, not finite or past kMaxSeconds.
+ */
+inline int64_t
+SecondsToPs(double seconds, const char* what)
+{
+    // 2^63 ps as a double; a product at or above it does not fit.
+    if (!(seconds >= 0) || !(seconds * 1e12 < 9223372036854775808.0))
+    {
+        ThrowOverflow(what, std::to_string(seconds) + " s");
+    }
+    return int64_t(std::llround(seconds * 1e12));
 }
 
 /// a + b for non-negative picosecond (or byte) counts; throws UnitOverflow naming \p what.

@@ -180,6 +180,60 @@ TEST(RequestSource, BadTracesNameTheLine)
                  fabricsim::InputError);
 }
 
+TEST(RequestSource, ArrivalsPastTheClockAreRefusedNotWrapped)
+{
+    // rate_per_s 1e-300 once put the second arrival at 1e300 s, which wrapped int64 ps into a
+    // negative arrival time (and a negative TTFT).
+    for (double rate : {1e-300, 1e-9, 1e-6})
+    {
+        try
+        {
+            Spec({{"rate_per_s", rate}, {"count", 8}, {"prompt_tokens", 1}, {"output_tokens", 1}});
+            ADD_FAILURE() << "rate " << rate << " accepted";
+        }
+        catch (const fabricsim::InputError& e)
+        {
+            EXPECT_EQ(e.Field(), "serving/requests/rate_per_s");
+            EXPECT_NE(e.Expected().find("8 arrivals fit 106 days"), std::string::npos) << e.what();
+        }
+    }
+    // The slowest accepted rate keeps every arrival a non-negative, non-decreasing time.
+    for (const char* arrival : {"uniform", "poisson"})
+    {
+        const double rate = 7 / (9223372.036854775807 / 4);
+        auto reqs = GenerateRequests(Spec({{"rate_per_s", rate * 1.000001},
+                                           {"count", 8},
+                                           {"arrival", arrival},
+                                           {"prompt_tokens", 1},
+                                           {"output_tokens", 1}}));
+        ASSERT_EQ(reqs.size(), 8u);
+        for (size_t i = 1; i < reqs.size(); ++i)
+        {
+            EXPECT_GE(reqs[i].arrivalPs, reqs[i - 1].arrivalPs) << arrival << " " << i;
+        }
+        if (std::string(arrival) == "uniform")
+        {
+            EXPECT_NEAR(double(reqs.back().arrivalPs), 9223372.036854775807e12 / 4, 1e13);
+        }
+    }
+    // A trace arrival past 106 days (after time_scale) is named by its line.
+    std::string far
+        = WriteTemp("far.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n1e10,1,1\n");
+    try
+    {
+        LoadRequestTrace(far);
+        FAIL() << "no error";
+    }
+    catch (const fabricsim::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "line 3");
+    }
+    std::string scaled
+        = WriteTemp("scaled.csv", "arrival_s,prompt_tokens,output_tokens\n5e6,1,1\n");
+    EXPECT_THROW(LoadRequestTrace(scaled, 2.0), fabricsim::InputError);
+    EXPECT_EQ(LoadRequestTrace(scaled, 1.0)[0].arrivalPs, 5000000000000000000);
+}
+
 TEST(RequestSource, BadSpecsNameTheField)
 {
     auto field = [](const json& j)

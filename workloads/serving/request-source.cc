@@ -1,6 +1,7 @@
 #include "request-source.h"
 
 #include "input-error.h"
+#include "unit-conversions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -104,7 +105,15 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
                                         + " column",
                                     "none");
     }
-    r.arrivalPs = int64_t(std::llround(arrivalS * timeScale * 1e12));
+    // Past 106 days an arrival wraps int64 ps (a negative TTFT follows).
+    if (!(arrivalS * timeScale <= units::kMaxSeconds))
+    {
+        throw fabricsim::InputError(file,
+                                    where,
+                                    "an arrival time (after time_scale) of at most 9223372 s",
+                                    std::to_string(arrivalS * timeScale) + " s");
+    }
+    r.arrivalPs = units::SecondsToPs(arrivalS * timeScale, "request arrival");
     r.promptTokens = uint64_t(NumberCell(row, p, file, true, 1));
     r.outputTokens = uint64_t(NumberCell(row, o, file, true, 1));
     if (row.cells.contains("images"))
@@ -224,6 +233,18 @@ RequestSpec::FromJson(const json& j,
     }
     s.ratePerSec = OptionalNumber(j, "rate_per_s", 1, w, 0, 1e12);
     s.count = RequireUint(j, "count", w, 1);
+    // The requests' mean span, (count - 1) / rate, must leave room within ns-3's 106-day clock
+    // for Poisson's spread: otherwise arrivals wrap int64 ps (a negative TTFT follows).
+    const double minRate = double(s.count - 1) / (units::kMaxSeconds / 4);
+    if (s.ratePerSec > 0 && s.ratePerSec < minRate)
+    {
+        throw fabricsim::InputError(file,
+                                    w.Field("rate_per_s"),
+                                    "0 (all at once) or at least " + std::to_string(minRate)
+                                        + " requests/s, so that " + std::to_string(s.count)
+                                        + " arrivals fit 106 days",
+                                    DescribeJson(*FindField(j, "rate_per_s")));
+    }
     for (const char* k : {"prompt_tokens", "output_tokens"})
     {
         const json* v = FindField(j, k);
@@ -274,7 +295,7 @@ GenerateRequests(const RequestSpec& spec)
         }
         Request r;
         r.id = i;
-        r.arrivalPs = int64_t(std::llround(t * 1e12));
+        r.arrivalPs = units::SecondsToPs(t, "request arrival");
         r.promptTokens = spec.prompt.Sample(prompts);
         r.outputTokens = spec.output.Sample(outputs);
         r.images = spec.images;
