@@ -303,6 +303,42 @@ ParseReplayArgs(const std::vector<std::string>& a)
     return o;
 }
 
+namespace
+{
+
+/**
+ * One rank's trace of a multi-rank job (Chakra's chakra.0.et) names no process-group size: its
+ * collectives would replay on a group of one and take no time, reported as "change 0.0". Unless
+ * --ranks says how many ranks the job had, that is an input error.
+ */
+void
+CheckGroupSizeKnown(const ImportedTrace& trace, const ReplayCommandOptions& opt)
+{
+    if (opt.worldSize != 0 || trace.worldSize != 1)
+    {
+        return;
+    }
+    size_t assumed = 0;
+    for (const RankTrace& r : trace.ranks)
+    {
+        for (const TraceOp& op : r.ops)
+        {
+            assumed += op.kind == TraceOpKind::kCollective && op.groupAssumed;
+        }
+    }
+    if (assumed > 0)
+    {
+        throw fabricsim::InputError(
+            opt.traces.front(),
+            "--ranks",
+            "the number of ranks of the traced job (the trace names no process-group size; "
+            "replayed on one rank its collectives would take no time)",
+            std::to_string(assumed) + " collectives in a 1-rank trace and no --ranks");
+    }
+}
+
+} // namespace
+
 int
 RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostream& err)
 {
@@ -311,6 +347,7 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
     FabricScenario sc = ParseFabricScenario(doc, opt.scenario);
     ConfigureSimulator(sc, opt.ns3Args);
     ImportedTrace trace = Import(opt);
+    CheckGroupSizeKnown(trace, opt);
     if (trace.worldSize > sc.topology.NumHosts())
     {
         throw fabricsim::InputError(opt.scenario,

@@ -73,6 +73,22 @@ TEST(ReplayCommand, KinetoTraceOnAFasterAcceleratorAttributesTheChange)
     EXPECT_NE(r.out.find("change"), std::string::npos);
 }
 
+TEST(ReplayCommand, OneRankOfAMultiRankJobNeedsRanks)
+{
+    // chakra.0.et is rank 0 of a 2-rank job; without --ranks its 8-31 MB all-reduces once
+    // replayed as 0 us on a group of one and the report said "change 0.0".
+    REQUIRE_CORPUS_FILE(trace, "traces/chakra/chakra.0.et");
+    const std::string dir = ScratchDir("oneRank");
+    CliResult r = RunCli(
+        {"replay", trace, "--scenario", SystemScenario("h100-8gpu"), "--out", dir + "/out"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("chakra.0.et: field '--ranks': expected the number of ranks"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("7 collectives in a 1-rank trace"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out/replay.json"));
+}
+
 TEST(ReplayCommand, BadTracesExitTwoWithoutOutput)
 {
     const std::string dir = ScratchDir("badtrace");
