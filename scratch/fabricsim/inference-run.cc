@@ -54,6 +54,10 @@ PrintTable(const json& s,
     out << "  requests completed      " << r["completed"].get<int>() << " / "
         << r["count"].get<int>() << " in " << s["duration_s"].get<double>() << " s simulated ("
         << r["preemptions"].get<int>() << " preemptions)\n";
+    if (!s["complete"].get<bool>())
+    {
+        out << "  INCOMPLETE: the figures below are over the finished requests only\n";
+    }
     out << "  latency (ms)                  mean       p50       p90       p99\n";
     out << "    TTFT                  " << Dist(s["ttft_ms"]) << "\n";
     out << "    TPOT                  " << Dist(s["tpot_ms"]) << "\n";
@@ -156,7 +160,12 @@ RunInferenceScenario(const json& doc,
         collectives = std::make_unique<ns3::FabricCollectiveHelper>(*fabric);
         collectives->SetCongestionControl(cc);
         collectives->SetPriority(sc.transport.priority);
-        collectives->SetStopTime(ns3::PicoSeconds(int64_t(sc.stopNs) * 1000));
+        // An inference run ends when its workload ends; stop_ns is only the cap a user sets
+        // (the fabric scenario's 1 s default once cut serving runs short).
+        if (sc.raw.contains("stop_ns"))
+        {
+            collectives->SetStopTime(ns3::PicoSeconds(int64_t(sc.stopNs) * 1000));
+        }
     }
     else
     {
@@ -179,7 +188,7 @@ RunInferenceScenario(const json& doc,
     {
         stats = std::make_unique<ns3::FabricStatsHelper>(*fabric);
     }
-    if (opt.run.progress && packet)
+    if (opt.run.progress && packet && sc.raw.contains("stop_ns"))
     {
         StartProgress(ns3::NanoSeconds(sc.stopNs));
     }

@@ -185,3 +185,51 @@ TEST(Cli, InferenceRunHonoursExecutorAttributesOnTheAnalyticalBackend)
     // Every decode step issues collectives; each now waits 196 us longer to launch.
     EXPECT_GT(slow, base + 0.19) << "base " << base << " ms, slow " << slow << " ms";
 }
+
+// An inference run ends when its workload ends: a hidden 1 s stop_ns once cut 8 requests
+// arriving over 1.75 s to 4, with exit 3 and throughput over the partial run.
+TEST(Cli, InferenceRunEndsWhenItsWorkloadEndsAndACapSaysSo)
+{
+    auto dir = fabricsim::test::TempDir("inf-end");
+    json sc = {{"seed", 1},
+               {"model", "Qwen3-30B-A3B"},
+               {"hardware", "H100"},
+               {"parallelism", {{"tp", 1}, {"dp", 8}, {"ep", 8}, {"dp_attention", true}}},
+               {"serving",
+                {{"requests",
+                  {{"rate_per_s", 4},
+                   {"arrival", "uniform"},
+                   {"count", 8},
+                   {"prompt_tokens", 32},
+                   {"output_tokens", 4}}}}},
+               {"topology",
+                {{"type", "rail-optimized"},
+                 {"servers", 2},
+                 {"accels_per_server", 4},
+                 {"spines", 1},
+                 {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+                 {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+                 {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}}};
+    const std::string whole = WriteScenario(dir, "whole.json", sc);
+    sc["stop_ns"] = 1000000000;
+    const std::string capped = WriteScenario(dir, "capped.json", sc);
+    std::string log;
+    ASSERT_EQ(fabricsim::test::RunCli("run " + whole + " --out " + dir + "/whole", log), 0) << log;
+    json s = json::parse(fabricsim::test::ReadFile(dir + "/whole/summary.json"));
+    EXPECT_TRUE(s["complete"].get<bool>());
+    EXPECT_EQ(s["requests"]["completed"].get<int>(), 8);
+    EXPECT_GT(s["duration_s"].get<double>(), 1.75);
+
+    EXPECT_EQ(fabricsim::test::RunCli("run " + capped + " --out " + dir + "/capped", log), 3)
+        << log;
+    EXPECT_NE(log.find("requests completed      4 / 8"), std::string::npos) << log;
+    EXPECT_NE(log.find("INCOMPLETE"), std::string::npos) << log;
+    json c = json::parse(fabricsim::test::ReadFile(dir + "/capped/summary.json"));
+    EXPECT_FALSE(c["complete"].get<bool>());
+    EXPECT_EQ(c["requests"]["count"].get<int>(), 8);
+    EXPECT_EQ(c["requests"]["completed"].get<int>(), 4);
+    // Every figure is over the finished requests: 4 TTFTs, 4 x 4 generated tokens.
+    EXPECT_EQ(c["ttft_ms"]["count"].get<int>(), 4);
+    EXPECT_NEAR(
+        c["generation_tokens_per_s"].get<double>() * c["duration_s"].get<double>(), 16.0, 1e-6);
+}

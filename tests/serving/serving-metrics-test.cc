@@ -82,24 +82,28 @@ HandMade()
 TEST(ServingMetrics, ThroughputGoodputAndCostOnAHandMadeRun)
 {
     ServingResult r = HandMade();
-    // From the first arrival (0) to the last token (900 ms).
-    EXPECT_DOUBLE_EQ(r.DurationSec(), 0.9);
+    // Every figure is over the finished requests (0-2); request 3 stopped after 2 of 3 tokens.
+    // Rates: from the first arrival (0) to the last finished token (700 ms); the work executed
+    // spans to request 3's last token (900 ms).
+    EXPECT_DOUBLE_EQ(r.DurationSec(), 0.7);
+    EXPECT_DOUBLE_EQ(r.SpanSec(), 0.9);
     EXPECT_EQ(r.Completed(), 3u);
-    EXPECT_DOUBLE_EQ(r.Ttft().mean, (100.0 + 300 + 100 + 200) / 4);
+    EXPECT_DOUBLE_EQ(r.Ttft().mean, (100.0 + 300 + 100) / 3);
     EXPECT_DOUBLE_EQ(r.Tpot().mean, (50.0 + 20 + 200) / 3);
     EXPECT_DOUBLE_EQ(r.E2e().max, 700 - 200);
-    EXPECT_EQ(r.Itl().count, 7u);
-    // Only request 0 meets both SLOs (1: TTFT; 2: TPOT; 3: unfinished).
-    EXPECT_DOUBLE_EQ(r.SloAttainment(), 0.25);
-    EXPECT_DOUBLE_EQ(r.GoodputRequestsPerSec(), 1 / 0.9);
-    EXPECT_DOUBLE_EQ(r.GenerationTokensPerSec(), 11 / 0.9);
-    EXPECT_DOUBLE_EQ(r.PromptTokensPerSec(), 400 / 0.9);
-    // 8 GPUs x $3.6/h x 0.9 s = $0.0072 for 11 tokens.
-    EXPECT_NEAR(r.CostPerMillionTokens(), 8 * 3.6 * 0.9 / 3600 / 11e-6, 1e-9);
+    EXPECT_EQ(r.Itl().count, 6u);
+    // Only request 0 meets both SLOs (1: TTFT; 2: TPOT); 3 is not counted.
+    EXPECT_DOUBLE_EQ(r.SloAttainment(), 1.0 / 3);
+    EXPECT_DOUBLE_EQ(r.GoodputRequestsPerSec(), 1 / 0.7);
+    EXPECT_DOUBLE_EQ(r.GenerationTokensPerSec(), 9 / 0.7);
+    EXPECT_DOUBLE_EQ(r.PromptTokensPerSec(), 300 / 0.7);
+    // 8 GPUs x $3.6/h x 0.7 s = $0.0056 for 9 tokens.
+    EXPECT_NEAR(r.CostPerMillionTokens(), 8 * 3.6 * 0.7 / 3600 / 9e-6, 1e-9);
 
     nlohmann::json j = r.ToJson();
-    EXPECT_DOUBLE_EQ(j["ttft_ms"]["p50"].get<double>(), 150);
-    EXPECT_DOUBLE_EQ(j["slo"]["attainment"].get<double>(), 0.25);
+    EXPECT_FALSE(j["complete"].get<bool>());
+    EXPECT_DOUBLE_EQ(j["ttft_ms"]["p50"].get<double>(), 100);
+    EXPECT_DOUBLE_EQ(j["slo"]["attainment"].get<double>(), 1.0 / 3);
     for (const char* k : {"ttft_ms", "tpot_ms", "e2e_ms", "itl_ms"})
     {
         for (const char* f : {"mean", "p50", "p90", "p99"})

@@ -154,20 +154,39 @@ StepRecord::ToJson() const
             {"idle_ms", Ms(idlePs)}};
 }
 
+namespace
+{
+
+/// First arrival to the last token of the requests \p counted selects, in seconds.
+template <typename Pred>
 double
-ServingResult::DurationSec() const
+SpanOf(const std::vector<RequestRecord>& requests, Pred counted)
 {
     int64_t first = INT64_MAX;
     int64_t last = INT64_MIN;
     for (const auto& r : requests)
     {
         first = std::min(first, r.arrivalPs);
-        if (!r.tokenPs.empty())
+        if (!r.tokenPs.empty() && counted(r))
         {
             last = std::max(last, r.tokenPs.back());
         }
     }
     return last <= first ? 0.0 : double(last - first) / 1e12;
+}
+
+} // namespace
+
+double
+ServingResult::DurationSec() const
+{
+    return SpanOf(requests, [](const RequestRecord& r) { return r.Finished(); });
+}
+
+double
+ServingResult::SpanSec() const
+{
+    return SpanOf(requests, [](const RequestRecord&) { return true; });
 }
 
 size_t
@@ -183,7 +202,7 @@ ServingResult::Ttft() const
     std::vector<double> v;
     for (const auto& r : requests)
     {
-        if (!r.tokenPs.empty())
+        if (r.Finished())
         {
             v.push_back(r.TtftMs());
         }
@@ -211,8 +230,11 @@ ServingResult::Itl() const
     std::vector<double> v;
     for (const auto& r : requests)
     {
-        auto itl = r.ItlMs();
-        v.insert(v.end(), itl.begin(), itl.end());
+        if (r.Finished())
+        {
+            auto itl = r.ItlMs();
+            v.insert(v.end(), itl.begin(), itl.end());
+        }
     }
     return Distribution::Of(v);
 }
@@ -238,7 +260,7 @@ ServingResult::PromptTokensPerSec() const
     double t = 0;
     for (const auto& r : requests)
     {
-        t += r.tokenPs.empty() ? 0.0 : double(r.promptTokens);
+        t += r.Finished() ? double(r.promptTokens) : 0.0;
     }
     return d > 0 ? t / d : 0.0;
 }
@@ -250,7 +272,7 @@ ServingResult::GenerationTokensPerSec() const
     double t = 0;
     for (const auto& r : requests)
     {
-        t += double(r.tokenPs.size());
+        t += r.Finished() ? double(r.tokenPs.size()) : 0.0;
     }
     return d > 0 ? t / d : 0.0;
 }
@@ -258,20 +280,21 @@ ServingResult::GenerationTokensPerSec() const
 double
 ServingResult::SloAttainment() const
 {
-    if (requests.empty())
+    const size_t finished = Completed();
+    if (finished == 0)
     {
         return 0;
     }
     size_t ok = size_t(std::count_if(
         requests.begin(), requests.end(), [&](const RequestRecord& r) { return r.MeetsSlo(slo); }));
-    return double(ok) / double(requests.size());
+    return double(ok) / double(finished);
 }
 
 double
 ServingResult::GoodputRequestsPerSec() const
 {
     double d = DurationSec();
-    return d > 0 ? SloAttainment() * double(requests.size()) / d : 0.0;
+    return d > 0 ? SloAttainment() * double(Completed()) / d : 0.0;
 }
 
 double
@@ -288,7 +311,7 @@ ServingResult::CostPerMillionTokens() const
 double
 ServingResult::Mfu() const
 {
-    double d = DurationSec();
+    double d = SpanSec();
     double f = 0;
     for (const auto& s : steps)
     {
@@ -300,7 +323,7 @@ ServingResult::Mfu() const
 double
 ServingResult::Mbu() const
 {
-    double d = DurationSec();
+    double d = SpanSec();
     double b = 0;
     for (const auto& s : steps)
     {
@@ -348,6 +371,8 @@ json
 ServingResult::ToJson(bool perStep) const
 {
     json j;
+    // A run a stop_ns cap cut short says so; every metric below is over finished requests.
+    j["complete"] = Completed() == requests.size() && incomplete.empty();
     j["requests"]
         = {{"count", requests.size()},
            {"completed", Completed()},

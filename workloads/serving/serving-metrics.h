@@ -130,8 +130,12 @@ struct ServingResult
     std::vector<nlohmann::json> programTrace; //!< recorded programs (JSON lines), if asked
     std::shared_ptr<ChromeTrace> timeline;    //!< timeline, if asked
 
-    /// Time from the first arrival to the last token, in seconds.
+    /// Time from the first arrival to the last token of a finished request, in seconds: the
+    /// span the rates (tokens/s, requests/s, goodput, cost) are over.
     double DurationSec() const;
+    /// Time from the first arrival to the last token of any request, in seconds: the span of
+    /// the work executed, which MFU and MBU are over.
+    double SpanSec() const;
     /// Requests that produced all their tokens.
     size_t Completed() const;
     /// TTFT of finished requests (ms).
