@@ -37,6 +37,25 @@ SmallScenario(const std::string& cdf)
            {{"receiver", 0}, {"senders", 6}, {"size_bytes", 200000}, {"start_ns", 50000}}}}}};
 }
 
+/// Qwen3-30B-A3B, DP 8 x EP 8 over 2 servers x 4 H100 on a rail-optimised 400G fabric.
+json
+SmallInference(const json& requests)
+{
+    return json{{"seed", 1},
+                {"model", "Qwen3-30B-A3B"},
+                {"hardware", "H100"},
+                {"parallelism", {{"tp", 1}, {"dp", 8}, {"ep", 8}, {"dp_attention", true}}},
+                {"serving", {{"requests", requests}}},
+                {"topology",
+                 {{"type", "rail-optimized"},
+                  {"servers", 2},
+                  {"accels_per_server", 4},
+                  {"spines", 1},
+                  {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+                  {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+                  {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}}};
+}
+
 } // namespace
 
 TEST(Cli, SameSeedByteIdenticalOutputs)
@@ -152,23 +171,11 @@ TEST(Cli, AttributeReferenceIsUpToDate)
 TEST(Cli, InferenceRunHonoursExecutorAttributesOnTheAnalyticalBackend)
 {
     auto dir = fabricsim::test::TempDir("inf-attr");
-    json sc
-        = {{"seed", 1},
-           {"model", "Qwen3-30B-A3B"},
-           {"hardware", "H100"},
-           {"parallelism", {{"tp", 1}, {"dp", 8}, {"ep", 8}, {"dp_attention", true}}},
-           {"serving",
-            {{"requests",
-              {{"rate_per_s", 0}, {"count", 16}, {"prompt_tokens", 32}, {"output_tokens", 4}}}}},
-           {"topology",
-            {{"type", "rail-optimized"},
-             {"servers", 2},
-             {"accels_per_server", 4},
-             {"spines", 1},
-             {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-             {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-             {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}}};
-    std::string p = WriteScenario(dir, "inf.json", sc);
+    std::string p = WriteScenario(
+        dir,
+        "inf.json",
+        SmallInference(
+            {{"rate_per_s", 0}, {"count", 16}, {"prompt_tokens", 32}, {"output_tokens", 4}}));
     auto meanItl = [&](const std::string& extra, const std::string& out)
     {
         std::string log;
@@ -191,25 +198,11 @@ TEST(Cli, InferenceRunHonoursExecutorAttributesOnTheAnalyticalBackend)
 TEST(Cli, InferenceRunEndsWhenItsWorkloadEndsAndACapSaysSo)
 {
     auto dir = fabricsim::test::TempDir("inf-end");
-    json sc = {{"seed", 1},
-               {"model", "Qwen3-30B-A3B"},
-               {"hardware", "H100"},
-               {"parallelism", {{"tp", 1}, {"dp", 8}, {"ep", 8}, {"dp_attention", true}}},
-               {"serving",
-                {{"requests",
-                  {{"rate_per_s", 4},
-                   {"arrival", "uniform"},
-                   {"count", 8},
-                   {"prompt_tokens", 32},
-                   {"output_tokens", 4}}}}},
-               {"topology",
-                {{"type", "rail-optimized"},
-                 {"servers", 2},
-                 {"accels_per_server", 4},
-                 {"spines", 1},
-                 {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-                 {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-                 {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}}};
+    json sc = SmallInference({{"rate_per_s", 4},
+                              {"arrival", "uniform"},
+                              {"count", 8},
+                              {"prompt_tokens", 32},
+                              {"output_tokens", 4}});
     const std::string whole = WriteScenario(dir, "whole.json", sc);
     sc["stop_ns"] = 1000000000;
     const std::string capped = WriteScenario(dir, "capped.json", sc);
