@@ -41,6 +41,16 @@ TEST(ServingMetrics, RequestLatenciesFollowTheConsensusDefinitions)
     EXPECT_TRUE(one.ItlMs().empty());
     RequestRecord partial = Req(2, 0, {10, 20}, 5);
     EXPECT_FALSE(partial.Finished());
+    // Disaggregated: prefill's first token at 100 ms, the KV on the decode pool at 180 ms; the
+    // user sees the first token at 180 ms.
+    RequestRecord d = Req(3, 0, {100, 200, 260});
+    d.kvTransferStartPs = 100 * kMs;
+    d.kvTransferEndPs = 180 * kMs;
+    EXPECT_EQ(d.FirstTokenPs(), 180 * kMs);
+    EXPECT_DOUBLE_EQ(d.TtftMs(), 180);
+    EXPECT_DOUBLE_EQ(d.TpotMs(), 40);
+    EXPECT_EQ(d.ItlMs(), (std::vector<double>{20, 60}));
+    EXPECT_DOUBLE_EQ(d.E2eMs(), 260);
 }
 
 TEST(ServingMetrics, PercentilesInterpolateLinearly)

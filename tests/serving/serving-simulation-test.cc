@@ -188,7 +188,19 @@ TEST(ServingSimulation, DisaggregatedKvTransferTakesBytesOverBottleneckBandwidth
     // First token from prefill, second only after the KV arrived on the decode pool.
     EXPECT_LE(q.tokenPs[0], q.kvTransferStartPs);
     EXPECT_GT(q.tokenPs[1], q.kvTransferEndPs);
-    EXPECT_GT(r.ToJson()["kv_transfer_ms"]["mean"].get<double>(), 0);
+    const nlohmann::json j = r.ToJson();
+    EXPECT_GT(j["kv_transfer_ms"]["mean"].get<double>(), 0);
+    // The first token reaches the user once the decode pool holds the KV (DistServe): TTFT
+    // includes the transfer (it once stopped at prefill's first token), and splits into
+    // prefill and transfer; TPOT runs from the delivered first token.
+    EXPECT_EQ(q.FirstTokenPs(), q.kvTransferEndPs);
+    EXPECT_DOUBLE_EQ(q.TtftMs(), double(q.kvTransferEndPs - q.arrivalPs) / 1e9);
+    EXPECT_NEAR(j["ttft_ms"]["mean"].get<double>(),
+                j["ttft_prefill_ms"]["mean"].get<double>()
+                    + j["kv_transfer_after_prefill_ms"]["mean"].get<double>(),
+                1e-9);
+    EXPECT_GT(q.TtftMs(), double(q.tokenPs[0] - q.arrivalPs) / 1e9 + 0.9 * expectMs);
+    EXPECT_DOUBLE_EQ(q.TpotMs(), double(q.tokenPs.back() - q.kvTransferEndPs) / 1e9 / 7);
     EXPECT_EQ(r.accelerators, 16u);
 }
 

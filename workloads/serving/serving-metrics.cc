@@ -63,10 +63,20 @@ Distribution::ToJson() const
         {"count", count}, {"mean", mean}, {"p50", p50}, {"p90", p90}, {"p99", p99}, {"max", max}};
 }
 
+int64_t
+RequestRecord::FirstTokenPs() const
+{
+    if (tokenPs.empty())
+    {
+        return 0;
+    }
+    return kvTransferEndPs >= 0 ? std::max(tokenPs.front(), kvTransferEndPs) : tokenPs.front();
+}
+
 double
 RequestRecord::TtftMs() const
 {
-    return tokenPs.empty() ? 0 : Ms(double(tokenPs.front() - arrivalPs));
+    return tokenPs.empty() ? 0 : Ms(double(FirstTokenPs() - arrivalPs));
 }
 
 double
@@ -76,7 +86,7 @@ RequestRecord::TpotMs() const
     {
         return 0;
     }
-    return Ms(double(tokenPs.back() - tokenPs.front())) / double(tokenPs.size() - 1);
+    return Ms(double(tokenPs.back() - FirstTokenPs())) / double(tokenPs.size() - 1);
 }
 
 std::vector<double>
@@ -85,7 +95,7 @@ RequestRecord::ItlMs() const
     std::vector<double> out;
     for (size_t i = 1; i < tokenPs.size(); ++i)
     {
-        out.push_back(Ms(double(tokenPs[i] - tokenPs[i - 1])));
+        out.push_back(Ms(double(tokenPs[i] - (i == 1 ? FirstTokenPs() : tokenPs[i - 1]))));
     }
     return out;
 }
@@ -402,20 +412,25 @@ ServingResult::ToJson(bool perStep) const
     j["cost_per_million_tokens"] = CostPerMillionTokens();
     j["mfu"] = Mfu();
     j["mbu"] = Mbu();
+    // Disaggregated TTFT, split: arrival -> first token on the prefill pool (queueing and
+    // prefill), then first token -> KV on the decode pool.
     std::vector<double> kv;
     std::vector<double> kvAfterPrefill;
+    std::vector<double> ttftPrefill;
     for (const auto& r : requests)
     {
-        if (r.kvTransferEndPs >= 0)
+        if (r.kvTransferEndPs >= 0 && r.Finished())
         {
             kv.push_back(Ms(double(r.kvTransferEndPs - r.kvTransferStartPs)));
-            kvAfterPrefill.push_back(Ms(double(r.kvTransferEndPs - r.tokenPs.front())));
+            kvAfterPrefill.push_back(Ms(double(r.FirstTokenPs() - r.tokenPs.front())));
+            ttftPrefill.push_back(Ms(double(r.tokenPs.front() - r.arrivalPs)));
         }
     }
     if (!kv.empty())
     {
         j["kv_transfer_ms"] = Distribution::Of(kv).ToJson();
         j["kv_transfer_after_prefill_ms"] = Distribution::Of(kvAfterPrefill).ToJson();
+        j["ttft_prefill_ms"] = Distribution::Of(ttftPrefill).ToJson();
     }
     j["pools"] = pools;
     j["breakdown"] = Breakdown();

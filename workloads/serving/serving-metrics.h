@@ -67,11 +67,15 @@ struct RequestRecord
         return !tokenPs.empty() && tokenPs.size() >= outputTokens;
     }
 
-    /// First token time - arrival, in ms.
+    /// When the first token reaches the user: when prefill produced it, or, disaggregated, no
+    /// earlier than the end of the KV transfer, since the decode instance streams the tokens
+    /// and must hold the KV cache first (DistServe's definition).
+    int64_t FirstTokenPs() const;
+    /// First token (as it reaches the user) - arrival, in ms.
     double TtftMs() const;
     /// (last - first) / (tokens - 1) in ms; 0 when one token.
     double TpotMs() const;
-    /// Gaps between consecutive tokens, in ms.
+    /// Gaps between consecutive tokens as the user sees them (the first from FirstTokenPs), in ms.
     std::vector<double> ItlMs() const;
     /// Completion - arrival, in ms.
     double E2eMs() const;
