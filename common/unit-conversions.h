@@ -12,6 +12,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace fabricsim
 {
@@ -85,11 +86,15 @@ SecondsToPs(double seconds, const char* what)
     return int64_t(std::llround(seconds * 1e12));
 }
 
-/// a + b for non-negative picosecond (or byte) counts; throws UnitOverflow naming \p what.
-inline int64_t
-AddPs(int64_t a, int64_t b, const char* what)
+/**
+ * \brief a + b in T (ps as int64_t, bytes as uint64_t); b converts to a's type.
+ * \throws UnitOverflow naming \p what when the sum does not fit.
+ */
+template <typename T>
+T
+CheckedAdd(T a, std::common_type_t<T> b, const char* what)
 {
-    int64_t sum = 0;
+    T sum = 0;
     if (__builtin_add_overflow(a, b, &sum))
     {
         ThrowOverflow(what, std::to_string(a) + " + " + std::to_string(b));
@@ -97,28 +102,17 @@ AddPs(int64_t a, int64_t b, const char* what)
     return sum;
 }
 
-/// a x b in 64 bits; throws UnitOverflow naming \p what.
-inline uint64_t
-MulBytes(uint64_t a, uint64_t b, const char* what)
+/// a x b in T; throws UnitOverflow naming \p what when the product does not fit.
+template <typename T>
+T
+CheckedMul(T a, std::common_type_t<T> b, const char* what)
 {
-    uint64_t product = 0;
+    T product = 0;
     if (__builtin_mul_overflow(a, b, &product))
     {
         ThrowOverflow(what, std::to_string(a) + " x " + std::to_string(b));
     }
     return product;
-}
-
-/// a + b in 64 bits; throws UnitOverflow naming \p what.
-inline uint64_t
-AddBytes(uint64_t a, uint64_t b, const char* what)
-{
-    uint64_t sum = 0;
-    if (__builtin_add_overflow(a, b, &sum))
-    {
-        ThrowOverflow(what, std::to_string(a) + " + " + std::to_string(b));
-    }
-    return sum;
 }
 
 } // namespace units

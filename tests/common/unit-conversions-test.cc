@@ -9,9 +9,8 @@
 #include <limits>
 
 using fabricsim::UnitOverflow;
-using fabricsim::units::AddBytes;
-using fabricsim::units::AddPs;
-using fabricsim::units::MulBytes;
+using fabricsim::units::CheckedAdd;
+using fabricsim::units::CheckedMul;
 using fabricsim::units::TransmitPs;
 
 namespace
@@ -83,14 +82,14 @@ TEST(UnitConversions, ImpossibleConversionsThrowInsteadOfWrapping)
     EXPECT_THROW(TransmitPs(std::numeric_limits<uint64_t>::max(), 1), UnitOverflow);
     EXPECT_THROW(TransmitPs(1200000000000, 1000000), UnitOverflow); // 9.6e18 ps
     const int64_t big = std::numeric_limits<int64_t>::max();
-    EXPECT_EQ(AddPs(big - 1, 1, "t"), big);
-    EXPECT_THROW(AddPs(big, 1, "t"), UnitOverflow);
-    EXPECT_THROW(MulBytes(uint64_t(1) << 32, uint64_t(1) << 32, "b"), UnitOverflow);
-    EXPECT_EQ(MulBytes(uint64_t(1) << 31, uint64_t(1) << 32, "b"), uint64_t(1) << 63);
-    EXPECT_THROW(AddBytes(std::numeric_limits<uint64_t>::max(), 1, "b"), UnitOverflow);
+    EXPECT_EQ(CheckedAdd(big - 1, 1, "t"), big);
+    EXPECT_THROW(CheckedAdd(big, 1, "t"), UnitOverflow);
+    EXPECT_THROW(CheckedMul(uint64_t(1) << 32, uint64_t(1) << 32, "b"), UnitOverflow);
+    EXPECT_EQ(CheckedMul(uint64_t(1) << 31, uint64_t(1) << 32, "b"), uint64_t(1) << 63);
+    EXPECT_THROW(CheckedAdd(std::numeric_limits<uint64_t>::max(), 1, "b"), UnitOverflow);
     try
     {
-        AddPs(big, big, "ideal FCT");
+        CheckedAdd(big, big, "ideal FCT");
         FAIL() << "no UnitOverflow";
     }
     catch (const UnitOverflow& e)

@@ -315,7 +315,7 @@ FabricTopologyHelper::NicToward(uint32_t src, uint32_t dst, uint16_t sport) cons
 Time
 FabricTopologyHelper::BaseRtt(uint32_t src, uint32_t dst) const
 {
-    using fabricsim::units::AddPs;
+    using fabricsim::units::CheckedAdd;
     using fabricsim::units::TransmitPs;
     int64_t ps = 0;
     uint64_t dataWire = RoceSize::DataFrame(m_mtu, false) + RoceSize::kWireOverhead;
@@ -324,8 +324,8 @@ FabricTopologyHelper::BaseRtt(uint32_t src, uint32_t dst) const
     {
         const auto& s = m_topo.links[l].spec;
         uint64_t bps = uint64_t(s.rateBps);
-        ps = AddPs(ps, AddPs(int64_t(s.delayPs), int64_t(s.delayPs), "base RTT"), "base RTT");
-        ps = AddPs(ps, TransmitPs(dataWire, bps) + TransmitPs(ackWire, bps), "base RTT");
+        ps = CheckedAdd(ps, CheckedAdd(int64_t(s.delayPs), s.delayPs, "base RTT"), "base RTT");
+        ps = CheckedAdd(ps, TransmitPs(dataWire, bps) + TransmitPs(ackWire, bps), "base RTT");
     }
     return PicoSeconds(ps);
 }
@@ -344,13 +344,13 @@ FabricTopologyHelper::BottleneckBps(uint32_t src, uint32_t dst) const
 uint64_t
 FabricTopologyHelper::WireBytes(uint64_t payload) const
 {
-    using fabricsim::units::AddBytes;
-    using fabricsim::units::MulBytes;
+    using fabricsim::units::CheckedAdd;
+    using fabricsim::units::CheckedMul;
     uint64_t packets = std::max<uint64_t>(1, payload / m_mtu + (payload % m_mtu != 0));
     uint64_t perPacket = RoceSize::DataFrame(0, false) + RoceSize::kWireOverhead;
-    return AddBytes(
+    return CheckedAdd(
         payload,
-        AddBytes(MulBytes(packets, perPacket, "wire bytes"), RoceSize::kReth, "wire bytes"),
+        CheckedAdd(CheckedMul(packets, perPacket, "wire bytes"), RoceSize::kReth, "wire bytes"),
         "wire bytes");
 }
 
@@ -361,7 +361,7 @@ FabricTopologyHelper::IdealFct(uint32_t src, uint32_t dst, uint64_t payload) con
     // 64-bit bytes x 8e12 wraps from 2.3 MB on.
     const int64_t tx = fabricsim::units::TransmitPs(WireBytes(payload), BottleneckBps(src, dst));
     return PicoSeconds(
-        fabricsim::units::AddPs(BaseRtt(src, dst).GetPicoSeconds(), tx, "ideal FCT"));
+        fabricsim::units::CheckedAdd(BaseRtt(src, dst).GetPicoSeconds(), tx, "ideal FCT"));
 }
 
 Ptr<RdmaQueuePair>
