@@ -1,12 +1,12 @@
 #include "calibrate-command.h"
 
-#include "analytical-transport.h"
 #include "busbw-plot.h"
 #include "calibration-metrics.h"
 #include "calibration-parameters.h"
 #include "cli-options.h"
 #include "collective-measure.h"
 #include "executor-attributes.h"
+#include "fabric-backend.h"
 #include "fabric-setup.h"
 #include "generators.h"
 #include "input-error.h"
@@ -159,7 +159,13 @@ class Predictor
                 std::string algo;
                 const Schedule& s = ScheduleFor(sc, p.kind, aligned, n, algo);
                 CollectiveMeasurement m
-                    = MeasureCollective(sc, m_opt.backend, s, aligned, 0, 1, m_opt.ns3Args);
+                    = MeasureCollective(sc,
+                                        ParseBackendKind(m_opt.backend, kCli, "--backend"),
+                                        s,
+                                        aligned,
+                                        0,
+                                        1,
+                                        m_opt.ns3Args);
                 if (!m.m_complete)
                 {
                     throw std::runtime_error("simulated " + ToString(p.kind) + " of "
@@ -264,13 +270,10 @@ class Predictor
 
     double AllToAllUs(const FabricScenario& sc, uint32_t n, double pairBytes)
     {
-        ConfigureSimulator(sc, m_opt.ns3Args);
-        AnalyticalOptions ao;
-        ao.m_mtuBytes = sc.transport.mtuBytes;
-        ao.m_ackInterval = sc.transport.ackInterval;
-        ao.m_messageOverheadPs = ns3::AnalyticalOverheadFromAttributes();
-        AnalyticalTransport t(sc.topology, ao);
-        ScheduleCollectives api(t, ns3::ExecutorConfigFromAttributes());
+        FabricBackend backend(sc, BackendKind::kAnalytical, m_opt.ns3Args);
+        backend.Collectives().SetCollectiveOptions(CollectiveOptions{});
+        ScheduleCollectives& api = backend.Collectives().GetCollectiveApi();
+        Transport& t = backend.GetTransport();
         CollectiveRequest req;
         req.kind = CollectiveKind::kAllToAll;
         for (uint32_t r = 0; r < n; ++r)
@@ -355,11 +358,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "--backend", v))
         {
-            if (v != "analytical" && v != "packet")
-            {
-                throw fabricsim::InputError(
-                    kCli, "--backend", "analytical or packet", "\"" + v + "\"");
-            }
+            ParseBackendKind(v, kCli, "--backend");
             o.backend = v;
         }
         else if (TakeOption(a, i, "--coll", v))

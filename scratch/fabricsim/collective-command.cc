@@ -335,11 +335,7 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
                                     std::to_string(o.minBytes));
     }
     o.backend = Lower(o.backend);
-    if (o.backend != "packet" && o.backend != "analytical")
-    {
-        throw fabricsim::InputError(
-            kCli, "--backend", "packet or analytical", "\"" + o.backend + "\"");
-    }
+    ParseBackendKind(o.backend, kCli, "--backend"); // checked before anything runs
     return o;
 }
 
@@ -405,7 +401,13 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
         const Schedule& s = source.For(bytes, name);
         const auto t0 = std::chrono::steady_clock::now();
         CollectiveMeasurement m
-            = MeasureCollective(sc, opt.backend, s, bytes, opt.warmup, opt.iters, opt.ns3Args);
+            = MeasureCollective(sc,
+                                ParseBackendKind(opt.backend, kCli, "--backend"),
+                                s,
+                                bytes,
+                                opt.warmup,
+                                opt.iters,
+                                opt.ns3Args);
         const double wall
             = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         NcclRow row = MakeNcclRow(kind, n, bytes, m.m_timeUs, source.Wrong(s), int(opt.root));

@@ -9,6 +9,7 @@
 #define FABRICSIM_COLLECTIVE_MEASURE_H
 
 #include "executor.h"
+#include "fabric-backend.h"
 #include "fabric-scenario.h"
 
 #include <nlohmann/json.hpp>
@@ -34,10 +35,9 @@ struct CollectiveMeasurement
  * Runs \p schedule on \p bytes over a fresh instance of the scenario's fabric: schedule rank i
  * is host i. The executor reads its attributes (ns3::CollectiveExecutor) after the scenario's
  * attributes and \p ns3Args are applied. A stuck iteration ends the measurement.
- * \param backend "packet" or "analytical"
  */
 CollectiveMeasurement MeasureCollective(const FabricScenario& sc,
-                                        const std::string& backend,
+                                        BackendKind backend,
                                         const Schedule& schedule,
                                         uint64_t bytes,
                                         int warmup,
@@ -47,9 +47,6 @@ CollectiveMeasurement MeasureCollective(const FabricScenario& sc,
 /// Ranks per server when the first \p ranks hosts are numbered server-major with equal
 /// servers (rank = server * L + local); 0 otherwise.
 int ServerLocalSize(const Topology& topo, int ranks);
-
-/// Congestion control of the scenario's data priority (cc_per_priority, else transport.cc).
-std::string CollectiveCcName(const FabricScenario& sc);
 
 } // namespace fabricsim
 

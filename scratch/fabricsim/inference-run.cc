@@ -1,8 +1,6 @@
 #include "inference-run.h"
 
-#include "analytical-transport.h"
-#include "executor-attributes.h"
-#include "fabric-setup.h"
+#include "fabric-backend.h"
 #include "input-error.h"
 #include "output-dir.h"
 #include "packet-transport.h"
@@ -131,11 +129,7 @@ RunInferenceScenario(const json& doc,
             "no background traffic in an inference scenario (not supported yet)",
             "a traffic block");
     }
-    if (opt.backend != "packet" && opt.backend != "analytical")
-    {
-        throw fabricsim::InputError(
-            "<command line>", "--backend", "packet or analytical", "\"" + opt.backend + "\"");
-    }
+    const BackendKind kind = ParseBackendKind(opt.backend, "<command line>", "--backend");
     if (opt.timeline)
     {
         isc.record.timeline = true;
@@ -145,33 +139,14 @@ RunInferenceScenario(const json& doc,
         isc.record.programs = true;
     }
 
-    // The fabric (or the analytical model) and the Collective API over it come from the
-    // collectives helper; the serving run from the inference helper, as in scenario programs.
-    std::unique_ptr<ns3::FabricTopologyHelper> fabric;
-    std::unique_ptr<Transport> analytical;
-    std::unique_ptr<ns3::FabricCollectiveHelper> collectives;
-    // Attribute defaults (scenario, then --ns3::) apply to both backends: the executor's and
-    // the analytical model's tunables are attributes too.
-    ConfigureSimulator(sc, opt.run.ns3Args);
-    if (opt.backend == "packet")
-    {
-        ns3::ObjectFactory cc = CcFactory(sc.transport.cc, sc.file, "transport.cc");
-        fabric = InstallFabric(sc);
-        collectives = std::make_unique<ns3::FabricCollectiveHelper>(*fabric);
-        collectives->SetCongestionControl(cc);
-        collectives->SetPriority(sc.transport.priority);
-        // An inference run ends when its workload ends; stop_ns is only the cap a user sets
-        // (the fabric scenario's 1 s default once cut serving runs short).
-        if (sc.raw.contains("stop_ns"))
-        {
-            collectives->SetStopTime(ns3::PicoSeconds(int64_t(sc.stopNs) * 1000));
-        }
-    }
-    else
-    {
-        analytical = std::make_unique<AnalyticalTransport>(sc.topology);
-        collectives = std::make_unique<ns3::FabricCollectiveHelper>(*analytical);
-    }
+    // The fabric (or the analytical model) and the Collective API over it come from the one
+    // backend factory; the serving run from the inference helper, as in scenario programs.
+    // Attribute defaults (scenario, then --ns3::) apply to both backends: the executor's and the
+    // analytical model's tunables are attributes too. An inference run ends when its workload
+    // ends: stop_ns is only the cap a user sets (the backend's watchdog).
+    FabricBackend backend(sc, kind, opt.run.ns3Args);
+    ns3::FabricCollectiveHelper* collectives = &backend.Collectives();
+    ns3::FabricTopologyHelper* fabric = backend.Fabric();
     PacketTransport* packet = collectives->GetPacketTransport();
     ns3::FabricInferenceHelper inference(*collectives);
     inference.Place(isc); // too few hosts is bad input, found before anything is written
@@ -179,9 +154,6 @@ RunInferenceScenario(const json& doc,
     CollectiveOptions copt;
     copt.m_localSize = ns3::FabricCollectiveHelper::ScaleUpDomainSize(sc.topology);
     collectives->SetCollectiveOptions(copt);
-    // The executor's tunables as ns-3 attributes, so --ns3::CollectiveExecutor::... and a
-    // scenario's "attributes" reach inference runs as they reach `fabricsim collective`.
-    collectives->SetExecutorConfig(ns3::ExecutorConfigFromAttributes());
     OutputDir dir(opt.run.outDir);
     std::unique_ptr<ns3::FabricStatsHelper> stats;
     if (fabric)
@@ -243,10 +215,6 @@ RunInferenceScenario(const json& doc,
     if (isc.record.timeline && result.timeline)
     {
         result.timeline->Write(dir.Path("timeline.json"));
-    }
-    if (packet)
-    {
-        ns3::Simulator::Destroy();
     }
     dir.Commit();
     PrintTable(s, isc, opt, out);

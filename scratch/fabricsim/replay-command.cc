@@ -1,23 +1,19 @@
 #include "replay-command.h"
 
-#include "analytical-transport.h"
 #include "chakra-import.h"
 #include "cli-options.h"
 #include "collective-measure.h"
 #include "compressed-file.h"
-#include "executor-attributes.h"
+#include "fabric-backend.h"
 #include "fabric-setup.h"
 #include "hardware-spec.h"
 #include "input-error.h"
 #include "kineto-import.h"
 #include "output-dir.h"
-#include "packet-transport.h"
 #include "program-trace-import.h"
 #include "schedule-collectives.h"
 #include "text-file.h"
 #include "trace-replay.h"
-
-#include "ns3/simulator.h"
 
 #include <cmath>
 #include <fstream>
@@ -114,51 +110,23 @@ class Fabric
     Fabric(const FabricScenario& sc,
            const std::string& backend,
            const std::vector<std::string>& ns3Args)
+        : m_backend(sc, ParseBackendKind(backend, kCli, "--backend"), ns3Args)
     {
-        ConfigureSimulator(sc, ns3Args);
-        const ExecutorConfig cfg = ns3::ExecutorConfigFromAttributes();
-        if (backend == "analytical")
-        {
-            AnalyticalOptions ao;
-            ao.m_mtuBytes = sc.transport.mtuBytes;
-            ao.m_ackInterval = sc.transport.ackInterval;
-            ao.m_messageOverheadPs = ns3::AnalyticalOverheadFromAttributes();
-            m_transport = std::make_unique<AnalyticalTransport>(sc.topology, ao);
-        }
-        else
-        {
-            ns3::ObjectFactory cc = CcFactory(CollectiveCcName(sc), sc.file, "transport.cc");
-            m_fabric = InstallFabric(sc);
-            PacketTransportOptions po;
-            po.m_priority = sc.transport.priority;
-            po.m_stopPs = int64_t(sc.stopNs) * 1000;
-            m_transport = std::make_unique<PacketTransport>(*m_fabric, cc, po);
-        }
         CollectiveOptions co;
         co.m_localSize = ServerLocalSize(sc.topology, int(sc.topology.NumHosts()));
-        m_api = std::make_unique<ScheduleCollectives>(*m_transport, cfg, co);
-    }
-
-    ~Fabric()
-    {
-        m_api.reset();
-        m_transport.reset();
-        if (m_fabric)
-        {
-            m_fabric.reset();
-            ns3::Simulator::Destroy();
-        }
+        m_backend.Collectives().SetCollectiveOptions(co);
     }
 
     ReplayRun Replay(const ImportedTrace& trace, const ReplayOptions& opt)
     {
-        return ReplayTrace(trace, opt, *m_api, [this]() { m_transport->Run(); });
+        return ReplayTrace(trace,
+                           opt,
+                           m_backend.Collectives().GetCollectiveApi(),
+                           [this]() { m_backend.Collectives().RunEventLoop(); });
     }
 
   private:
-    std::unique_ptr<ns3::FabricTopologyHelper> m_fabric;
-    std::unique_ptr<Transport> m_transport;
-    std::unique_ptr<ScheduleCollectives> m_api;
+    FabricBackend m_backend;
 };
 
 /// The preset whose name the recorded device names ("NVIDIA A100-PG509-200" -> A100).
@@ -225,11 +193,7 @@ ParseReplayArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "--backend", v))
         {
-            if (v != "analytical" && v != "packet")
-            {
-                throw fabricsim::InputError(
-                    kCli, "--backend", "analytical or packet", "\"" + v + "\"");
-            }
+            ParseBackendKind(v, kCli, "--backend");
             o.backend = v;
         }
         else if (TakeOption(a, i, "--algo", v))

@@ -52,7 +52,8 @@ Measure(const nlohmann::json& scenario,
         const Schedule& schedule,
         uint64_t bytes)
 {
-    return MeasureCollective(Scenario(scenario), backend, schedule, bytes, 0, 1);
+    return MeasureCollective(
+        Scenario(scenario), ParseBackendKind(backend, "test", "backend"), schedule, bytes, 0, 1);
 }
 
 double
