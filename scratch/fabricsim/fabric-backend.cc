@@ -1,9 +1,9 @@
 #include "fabric-backend.h"
 
+#include "executor-attributes.h"
 #include "fabric-setup.h"
 #include "input-error.h"
 
-#include "executor-attributes.h"
 #include "ns3/simulator.h"
 
 namespace fabricsim

@@ -31,25 +31,23 @@ FabricDoc()
 json
 InferenceDoc(uint32_t mtu)
 {
-    return json{{"seed", 1},
-                {"model", "Qwen3-30B-A3B"},
-                {"hardware", "H100"},
-                {"parallelism", {{"tp", 4}, {"dp", 2}, {"ep", 8}, {"dp_attention", true}}},
-                {"serving",
-                 {{"requests",
-                   {{"rate_per_s", 0},
-                    {"count", 1},
-                    {"prompt_tokens", 256},
-                    {"output_tokens", 2}}}}},
-                {"topology",
-                 {{"type", "rail-optimized"},
-                  {"servers", 2},
-                  {"accels_per_server", 4},
-                  {"spines", 1},
-                  {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-                  {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-                  {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}},
-                {"transport", {{"mtu_bytes", mtu}}}};
+    return json{
+        {"seed", 1},
+        {"model", "Qwen3-30B-A3B"},
+        {"hardware", "H100"},
+        {"parallelism", {{"tp", 4}, {"dp", 2}, {"ep", 8}, {"dp_attention", true}}},
+        {"serving",
+         {{"requests",
+           {{"rate_per_s", 0}, {"count", 1}, {"prompt_tokens", 256}, {"output_tokens", 2}}}}},
+        {"topology",
+         {{"type", "rail-optimized"},
+          {"servers", 2},
+          {"accels_per_server", 4},
+          {"spines", 1},
+          {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+          {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+          {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}},
+        {"transport", {{"mtu_bytes", mtu}}}};
 }
 
 /// per_step[i].comm_ms of an inference run on \p backend.

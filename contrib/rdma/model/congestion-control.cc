@@ -6,11 +6,13 @@
 #include "input-error.h"
 #include "swift.h"
 #include "timely.h"
+#include "unit-conversions.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 
@@ -67,6 +69,31 @@ CongestionControl::SetRate(uint64_t bps)
             m_update();
         }
     }
+}
+
+void
+CongestionControl::SetRateFromModel(double bps)
+{
+    if (std::isnan(bps))
+    {
+        fabricsim::units::ThrowOverflow("congestion-control rate", Name() + " computed NaN bit/s");
+    }
+    const double lo = double(std::min(m_minRateBps, m_lineRateBps));
+    const double hi = double(m_lineRateBps);
+    SetRate(uint64_t(std::min(std::max(bps, lo), hi)));
+}
+
+void
+CongestionControl::SetWindowFromModel(double bytes)
+{
+    if (std::isnan(bytes))
+    {
+        fabricsim::units::ThrowOverflow("congestion-control window",
+                                        Name() + " computed NaN bytes");
+    }
+    constexpr double kMax = 9223372036854775808.0; // 2^63
+    SetWindow(bytes >= kMax ? uint64_t(1) << 63
+                            : std::max<uint64_t>(1, uint64_t(std::llround(std::max(bytes, 0.0)))));
 }
 
 void

@@ -100,6 +100,16 @@ class CongestionControl : public Object
     /// Set the rate, clamped to [MinRate, line rate], and notify the NIC.
     void SetRate(uint64_t bps);
     void SetWindow(uint64_t bytes);
+    /**
+     * \brief A rate the model computed in floating point: clamped to [MinRate, line rate] before
+     * it becomes an integer (a double below 0 or past 2^64 has no uint64 value, and converting it
+     * is undefined), rounded down. Throws fabricsim::UnitOverflow on NaN: a model that divided
+     * by zero stops the run instead of sending at an arbitrary rate.
+     */
+    void SetRateFromModel(double bps);
+    /// A window in bytes from floating point: rounded to nearest, at least 1 (0 would mean "no
+    /// window"), at most 2^63; NaN throws fabricsim::UnitOverflow.
+    void SetWindowFromModel(double bytes);
 
     uint64_t m_lineRateBps = 0;
     uint64_t m_minRateBps = 0;

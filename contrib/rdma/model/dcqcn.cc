@@ -32,17 +32,17 @@ Dcqcn::GetTypeId()
                             "Alpha update period.",
                             TimeValue(MicroSeconds(1)),
                             MakeTimeAccessor(&Dcqcn::m_alphaPeriod),
-                            MakeTimeChecker())
+                            MakeTimeChecker(NanoSeconds(1)))
               .AddAttribute("RateDecreasePeriod",
                             "Minimum time between two rate decreases.",
                             TimeValue(MicroSeconds(4)),
                             MakeTimeAccessor(&Dcqcn::m_decreasePeriod),
-                            MakeTimeChecker())
+                            MakeTimeChecker(PicoSeconds(0)))
               .AddAttribute("RateIncreasePeriod",
                             "Rate increase timer.",
                             TimeValue(MicroSeconds(300)),
                             MakeTimeAccessor(&Dcqcn::m_increasePeriod),
-                            MakeTimeChecker())
+                            MakeTimeChecker(NanoSeconds(1)))
               .AddAttribute("ByteCounter",
                             "Bytes per byte-counter increase stage (0 disables the byte counter).",
                             UintegerValue(0),
@@ -153,7 +153,7 @@ Dcqcn::OnCnp()
     m_lastDecrease = now;
     uint64_t rc = GetRateBps();
     m_targetBps = rc;
-    SetRate(uint64_t(double(rc) * (1.0 - m_alpha / 2.0)));
+    SetRateFromModel(double(rc) * (1.0 - m_alpha / 2.0));
     m_timerStage = 0;
     m_byteStage = 0;
     m_bytesSinceStage = 0;
@@ -208,19 +208,22 @@ Dcqcn::Increase()
         hi = std::max(m_timerStage, m_byteStage);
         lo = std::min(m_timerStage, m_byteStage);
     }
-    if (hi <= f)
+    uint64_t step = 0; // fast recovery: target unchanged
+    if (hi > f && lo > f)
     {
-        // fast recovery: target unchanged
+        // hyper increase; a product past 64 bits is past any line rate
+        if (__builtin_mul_overflow(m_rhai.GetBitRate(), uint64_t(lo - f), &step))
+        {
+            step = m_lineRateBps;
+        }
     }
-    else if (lo > f)
+    else if (hi > f)
     {
-        m_targetBps += m_rhai.GetBitRate() * (lo - f); // hyper increase
+        step = m_rai.GetBitRate(); // additive increase
     }
-    else
-    {
-        m_targetBps += m_rai.GetBitRate(); // additive increase
-    }
-    m_targetBps = std::min(m_targetBps, m_lineRateBps);
+    // The target never passes the line rate (the sum could wrap for huge steps).
+    m_targetBps = step >= m_lineRateBps - std::min(m_targetBps, m_lineRateBps) ? m_lineRateBps
+                                                                               : m_targetBps + step;
     SetRate((GetRateBps() + m_targetBps) / 2);
 }
 

@@ -118,11 +118,10 @@ void
 Dctcp::Apply()
 {
     m_rate = std::min(std::max(m_rate, double(m_minRateBps)), double(m_lineRateBps));
-    SetRate(uint64_t(m_rate));
+    SetRateFromModel(m_rate);
     if (m_useWindow)
     {
-        double w = m_rate * m_baseRtt.GetSeconds() / 8.0;
-        SetWindow(std::max<uint64_t>(m_mtu, uint64_t(std::llround(w))));
+        SetWindowFromModel(std::max(m_rate * m_baseRtt.GetSeconds() / 8.0, double(m_mtu)));
     }
 }
 

@@ -74,7 +74,7 @@ Hpcc::Init(uint64_t lineRateBps, Time baseRtt, uint32_t mtuBytes)
     m_lastUpdateSeq = 0;
     m_started = false;
     m_prev.clear();
-    SetWindow(uint64_t(std::llround(m_wMax)));
+    SetWindowFromModel(m_wMax);
 }
 
 void
@@ -178,8 +178,8 @@ Hpcc::ComputeWindow(bool commit)
 void
 Hpcc::Apply(double window)
 {
-    SetWindow(std::max<uint64_t>(1, uint64_t(std::llround(window)))); // 0 would mean "no window"
-    SetRate(uint64_t(window * 8.0 / m_baseRtt.GetSeconds()));
+    SetWindowFromModel(window);
+    SetRateFromModel(window * 8.0 / m_baseRtt.GetSeconds());
 }
 
 } // namespace ns3

@@ -94,7 +94,7 @@ Swift::Init(uint64_t lineRateBps, Time baseRtt, uint32_t mtuBytes)
     m_w = m_wMax;
     m_decreased = false;
     m_lastRtt = baseRtt;
-    SetWindow(uint64_t(m_w));
+    SetWindowFromModel(std::floor(m_w));
 }
 
 Time
@@ -167,8 +167,8 @@ Swift::Apply()
 {
     double wMin = double(m_minRateBps) * m_baseRtt.GetSeconds() / 8.0;
     m_w = std::min(std::max(m_w, wMin), m_wMax);
-    SetWindow(uint64_t(std::ceil(m_w)));
-    SetRate(uint64_t(m_w * 8.0 / m_baseRtt.GetSeconds()));
+    SetWindowFromModel(std::ceil(m_w));
+    SetRateFromModel(m_w * 8.0 / m_baseRtt.GetSeconds());
 }
 
 } // namespace ns3

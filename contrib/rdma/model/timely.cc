@@ -35,17 +35,17 @@ Timely::GetTypeId()
                             "Below this RTT the rate always grows.",
                             TimeValue(MicroSeconds(50)),
                             MakeTimeAccessor(&Timely::m_tLow),
-                            MakeTimeChecker())
+                            MakeTimeChecker(PicoSeconds(0)))
               .AddAttribute("Thigh",
                             "Above this RTT the rate always drops.",
                             TimeValue(MicroSeconds(500)),
                             MakeTimeAccessor(&Timely::m_tHigh),
-                            MakeTimeChecker())
+                            MakeTimeChecker(PicoSeconds(0)))
               .AddAttribute("MinRtt",
                             "Normalisation of the RTT gradient.",
                             TimeValue(MicroSeconds(20)),
                             MakeTimeAccessor(&Timely::m_minRtt),
-                            MakeTimeChecker(MicroSeconds(0)))
+                            MakeTimeChecker(NanoSeconds(1)))
               .AddAttribute("Delta",
                             "Additive increase step delta.",
                             DataRateValue(DataRate("100Mbps")),
@@ -167,7 +167,7 @@ Timely::Update(Time rtt)
         m_negCount = 0;
     }
     m_rate = std::min(std::max(m_rate, double(m_minRateBps)), double(m_lineRateBps));
-    SetRate(uint64_t(m_rate));
+    SetRateFromModel(m_rate);
 }
 
 } // namespace ns3
