@@ -1,6 +1,7 @@
 #include "analytical-transport.h"
 
 #include "input-error.h"
+#include "unit-conversions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -97,7 +98,12 @@ AnalyticalTransport::WireBytes(uint64_t payload) const
 {
     const uint64_t frames
         = std::max<uint64_t>(1, (payload + m_opt.m_mtuBytes - 1) / m_opt.m_mtuBytes);
-    return payload + frames * m_opt.m_frameOverheadBytes + m_opt.m_firstFrameExtraBytes;
+    return units::CheckedAdd(
+        units::CheckedAdd(payload,
+                          units::CheckedMul(frames, m_opt.m_frameOverheadBytes, "wire bytes"),
+                          "wire bytes"),
+        m_opt.m_firstFrameExtraBytes,
+        "wire bytes");
 }
 
 const AnalyticalTransport::Path&
@@ -156,7 +162,8 @@ AnalyticalTransport::LatencyPs(const Path& p, uint64_t payload) const
     {
         ps += frame / p.m_hopBytesPerSecond[i] * 1e12;
     }
-    return int64_t(std::llround(ps)) + m_opt.m_messageOverheadPs;
+    return units::CheckedAdd(
+        units::RoundPs(ps, "analytical latency"), m_opt.m_messageOverheadPs, "analytical latency");
 }
 
 int64_t
@@ -172,8 +179,10 @@ AnalyticalTransport::IdealPs(uint32_t src, uint32_t dst, uint64_t bytes)
     {
         bottleneck = std::min(bottleneck, r);
     }
-    return int64_t(std::llround(double(WireBytes(bytes)) / bottleneck * 1e12))
-           + LatencyPs(p, bytes);
+    return units::CheckedAdd(
+        units::BytesAtRatePs(double(WireBytes(bytes)), bottleneck, "analytical transfer time"),
+        LatencyPs(p, bytes),
+        "analytical transfer time");
 }
 
 void
@@ -317,8 +326,9 @@ AnalyticalTransport::Update()
         const uint64_t gen = ++m_generation;
         // Coalescing only pays (and only blurs) with many concurrent flows: small cases stay exact.
         const double slack = m_active.size() > 32 ? m_opt.m_completionSlack : 0.0;
-        const int64_t delay = std::max<int64_t>(1, int64_t(std::ceil(next * (1.0 + slack) * 1e12)));
-        Push(m_nowPs + delay,
+        const int64_t delay = std::max<int64_t>(
+            1, units::RoundPs(std::ceil(next * (1.0 + slack) * 1e12), "analytical completion"));
+        Push(units::CheckedAdd(m_nowPs, delay, "analytical completion"),
              [this, gen]()
              {
                  if (gen == m_generation)

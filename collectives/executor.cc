@@ -2,9 +2,11 @@
 
 #include "input-error.h"
 #include "schedule-structure-check.h"
+#include "unit-conversions.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace fabricsim
@@ -250,7 +252,25 @@ Executor::Start(uint64_t bytes, RankDone onRankDone, Done onDone)
             = m_config.m_slots > 0 ? uint64_t(m_config.m_slots) * m_sliceBytes : buffer;
         cap = std::max<uint64_t>(1, room / uint64_t(maxCount));
     }
-    m_tiles = int(CeilDiv(m_chunkBytes, cap));
+    // Tiles are an int and a step's slices a uint32: counts past them would wrap and the
+    // collective would finish early (a tiny SliceSize under a huge MaxChunkSize, say).
+    const uint64_t tiles = CeilDiv(m_chunkBytes, cap);
+    const unsigned __int128 stepSlices
+        = ((unsigned __int128)maxCount * std::min(m_chunkBytes, cap) + m_sliceBytes - 1)
+          / m_sliceBytes;
+    if (tiles > uint64_t(std::numeric_limits<int>::max())
+        || stepSlices > std::numeric_limits<uint32_t>::max())
+    {
+        throw fabricsim::InputError("schedule '" + m_schedule.m_name + "'",
+                                    "bytes",
+                                    "a size that ns3::CollectiveExecutor's MaxChunkSize and "
+                                    "SliceSize cut into at most 2^31 tiles of at most 2^32 "
+                                    "slices per step",
+                                    std::to_string(bytes) + " bytes: " + std::to_string(tiles)
+                                        + " tiles of chunk " + std::to_string(cap) + " B, slice "
+                                        + std::to_string(m_sliceBytes) + " B");
+    }
+    m_tiles = int(tiles);
 
     for (size_t r = 0; r < m_ranks.size(); ++r)
     {
@@ -317,7 +337,7 @@ Executor::ComputePs(StepOp op, uint64_t bytes) const
     {
         touched = 2.0 * double(bytes);
     }
-    return int64_t(std::llround(touched / m_config.m_memoryBytesPerSecond * 1e12));
+    return units::BytesAtRatePs(touched, m_config.m_memoryBytesPerSecond, "reduction time");
 }
 
 bool

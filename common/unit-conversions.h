@@ -87,6 +87,50 @@ SecondsToPs(double seconds, const char* what)
 }
 
 /**
+ * \brief A model's floating-point time in ps, rounded to nearest (roofline costs, scaled trace
+ * durations, transfer times). \throws UnitOverflow naming \p what when negative, not finite or
+ * past int64 ps (106 days).
+ */
+inline int64_t
+RoundPs(double ps, const char* what)
+{
+    if (!(ps >= 0) || !(ps < 9223372036854775808.0))
+    {
+        ThrowOverflow(what, std::to_string(ps) + " ps");
+    }
+    return int64_t(std::llround(ps));
+}
+
+/// A floating-point time in ns to ps: RoundPs(ns x 1000).
+inline int64_t
+NsToPs(double ns, const char* what)
+{
+    return RoundPs(ns * 1e3, what);
+}
+
+/// Picoseconds to put \p bytes through \p bytesPerSecond: RoundPs(bytes / rate x 1e12).
+inline int64_t
+BytesAtRatePs(double bytes, double bytesPerSecond, const char* what)
+{
+    return RoundPs(bytes / bytesPerSecond * 1e12, what);
+}
+
+/**
+ * \brief A byte or token count a model computed in floating point, rounded to nearest.
+ * \throws UnitOverflow naming \p what when negative, not finite or 2^64 or more.
+ */
+inline uint64_t
+RoundCount(double bytes, const char* what)
+{
+    if (!(bytes >= 0) || !(bytes < 18446744073709551616.0))
+    {
+        ThrowOverflow(what, std::to_string(bytes));
+    }
+    return bytes < 9223372036854775808.0 ? uint64_t(std::llround(bytes))
+                                         : uint64_t(std::round(bytes));
+}
+
+/**
  * \brief a + b in T (ps as int64_t, bytes as uint64_t); b converts to a's type.
  * \throws UnitOverflow naming \p what when the sum does not fit.
  */

@@ -4,7 +4,6 @@
 // rate within [MinRate, line rate] and its window at least one byte, and matches its closed form
 // where one exists; a model that computes NaN stops instead of sending at an arbitrary rate.
 #include "cc-scenario.h"
-
 #include "unit-conversions.h"
 
 #include "ns3/config.h"
@@ -85,10 +84,8 @@ Stress(Ptr<CongestionControl> cc, const std::string& where)
                 AckSample a = MakeAck(psn, psn + 8, PicoSeconds(rtt), ece, bytes);
                 a.hops = 3;
                 // INT: alternately an idle port and one with a full queue and 2^40 bytes sent.
-                std::vector<IntHop> hops = Hop(line,
-                                               ts,
-                                               tx,
-                                               (psn % 2) ? 0 : std::numeric_limits<uint32_t>::max());
+                std::vector<IntHop> hops
+                    = Hop(line, ts, tx, (psn % 2) ? 0 : std::numeric_limits<uint32_t>::max());
                 a.intHops = &hops;
                 cc->OnAck(a);
                 ExpectInRange(cc, where + " ack rtt " + std::to_string(rtt) + " ps");
@@ -128,8 +125,8 @@ TEST(CcRange, EveryAlgorithmStaysInRangeAcrossRatesRttsAndMtus)
             {
                 for (uint32_t mtu : kMtus)
                 {
-                    Ptr<CongestionControl> cc =
-                        CongestionControlFactory::Get(name).Create<CongestionControl>();
+                    Ptr<CongestionControl> cc
+                        = CongestionControlFactory::Get(name).Create<CongestionControl>();
                     cc->Init(rate, MicroSeconds(rttUs), mtu);
                     const std::string where = name + " " + std::to_string(rate) + " bps, "
                                               + std::to_string(rttUs) + " us, MTU "
@@ -161,13 +158,13 @@ TEST(CcRange, WindowAlgorithmsStartAtTheBdpAndPaceAtWindowOverRtt)
         {
             for (int64_t rttUs : kRttsUs)
             {
-                Ptr<CongestionControl> cc =
-                    CongestionControlFactory::Get(name).Create<CongestionControl>();
+                Ptr<CongestionControl> cc
+                    = CongestionControlFactory::Get(name).Create<CongestionControl>();
                 cc->Init(rate, MicroSeconds(rttUs), 1000);
                 const double t = double(rttUs) * 1e-6;
                 const double bdp = double(rate) * t / 8.0;
-                const std::string where = name + " " + std::to_string(rate) + " bps, "
-                                          + std::to_string(rttUs) + " us";
+                const std::string where
+                    = name + " " + std::to_string(rate) + " bps, " + std::to_string(rttUs) + " us";
                 EXPECT_NEAR(double(cc->GetWindowBytes()), std::max(1.0, bdp), 1.0) << where;
                 // After an update the rate follows the window (unless clamped at MinRate).
                 Stress(cc, where);
@@ -188,7 +185,8 @@ TEST(CcRange, DcqcnFirstCutIsTheClosedForm)
 {
     for (uint64_t rate : kRates)
     {
-        Ptr<CongestionControl> cc = CongestionControlFactory::Get("dcqcn").Create<CongestionControl>();
+        Ptr<CongestionControl> cc
+            = CongestionControlFactory::Get("dcqcn").Create<CongestionControl>();
         cc->Init(rate, MicroSeconds(10), 1000);
         DoubleValue g;
         DoubleValue alpha0;
@@ -196,7 +194,8 @@ TEST(CcRange, DcqcnFirstCutIsTheClosedForm)
         ASSERT_TRUE(cc->GetAttributeFailSafe("InitialAlpha", alpha0));
         cc->OnCnp();
         const double alpha = (1 - g.Get()) * alpha0.Get() + g.Get();
-        const double expect = std::max(double(rate) * (1 - alpha / 2), double(std::min(MinRateOf(cc), rate)));
+        const double expect
+            = std::max(double(rate) * (1 - alpha / 2), double(std::min(MinRateOf(cc), rate)));
         EXPECT_NEAR(double(cc->GetRateBps()), std::floor(expect), 1.0) << rate;
         Simulator::Destroy();
     }
@@ -207,13 +206,15 @@ TEST(CcRange, DcqcnFirstCutIsTheClosedForm)
 // divided by zero (DCQCN crashed with SIGFPE on its first CNP).
 TEST(CcRange, DivisorAttributesMustBePositive)
 {
-    Ptr<CongestionControl> timely = CongestionControlFactory::Get("timely").Create<CongestionControl>();
+    Ptr<CongestionControl> timely
+        = CongestionControlFactory::Get("timely").Create<CongestionControl>();
     EXPECT_FALSE(timely->SetAttributeFailSafe("MinRtt", TimeValue(Seconds(0))));
     EXPECT_TRUE(timely->SetAttributeFailSafe("MinRtt", TimeValue(NanoSeconds(1))));
     // The checkers exist before picosecond resolution is set, so their floor is 1 ns.
     EXPECT_FALSE(timely->SetAttributeFailSafe("MinRtt", TimeValue(PicoSeconds(999))));
     EXPECT_FALSE(timely->SetAttributeFailSafe("Tlow", TimeValue(MicroSeconds(-1))));
-    Ptr<CongestionControl> dcqcn = CongestionControlFactory::Get("dcqcn").Create<CongestionControl>();
+    Ptr<CongestionControl> dcqcn
+        = CongestionControlFactory::Get("dcqcn").Create<CongestionControl>();
     EXPECT_FALSE(dcqcn->SetAttributeFailSafe("AlphaPeriod", TimeValue(Seconds(0))));
     EXPECT_FALSE(dcqcn->SetAttributeFailSafe("RateIncreasePeriod", TimeValue(Seconds(0))));
     EXPECT_TRUE(dcqcn->SetAttributeFailSafe("RateDecreasePeriod", TimeValue(Seconds(0))));

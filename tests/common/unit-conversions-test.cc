@@ -9,8 +9,12 @@
 #include <limits>
 
 using fabricsim::UnitOverflow;
+using fabricsim::units::BytesAtRatePs;
 using fabricsim::units::CheckedAdd;
 using fabricsim::units::CheckedMul;
+using fabricsim::units::NsToPs;
+using fabricsim::units::RoundCount;
+using fabricsim::units::RoundPs;
 using fabricsim::units::TransmitPs;
 
 namespace
@@ -97,4 +101,26 @@ TEST(UnitConversions, ImpossibleConversionsThrowInsteadOfWrapping)
         EXPECT_STREQ(e.what(),
                      "ideal FCT does not fit 64 bits: 9223372036854775807 + 9223372036854775807");
     }
+}
+
+// A model's floating-point times and counts: rounded to nearest where they fit; negatives,
+// NaN and values past int64 ps / uint64 counts throw (llround gave LLONG_MIN, a negative time).
+TEST(UnitConversions, FloatingPointTimesAndCountsRoundOrThrow)
+{
+    EXPECT_EQ(RoundPs(0.4, "t"), 0);
+    EXPECT_EQ(RoundPs(2.5, "t"), 3);
+    EXPECT_EQ(NsToPs(1.0005, "t"), 1001);
+    EXPECT_EQ(NsToPs(9.2e15, "t"), 9200000000000000000); // 106 days in ns
+    EXPECT_THROW(NsToPs(9.3e15, "t"), UnitOverflow);
+    EXPECT_THROW(NsToPs(-1, "t"), UnitOverflow);
+    EXPECT_THROW(RoundPs(std::nan(""), "t"), UnitOverflow);
+    EXPECT_THROW(RoundPs(std::numeric_limits<double>::infinity(), "t"), UnitOverflow);
+    // 64 GiB at 1 GB/s: 68.7 s; 1 TB at 1 B/s does not fit (1e24 ps).
+    EXPECT_EQ(BytesAtRatePs(68719476736.0, 1e9, "t"), 68719476736000);
+    EXPECT_THROW(BytesAtRatePs(1e12, 1, "t"), UnitOverflow);
+    EXPECT_THROW(BytesAtRatePs(1, 0, "t"), UnitOverflow); // inf
+    EXPECT_EQ(RoundCount(1.5, "b"), 2u);
+    EXPECT_EQ(RoundCount(1e19, "b"), 10000000000000000000u); // above 2^63, below 2^64
+    EXPECT_THROW(RoundCount(1.9e19, "b"), UnitOverflow);
+    EXPECT_THROW(RoundCount(-0.6, "b"), UnitOverflow);
 }

@@ -263,6 +263,30 @@ TEST(ChakraImport, BadFilesAreInputErrors)
     t.nodes = {n, n};
     t.nodes[0].type = 4;
     EXPECT_THROW(ImportChakraTrace(t, "dup.et", 0, {}, out), fabricsim::InputError);
+    // Start times are epoch microseconds (1.7e15 today): fine, and only their offset becomes
+    // ps; an offset past 2^40 us (12.7 days) is named as the start time, not the duration.
+    ChakraNode c;
+    c.id = 1;
+    c.type = uint32_t(ChakraNodeType::kComp);
+    c.durationMicros = 5;
+    c.startTimeMicros = 1700000000000000;
+    ChakraNode late = c;
+    late.id = 2;
+    late.startTimeMicros = c.startTimeMicros + (uint64_t(1) << 40);
+    t.nodes = {c, late};
+    ImportedTrace ok;
+    EXPECT_NO_THROW(ImportChakraTrace(t, "epoch.et", 0, {}, ok));
+    t.nodes[1].startTimeMicros += 1;
+    try
+    {
+        ImportedTrace bad;
+        ImportChakraTrace(t, "late.et", 0, {}, bad);
+        FAIL() << "a start 2^40 + 1 us after the first was accepted";
+    }
+    catch (const fabricsim::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "node 2 start_time_micros");
+    }
     EXPECT_EQ(RankFromChakraName("dir/all_reduce.7.et"), 7);
     EXPECT_EQ(RankFromChakraName("chakra.et"), -1);
 }

@@ -204,6 +204,12 @@ TEST(KinetoImport, MalformedTracesNameTheFileAndField)
     EXPECT_EQ(field("{\"traceEvents\": [}"), "");
     EXPECT_EQ(field("{\"distributedInfo\": {\"rank\": 9, \"world_size\": 2}, \"traceEvents\": []}"),
               "distributedInfo.rank");
+    // Two kernels 1e16 us (317 years) apart: the offset would wrap int64 ps (1e22 ps), where it
+    // once became a negative start time.
+    EXPECT_EQ(field("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a\", "
+                    "\"ts\": 0, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"b\", "
+                    "\"ts\": 1e16, \"dur\": 1}]}"),
+              "traceEvents[1].ts");
 }
 
 TEST(CompressedFile, GzipIsDetectedByItsMagicAndCorruptionIsAnError)

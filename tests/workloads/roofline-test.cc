@@ -1,4 +1,5 @@
 #include "roofline.h"
+#include "unit-conversions.h"
 
 #include <gtest/gtest.h>
 
@@ -196,4 +197,66 @@ TEST(Roofline, EncoderStage)
     EXPECT_DOUBLE_EQ(ops.front().flops, 2 * m.encoder->FlopsPerImage() / 2);
     b.images = 0;
     EXPECT_EQ(r.StepOps(b).front().kind, OpKind::Embedding);
+}
+
+// Every op's cost across the token counts a step can hold (1 to 10^7 tokens, one prefill
+// sequence, or a decode batch of up to 10^6) on a dense and an MoE model: time = max(FLOPs /
+// effective peak, bytes / effective HBM bandwidth) + kernels x launch, GEMM FLOPs linear in tokens,
+// prefill attention 2 n_h (d_qk + d_v) q (q + 1) / 2, the step time growing with the tokens, and
+// every figure finite and representable as ps (10^7 tokens of Qwen3-30B-A3B prefill: minutes).
+TEST(Roofline, OpCostsFollowTheirClosedFormsFromOneTokenToTenMillion)
+{
+    const HardwareSpec h = HardwareSpec::Preset("H100");
+    for (const char* name : {"Llama-3-8B", "Qwen3-30B-A3B"})
+    {
+        const ModelSpec m = ModelSpec::Preset(name);
+        const Roofline r(m, h, Tp(1));
+        const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
+        for (bool prefill : {true, false})
+        {
+            double previous = 0;
+            double qkvFlopsPerToken = 0;
+            // Decode batches stop at 10^6 sequences (the batch is walked per sequence).
+            for (uint32_t t = 1; t <= (prefill ? 10000000u : 1000000u); t *= 10)
+            {
+                const StepBatch b = prefill ? StepBatch::Prefill(1, t) : StepBatch::Decode(t, 1024);
+                const auto ops = r.StepOps(b);
+                const std::string where = std::string(name) + (prefill ? " prefill " : " decode ")
+                                          + std::to_string(t) + " tokens";
+                for (const ComputeOp& op : ops)
+                {
+                    ASSERT_TRUE(std::isfinite(op.timeNs) && op.timeNs > 0) << where;
+                    EXPECT_DOUBLE_EQ(op.memoryNs, op.Bytes() / h.EffectiveHbmBw() * 1e9) << where;
+                    const double atGemm = op.flops / h.EffectiveFlops(gemm) * 1e9;
+                    const double atAct = op.flops / h.EffectiveFlops(m.activationDtype) * 1e9;
+                    EXPECT_TRUE(op.computeNs == atGemm || op.computeNs == atAct)
+                        << where << " " << OpKindName(op.kind);
+                    EXPECT_DOUBLE_EQ(op.timeNs,
+                                     std::max(op.computeNs, op.memoryNs)
+                                         + op.kernels * h.launchOverheadSec * 1e9)
+                        << where << " " << OpKindName(op.kind);
+                }
+                const ComputeOp& qkv = ops[1]; // after the embedding
+                ASSERT_EQ(qkv.kind, OpKind::QkvProj);
+                if (qkvFlopsPerToken == 0)
+                {
+                    qkvFlopsPerToken = qkv.flops / t;
+                }
+                EXPECT_NEAR(qkv.flops / t / qkvFlopsPerToken, 1.0, 1e-12) << where;
+                if (prefill)
+                {
+                    const ComputeOp& attn = ops[2];
+                    ASSERT_EQ(attn.kind, OpKind::Attention);
+                    const double q = t;
+                    const double expect
+                        = 2.0 * m.numHeads * (m.QkHeadDim() + m.VHeadDim()) * q * (q + 1) / 2;
+                    EXPECT_NEAR(attn.flops / expect, 1.0, 1e-12) << where;
+                }
+                const double total = Roofline::TotalTimeNs(ops);
+                EXPECT_GT(total, previous) << where;
+                previous = total;
+                EXPECT_NO_THROW(units::NsToPs(total, "step")) << where << ": " << total << " ns";
+            }
+        }
+    }
 }

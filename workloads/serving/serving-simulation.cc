@@ -7,6 +7,7 @@
 #include "serving-scheduler.h"
 #include "step-executor.h"
 #include "step-program-builder.h"
+#include "unit-conversions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -262,7 +263,8 @@ ServingSimulation::Impl::LlmPromptTokens(const Request& r) const
         extra = r.images * m_sc.model.encoder->outputTokensPerImage
                 + r.audioSeconds * m_sc.model.encoder->outputTokensPerAudioSecond;
     }
-    return r.promptTokens + uint64_t(std::llround(extra));
+    return units::CheckedAdd(
+        r.promptTokens, units::RoundCount(extra, "encoder tokens"), "prompt tokens");
 }
 
 void
@@ -718,7 +720,7 @@ ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
         rec.kvTransferStartPs = m_api.NowPs();
         for (const auto& [pair, bytes] : pairs)
         {
-            uint64_t b = uint64_t(std::llround(bytes));
+            uint64_t b = units::RoundCount(bytes, "KV transfer bytes");
             t.record.sends.push_back({pair.first, pair.second, b});
             rec.kvTransferBytes += b;
         }

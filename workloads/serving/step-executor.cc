@@ -2,6 +2,7 @@
 
 #include "collective-api.h"
 #include "comm-op-kind.h"
+#include "unit-conversions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -603,7 +604,8 @@ StepExecutor::Launch(uint32_t r, const ProgramItem& item)
         int64_t now = m_api.NowPs();
         int64_t start = std::max(now, rs.pcieFree);
         double bw = item.tierBwBytesPerSec > 0 ? item.tierBwBytesPerSec : 1e30;
-        rs.pcieFree = start + int64_t(std::llround(double(item.bytes) / bw * 1e12));
+        rs.pcieFree = units::CheckedAdd(
+            start, units::BytesAtRatePs(double(item.bytes), bw, "KV tier fetch"), "KV tier fetch");
         m_api.Schedule(rs.pcieFree - now, [this, r, key]() { CommDone(r, key); });
         return;
     }

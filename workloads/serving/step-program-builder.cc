@@ -2,6 +2,7 @@
 #include "step-program-builder.h"
 
 #include "step-comm.h"
+#include "unit-conversions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,7 @@ namespace
 int64_t
 NsToPs(double ns)
 {
-    return int64_t(std::llround(ns * 1e3));
+    return units::NsToPs(ns, "compute op time");
 }
 
 std::string
@@ -247,7 +248,7 @@ RankItems(const InferenceScenario& sc,
             it.groupIndex = g * par.tp + t;
             for (double b : c.sendBytes)
             {
-                it.row.push_back(uint64_t(std::llround(b)));
+                it.row.push_back(units::RoundCount(b, "all-to-all bytes"));
             }
         }
         else
@@ -259,7 +260,7 @@ RankItems(const InferenceScenario& sc,
             it.groupIndex = c.kind == StepCollectiveKind::Send ? 0 : 1;
         }
         it.key = prefix + groupName + mbTag + std::to_string(counter[groupName]++);
-        it.bytes = uint64_t(std::llround(c.bytes));
+        it.bytes = units::RoundCount(c.bytes, "collective bytes");
         return it;
     };
 
@@ -274,7 +275,7 @@ RankItems(const InferenceScenario& sc,
         it.name = "kv_fetch";
         it.layer = attn.layer;
         it.key = prefix + "kv" + std::to_string(me) + mbTag + std::to_string(attn.layer);
-        it.bytes = uint64_t(std::llround(attn.kvBytes));
+        it.bytes = units::RoundCount(attn.kvBytes, "KV fetch bytes");
         it.async = true;
         it.group = {me};
         if (sc.kv.placement == KvPlacement::Remote)
@@ -376,7 +377,7 @@ RankItems(const InferenceScenario& sc,
                     k.layer = op.layer;
                     k.group = {me, r.dstHost};
                     k.groupIndex = 0;
-                    k.bytes = uint64_t(std::llround(q * r.bytesPerToken));
+                    k.bytes = units::RoundCount(q * r.bytesPerToken, "KV transfer bytes");
                     k.detached = true;
                     k.transferId = snd.transferId;
                     k.key = prefix + "kvx" + std::to_string(snd.transferId) + "/"

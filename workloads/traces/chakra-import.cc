@@ -236,13 +236,22 @@ ImportChakraTrace(const ChakraTrace& t,
     {
         const ChakraNode& n = t.nodes[i];
         const std::string where = "node " + std::to_string(n.id);
-        if (n.durationMicros > uint64_t(kMaxMicros)
-            || n.startTimeMicros > uint64_t(kMaxMicros) * 1000)
+        if (n.durationMicros > uint64_t(kMaxMicros))
         {
             throw fabricsim::InputError(file,
                                         where + " duration_micros",
                                         "a duration below 2^40 us",
                                         std::to_string(n.durationMicros));
+        }
+        // Start times are absolute (epoch) microseconds; what becomes ps is the offset from the
+        // earliest, which must stay below 2^40 us (12.7 days) too, or start + duration wraps.
+        if (n.startTimeMicros != 0 && n.startTimeMicros - minStart > uint64_t(kMaxMicros))
+        {
+            throw fabricsim::InputError(file,
+                                        where + " start_time_micros",
+                                        "a start within 2^40 us (12.7 days) of the trace's first",
+                                        std::to_string(n.startTimeMicros - minStart)
+                                            + " us after it");
         }
         TraceOp op;
         op.name = n.name.size() > 160 ? n.name.substr(0, 160) : n.name;

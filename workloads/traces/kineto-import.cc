@@ -2,6 +2,7 @@
 
 #include "compressed-file.h"
 #include "input-error.h"
+#include "unit-conversions.h"
 
 #include <algorithm>
 #include <cctype>
@@ -246,7 +247,7 @@ NcclKernelCollective(const std::string& name)
 int64_t
 ToPs(double us)
 {
-    return int64_t(std::llround(us * 1e6));
+    return units::RoundPs(us * 1e6, "trace time");
 }
 
 class KinetoReader
@@ -584,6 +585,14 @@ class KinetoReader
             if (op.name.size() > 160)
             {
                 op.name.resize(160);
+            }
+            // Offsets past 2^62 ps (53 days) from the first kernel would wrap int64 ps (with
+            // the duration added); ts alone is only bounded by 1e17 us.
+            if (!((g.ts - origin + g.dur) * 1e6 < 4611686018427387904.0))
+            {
+                Bad("traceEvents[" + std::to_string(g.index) + "].ts",
+                    "a kernel within 53 days (2^62 ps) of the trace's first kernel",
+                    std::to_string(g.ts - origin) + " us after it");
             }
             op.startPs = ToPs(g.ts - origin);
             op.durationPs = ToPs(g.dur);

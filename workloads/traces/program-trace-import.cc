@@ -3,6 +3,7 @@
 #include "comm-op-kind.h"
 #include "input-error.h"
 #include "step-program.h"
+#include "unit-conversions.h"
 
 #include <fstream>
 #include <functional>
@@ -118,9 +119,9 @@ AddStep(const StepProgram& step, std::map<uint32_t, RankBuild>& ranks, ImportedT
                 // From the host tier: a transfer over the rank's PCIe link, a delay here.
                 op.kind = TraceOpKind::kCompute;
                 op.opClass = OpClass::kHost;
-                op.durationPs = it.tierBwBytesPerSec > 0
-                                    ? int64_t(double(it.bytes) / it.tierBwBytesPerSec * 1e12)
-                                    : 0;
+                op.durationPs = it.tierBwBytesPerSec > 0 ? units::BytesAtRatePs(
+                                    double(it.bytes), it.tierBwBytesPerSec, "KV tier fetch")
+                                                         : 0;
             }
             else
             {

@@ -1,6 +1,7 @@
 #include "trace-replay.h"
 
 #include "input-error.h"
+#include "unit-conversions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +21,7 @@ ScaledComputePs(const TraceOp& op, const ReplayOptions& opt)
     {
         f *= it->second;
     }
-    return int64_t(std::llround(double(op.durationPs) * f));
+    return units::RoundPs(double(op.durationPs) * f, "scaled compute time");
 }
 
 struct TraceReplayer::State
