@@ -192,16 +192,51 @@ TEST(ServingSimulation, DisaggregatedKvTransferTakesBytesOverBottleneckBandwidth
     EXPECT_GT(j["kv_transfer_ms"]["mean"].get<double>(), 0);
     // The first token reaches the user once the decode pool holds the KV (DistServe): TTFT
     // includes the transfer (it once stopped at prefill's first token), and splits into
-    // prefill and transfer; TPOT runs from the delivered first token.
+    // queueing, prefill and transfer; TPOT runs from the delivered first token.
     EXPECT_EQ(q.FirstTokenPs(), q.kvTransferEndPs);
     EXPECT_DOUBLE_EQ(q.TtftMs(), double(q.kvTransferEndPs - q.arrivalPs) / 1e9);
     EXPECT_NEAR(j["ttft_ms"]["mean"].get<double>(),
-                j["ttft_prefill_ms"]["mean"].get<double>()
+                j["ttft_queue_ms"]["mean"].get<double>()
+                    + j["ttft_prefill_ms"]["mean"].get<double>()
                     + j["kv_transfer_after_prefill_ms"]["mean"].get<double>(),
                 1e-9);
     EXPECT_GT(q.TtftMs(), double(q.tokenPs[0] - q.arrivalPs) / 1e9 + 0.9 * expectMs);
     EXPECT_DOUBLE_EQ(q.TpotMs(), double(q.tokenPs.back() - q.kvTransferEndPs) / 1e9 / 7);
     EXPECT_EQ(r.accelerators, 16u);
+}
+
+// Disaggregated TTFT splits into queueing, prefill and transfer per request: two 4096-token
+// prompts arrive together and the prefill pool takes 6000 tokens a step, so the second waits
+// (queues) for the first's prefill before its own starts.
+TEST(ServingSimulation, DisaggregatedTtftSplitsIntoQueueingPrefillAndTransfer)
+{
+    json patch = DisaggPatch("bulk", 4096, 2);
+    patch["serving"]["requests"]["rate_per_s"] = 0;
+    patch["serving"]["disaggregation"]["prefill"]["batching"]
+        = {{"max_num_batched_tokens", 6000}, {"chunked_prefill", false}};
+    FakeCollectives::Params fp;
+    fp.nicBw = 50e9;
+    ServingResult r = RunOnFake(MakeScenario(patch), fp);
+    ASSERT_EQ(r.Completed(), 2u);
+    const RequestRecord& a = r.requests[0];
+    const RequestRecord& b = r.requests[1];
+    EXPECT_EQ(a.prefillStartPs, a.arrivalPs);      // an idle pool starts it at once
+    EXPECT_GT(b.prefillStartPs, a.tokenPs[0] - 1); // after the first prefill ended
+    const double queueB = double(b.prefillStartPs - b.arrivalPs) / 1e9;
+    const double prefillA = double(a.tokenPs[0] - a.prefillStartPs) / 1e9;
+    EXPECT_NEAR(queueB, prefillA, 1e-9) << "the second queues for exactly the first's prefill";
+    const json j = r.ToJson();
+    for (const char* k : {"ttft_queue_ms", "ttft_prefill_ms", "kv_transfer_after_prefill_ms"})
+    {
+        ASSERT_TRUE(j.contains(k)) << k;
+        EXPECT_EQ(j[k]["count"], 2) << k;
+    }
+    EXPECT_NEAR(j["ttft_queue_ms"]["max"].get<double>(), queueB, 1e-9);
+    EXPECT_NEAR(j["ttft_ms"]["mean"].get<double>(),
+                j["ttft_queue_ms"]["mean"].get<double>()
+                    + j["ttft_prefill_ms"]["mean"].get<double>()
+                    + j["kv_transfer_after_prefill_ms"]["mean"].get<double>(),
+                1e-9);
 }
 
 // Layer-by-layer transfer overlaps prefill: the KV is complete soon after prefill ends, so the

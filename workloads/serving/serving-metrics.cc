@@ -412,10 +412,12 @@ ServingResult::ToJson(bool perStep) const
     j["cost_per_million_tokens"] = CostPerMillionTokens();
     j["mfu"] = Mfu();
     j["mbu"] = Mbu();
-    // Disaggregated TTFT, split: arrival -> first token on the prefill pool (queueing and
-    // prefill), then first token -> KV on the decode pool.
+    // Disaggregated TTFT, split three ways per request: arrival -> the first step computing
+    // the prompt (queueing), -> first token on the prefill pool (prefill), -> KV on the decode
+    // pool (transfer).
     std::vector<double> kv;
     std::vector<double> kvAfterPrefill;
+    std::vector<double> ttftQueue;
     std::vector<double> ttftPrefill;
     for (const auto& r : requests)
     {
@@ -423,13 +425,15 @@ ServingResult::ToJson(bool perStep) const
         {
             kv.push_back(Ms(double(r.kvTransferEndPs - r.kvTransferStartPs)));
             kvAfterPrefill.push_back(Ms(double(r.FirstTokenPs() - r.tokenPs.front())));
-            ttftPrefill.push_back(Ms(double(r.tokenPs.front() - r.arrivalPs)));
+            ttftQueue.push_back(Ms(double(r.prefillStartPs - r.arrivalPs)));
+            ttftPrefill.push_back(Ms(double(r.tokenPs.front() - r.prefillStartPs)));
         }
     }
     if (!kv.empty())
     {
         j["kv_transfer_ms"] = Distribution::Of(kv).ToJson();
         j["kv_transfer_after_prefill_ms"] = Distribution::Of(kvAfterPrefill).ToJson();
+        j["ttft_queue_ms"] = Distribution::Of(ttftQueue).ToJson();
         j["ttft_prefill_ms"] = Distribution::Of(ttftPrefill).ToJson();
     }
     j["pools"] = pools;

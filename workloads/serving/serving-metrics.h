@@ -60,6 +60,9 @@ struct RequestRecord
     int64_t kvTransferStartPs = -1;
     int64_t kvTransferEndPs = -1; //!< its end
     uint64_t kvTransferBytes = 0; //!< its bytes
+    /// Launch of the first step that computed its prompt (-1: none yet): arrival to here is
+    /// queueing, from here to the first token prefill.
+    int64_t prefillStartPs = -1;
 
     /// All tokens produced.
     bool Finished() const

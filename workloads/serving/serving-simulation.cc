@@ -571,6 +571,13 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
     bool freed = false;
     for (uint32_t g = 0; g < batches.size(); ++g)
     {
+        for (const ScheduledSequence& seq : batches[g].sequences)
+        {
+            if (seq.prefill && m_records[seq.id].prefillStartPs < 0)
+            {
+                m_records[seq.id].prefillStartPs = rec.launchPs;
+            }
+        }
         StepOutcome out = ve.scheds[g]->Complete(batches[g]);
         for (uint64_t id : out.sampled)
         {
