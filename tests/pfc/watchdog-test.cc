@@ -30,6 +30,11 @@ TEST(Watchdog, DropUnblocksTheRingDeadlock)
     auto dir = TempDir("wd-drop");
     json s = RunScenario(RingWithWatchdog("drop", 2000000), dir);
     const json& wd = s["pfc_watchdog"];
+    // The figures docs/validation.md quotes.
+    RecordProperty("watchdog", wd.dump());
+    RecordProperty("drops", s["drops"].dump());
+    RecordProperty("simulated_ns", s["sim"]["simulated_ns"].dump());
+    RecordProperty("retransmitted_packets", s["nic"]["retransmitted_packets"].dump());
     EXPECT_TRUE(wd["enabled"].get<bool>());
     EXPECT_EQ(wd["action"], "drop");
     EXPECT_GT(wd["triggers"].get<uint64_t>(), 0u);
@@ -56,6 +61,8 @@ TEST(Watchdog, IgnorePauseUnblocksTheRingDeadlock)
 {
     auto dir = TempDir("wd-ignore");
     json s = RunScenario(RingWithWatchdog("ignore-pause", 2000000), dir);
+    RecordProperty("triggers", s["pfc_watchdog"]["triggers"].dump());
+    RecordProperty("simulated_ns", s["sim"]["simulated_ns"].dump());
     EXPECT_GT(s["pfc_watchdog"]["triggers"].get<uint64_t>(), 0u);
     EXPECT_EQ(s["pfc_watchdog"]["flushed_frames"].get<uint64_t>(), 0u);
     EXPECT_EQ(s["drops"]["by_reason"]["pfc_watchdog"].get<uint64_t>(), 0u);
