@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <numeric>
 
 namespace fabricsim
@@ -271,6 +272,53 @@ TEST(RequestSource, BadSpecsNameTheField)
                      {"prompt_tokens", {{"dist", "uniform"}, {"min", 10}, {"max", 5}}},
                      {"output_tokens", 1}}),
               "serving/requests/prompt_tokens/max");
+}
+
+// Token counts at their maximum (10^12) are accepted and beyond it refused, wherever they are
+// given: 2^64 - 1 prompt tokens once passed the KV-cache check, prompt + output wrapping to 1.
+TEST(RequestSource, TokenCountsStopAtTheirMaximum)
+{
+    const uint64_t max = LengthDistribution::kMaxTokens;
+    auto reqs = GenerateRequests(
+        Spec({{"rate_per_s", 0}, {"count", 2}, {"prompt_tokens", max}, {"output_tokens", max}}));
+    ASSERT_EQ(reqs.size(), 2u);
+    EXPECT_EQ(reqs[0].promptTokens, max);
+    EXPECT_EQ(reqs[1].outputTokens, max);
+    auto field = [](const json& j)
+    {
+        try
+        {
+            Spec(j);
+        }
+        catch (const fabricsim::InputError& e)
+        {
+            return e.Field();
+        }
+        return std::string("no error");
+    };
+    const json base = {{"rate_per_s", 1}, {"count", 3}, {"output_tokens", 1}};
+    json j = base;
+    j["prompt_tokens"] = std::numeric_limits<uint64_t>::max();
+    EXPECT_EQ(field(j), "serving/requests/prompt_tokens");
+    j["prompt_tokens"] = max + 1;
+    EXPECT_EQ(field(j), "serving/requests/prompt_tokens");
+    j["prompt_tokens"] = 0;
+    EXPECT_EQ(field(j), "serving/requests/prompt_tokens"); // once "n"
+    j["prompt_tokens"] = {{"dist", "constant"}, {"value", max + 1}};
+    EXPECT_EQ(field(j), "serving/requests/prompt_tokens/value");
+    j["prompt_tokens"] = {{"dist", "exponential"}, {"mean", 10}, {"max", max + 1}};
+    EXPECT_EQ(field(j), "serving/requests/prompt_tokens/max");
+    std::string big
+        = WriteTemp("big.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n0,1,1000000000001\n");
+    try
+    {
+        LoadRequestTrace(big);
+        FAIL() << "no error";
+    }
+    catch (const fabricsim::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "line 3/output_tokens");
+    }
 }
 
 } // namespace

@@ -365,5 +365,35 @@ TEST(ServingSimulation, BadLayoutsAndRequestsAreInputErrors)
               "serving/placement");
 }
 
+// A request as large as the KV cache holds runs to completion; one token more is refused
+// before anything runs, naming the requests and the capacity.
+TEST(ServingSimulation, RequestsUpToTheKvCapacityRunAndOneTokenMoreIsRefused)
+{
+    // 60 blocks of 16 tokens: 960 tokens for prompt + output.
+    auto scenario = [](uint64_t prompt)
+    {
+        return MakeScenario(
+            {{"serving",
+              {{"requests",
+                {{"rate_per_s", 0}, {"count", 1}, {"prompt_tokens", prompt}, {"output_tokens", 4}}},
+               {"kv_cache", {{"num_blocks", 60}}}}}});
+    };
+    ServingResult r = RunOnFake(scenario(956));
+    ASSERT_EQ(r.Completed(), 1u);
+    EXPECT_GT(r.requests[0].TtftMs(), 0);
+    EXPECT_GT(r.requests[0].E2eMs(), r.requests[0].TtftMs());
+    try
+    {
+        RunOnFake(scenario(957));
+        FAIL() << "961 tokens ran in a 960-token cache";
+    }
+    catch (const fabricsim::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "serving/requests");
+        EXPECT_NE(e.Expected().find("(960 tokens)"), std::string::npos) << e.what();
+        EXPECT_EQ(e.Found(), "request 0 with 961 tokens");
+    }
+}
+
 } // namespace
 } // namespace fabricsim

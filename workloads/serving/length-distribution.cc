@@ -45,9 +45,26 @@ LengthDistribution::Constant(uint64_t n)
     d.kind = Kind::Constant;
     d.value = double(n);
     d.min = 1;
-    d.max = 1e12;
+    d.max = double(kMaxTokens);
     return d;
 }
+
+namespace
+{
+
+/// \p n checked against kMaxTokens; InputError naming \p field otherwise.
+uint64_t
+TokenCount(uint64_t n, const std::string& file, const std::string& field)
+{
+    if (n > LengthDistribution::kMaxTokens)
+    {
+        throw fabricsim::InputError(
+            file, field, "a token count of at most 10^12", std::to_string(n));
+    }
+    return n;
+}
+
+} // namespace
 
 LengthDistribution
 LengthDistribution::FromJson(const json& j, const std::string& file, const std::string& field)
@@ -55,8 +72,11 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     JsonWhere w{file, field};
     if (j.is_number())
     {
-        json holder = {{"n", j}};
-        return Constant(RequireUint(holder, "n", JsonWhere{file, ""}, 1));
+        // A bare count, read as the field it is (its errors once named a field "n").
+        const size_t slash = field.find_last_of('/');
+        const std::string key = slash == std::string::npos ? field : field.substr(slash + 1);
+        const JsonWhere parent{file, slash == std::string::npos ? "" : field.substr(0, slash)};
+        return Constant(TokenCount(RequireUint(json{{key, j}}, key, parent, 1), file, field));
     }
     if (!j.is_object())
     {
@@ -78,8 +98,8 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
         }
     }
     LengthDistribution d;
-    d.min = double(OptionalUint(j, "min", 1, w, 1));
-    d.max = double(OptionalUint(j, "max", uint64_t(1e12), w, 1));
+    d.min = double(TokenCount(OptionalUint(j, "min", 1, w, 1), file, w.Field("min")));
+    d.max = double(TokenCount(OptionalUint(j, "max", kMaxTokens, w, 1), file, w.Field("max")));
     if (d.max < d.min)
     {
         throw fabricsim::InputError(file,
@@ -98,9 +118,9 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     if (kind == "constant")
     {
         d.kind = Kind::Constant;
-        d.value = double(RequireUint(j, "value", w, 1));
+        d.value = double(TokenCount(RequireUint(j, "value", w, 1), file, w.Field("value")));
         d.min = 1;
-        d.max = 1e12;
+        d.max = double(kMaxTokens);
     }
     else if (kind == "uniform")
     {

@@ -44,11 +44,15 @@ class SeededStream
  * {"dist": "uniform", "min": a, "max": b} (integers, both inclusive),
  * {"dist": "normal", "mean": m, "std": s}, {"dist": "lognormal", "mean": m, "std": s} (mean and
  * standard deviation of the lengths themselves), {"dist": "exponential", "mean": m}. Every kind
- * accepts "min" (default 1) and "max" (default unlimited) as clamps; samples are rounded to the
- * nearest integer.
+ * accepts "min" (default 1) and "max" (default kMaxTokens) as clamps; samples are rounded to the
+ * nearest integer. Every count given is at most kMaxTokens, so that a request's prompt + output
+ * cannot wrap 64 bits (2^64 - 1 prompt tokens once passed the KV-cache check as 1 token).
  */
 struct LengthDistribution
 {
+    /// Largest token count a scenario may give (10^12: far past any KV cache).
+    static constexpr uint64_t kMaxTokens = 1000000000000;
+
     /// The distribution family.
     enum class Kind
     {
@@ -59,12 +63,12 @@ struct LengthDistribution
         Exponential
     };
 
-    Kind kind = Kind::Constant; //!< family
-    double value = 1;           //!< constant value
-    double mean = 0;            //!< mean (normal, lognormal, exponential)
-    double stddev = 0;          //!< standard deviation (normal, lognormal)
-    double min = 1;             //!< lower clamp (uniform: lower bound)
-    double max = 1e12;          //!< upper clamp (uniform: upper bound)
+    Kind kind = Kind::Constant;      //!< family
+    double value = 1;                //!< constant value
+    double mean = 0;                 //!< mean (normal, lognormal, exponential)
+    double stddev = 0;               //!< standard deviation (normal, lognormal)
+    double min = 1;                  //!< lower clamp (uniform: lower bound)
+    double max = double(kMaxTokens); //!< upper clamp (uniform: upper bound)
 
     /// A constant \p n.
     static LengthDistribution Constant(uint64_t n);

@@ -114,8 +114,18 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
                                     std::to_string(arrivalS * timeScale) + " s");
     }
     r.arrivalPs = units::SecondsToPs(arrivalS * timeScale, "request arrival");
-    r.promptTokens = uint64_t(NumberCell(row, p, file, true, 1));
-    r.outputTokens = uint64_t(NumberCell(row, o, file, true, 1));
+    for (const char* k : {p, o})
+    {
+        const double n = NumberCell(row, k, file, true, 1);
+        if (n > double(LengthDistribution::kMaxTokens))
+        {
+            throw fabricsim::InputError(file,
+                                        "line " + std::to_string(row.line) + "/" + k,
+                                        "a token count of at most 10^12",
+                                        DescribeJson(row.cells[k]));
+        }
+        (k == p ? r.promptTokens : r.outputTokens) = uint64_t(n);
+    }
     if (row.cells.contains("images"))
     {
         r.images = NumberCell(row, "images", file, false, 0);

@@ -330,7 +330,8 @@ ServingSimulation::Impl::Validate()
         uint64_t prompt = LlmPromptTokens(r);
         for (const auto& pool : m_pools)
         {
-            uint64_t need = pool.role == Role::Prefill ? prompt + 1 : prompt + r.outputTokens;
+            uint64_t need = units::CheckedAdd(
+                prompt, pool.role == Role::Prefill ? 1 : r.outputTokens, "request tokens");
             uint64_t cap = pool.budget.numBlocks / pool.spec.par.pp * pool.budget.blockSize;
             if (need > cap)
             {
