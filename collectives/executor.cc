@@ -505,7 +505,9 @@ Executor::Advance(int tb)
                 const int conn = t.m_sendConn;
                 Connection& c = m_conns[conn];
                 const uint64_t wire
-                    = std::max<uint64_t>(1, uint64_t(std::ceil(double(bytes) / m_efficiency)));
+                    = std::max<uint64_t>(1,
+                                         units::RoundCount(std::ceil(double(bytes) / m_efficiency),
+                                                           "protocol wire bytes"));
                 c.m_sent++;
                 m_messages++;
                 m_payloadBytes += bytes;

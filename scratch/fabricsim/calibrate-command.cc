@@ -16,6 +16,7 @@
 #include "nelder-mead.h"
 #include "output-dir.h"
 #include "schedule-collectives.h"
+#include "unit-conversions.h"
 
 #include <chrono>
 #include <cmath>
@@ -280,7 +281,8 @@ class Predictor
         {
             req.ranks.push_back(r);
         }
-        const uint64_t b = std::max<uint64_t>(1, uint64_t(std::llround(pairBytes)));
+        const uint64_t b
+            = std::max<uint64_t>(1, units::RoundCount(pairBytes, "all-to-all bytes per pair"));
         req.alltoallBytes.assign(n, std::vector<uint64_t>(n, b));
         for (uint32_t r = 0; r < n; ++r)
         {

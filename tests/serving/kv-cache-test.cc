@@ -79,6 +79,20 @@ TEST(KvCache, OffloadTierCapacityAndBlockOverride)
         10u);
 }
 
+// A tier too large for 64-bit block counts (1e30 B: 4.8e23 blocks) does not limit the cache
+// rather than converting out of range (undefined; on x86 it gave 2^63 or 0).
+TEST(KvCache, TierPastSixtyFourBitBlockCountsDoesNotLimit)
+{
+    InferenceScenario sc = MakeScenario(
+        {{"serving", {{"kv_cache", {{"placement", "host"}, {"capacity", "100GB"}}}}}});
+    sc.kv.tierCapacityBytes = 1e30;
+    KvCacheBudget b = KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv);
+    EXPECT_EQ(b.numBlocks, UINT64_MAX);
+    sc.kv.tierCapacityBytes = 1e22; // 4.8e15 blocks: fits, and is exact to double precision
+    b = KvCacheBudget::Compute(sc.model, sc.hw, sc.pool.par, sc.pool.batching, sc.kv);
+    EXPECT_NEAR(double(b.numBlocks), 1e22 / (16 * 131072.0), 1.0);
+}
+
 TEST(KvCache, ExpertParallelRanksHoldTheirExpertsOnly)
 {
     InferenceScenario sc = MakeScenario({{"model", "Qwen3-30B-A3B"}, {"parallelism", {{"tp", 4}}}});

@@ -137,7 +137,10 @@ KvCacheBudget::Compute(const ModelSpec& model,
         }
         double perToken = perTokenAll * layers[s] / model.numLayers;
         double capacity = kv.placement == KvPlacement::Hbm ? left : kv.tierCapacityBytes;
-        uint64_t n = uint64_t(std::floor(capacity / (perToken * kv.blockSize)));
+        // In double first: a tier of exabytes (or a stage without KV) gives more blocks than
+        // 64 bits hold, and converting that is undefined; such a stage does not limit.
+        const double fit = std::floor(capacity / (perToken * kv.blockSize));
+        uint64_t n = fit < double(blocks) ? uint64_t(fit) : blocks;
         if (n < blocks)
         {
             blocks = n;

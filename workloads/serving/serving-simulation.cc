@@ -332,7 +332,10 @@ ServingSimulation::Impl::Validate()
         {
             uint64_t need = units::CheckedAdd(
                 prompt, pool.role == Role::Prefill ? 1 : r.outputTokens, "request tokens");
-            uint64_t cap = pool.budget.numBlocks / pool.spec.par.pp * pool.budget.blockSize;
+            const uint64_t perStage = pool.budget.numBlocks / pool.spec.par.pp;
+            const uint64_t cap = perStage > UINT64_MAX / pool.budget.blockSize
+                                     ? UINT64_MAX // num_blocks past what tokens can count
+                                     : perStage * pool.budget.blockSize;
             if (need > cap)
             {
                 throw fabricsim::InputError(file,
