@@ -1,0 +1,159 @@
+// The one JSON layer: the strict parser (duplicate keys, depth, malformed text) and the typed
+// reads' shared rules (null is absent, whole floats up to 2^53 are integers, ranges, paths).
+#include "input-error.h"
+#include "json-reader.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using fabricsim::InputError;
+using fabricsim::JsonObject;
+using fabricsim::ParseJson;
+using nlohmann::json;
+
+namespace
+{
+
+/// The InputError \p f throws, or a failure.
+template <typename F>
+InputError
+ErrorOf(F f)
+{
+    try
+    {
+        f();
+    }
+    catch (const InputError& e)
+    {
+        return e;
+    }
+    ADD_FAILURE() << "no InputError";
+    return InputError("", "", "", "");
+}
+
+} // namespace
+
+TEST(JsonReader, ParsesLikeNlohmannAndKeepsNumberKinds)
+{
+    const std::string text = R"({"a": [1, -2, 3.5, "x", null, true], "b": {"c": {}}, "d": 18446744073709551615})";
+    json j = ParseJson(text, "f.json");
+    EXPECT_EQ(j, json::parse(text));
+    EXPECT_TRUE(j["a"][0].is_number_unsigned());
+    EXPECT_TRUE(j["a"][1].is_number_integer());
+    EXPECT_TRUE(j["a"][2].is_number_float());
+    EXPECT_EQ(j["d"].get<uint64_t>(), UINT64_MAX);
+    EXPECT_EQ(ParseJson("[[1], [2, [3]]]", "f").dump(), "[[1],[2,[3]]]");
+}
+
+TEST(JsonReader, DuplicateKeysAreRejectedWithTheirPath)
+{
+    InputError e = ErrorOf([] { ParseJson(R"({"a": [{"rate": 1, "rate": 2}]})", "s.json"); });
+    EXPECT_EQ(e.File(), "s.json");
+    EXPECT_EQ(e.Field(), "a[0].rate");
+    EXPECT_EQ(e.Found(), "\"rate\" a second time");
+    // The same key in different objects is fine.
+    EXPECT_NO_THROW(ParseJson(R"({"a": {"x": 1}, "b": {"x": 1}})", "s.json"));
+}
+
+TEST(JsonReader, NestingPastTheLimitIsRejected)
+{
+    const std::string deep = std::string(128, '[') + std::string(128, ']');
+    EXPECT_NO_THROW(ParseJson(deep, "d.json"));
+    const std::string deeper = std::string(129, '[') + std::string(129, ']');
+    InputError e = ErrorOf([&] { ParseJson(deeper, "d.json"); });
+    EXPECT_EQ(e.Expected(), "JSON nested at most 128 deep");
+    EXPECT_EQ(e.Field().substr(0, 9), "[0][0][0]");
+    // A million brackets fail at the limit, without recursing a million deep.
+    EXPECT_THROW(ParseJson(std::string(1000000, '['), "d.json"), InputError);
+    fabricsim::JsonLimits two;
+    two.maxDepth = 2;
+    EXPECT_THROW(ParseJson(R"({"a": {"b": {}}})", "d.json", two), InputError);
+}
+
+TEST(JsonReader, MalformedTextNamesTheFile)
+{
+    InputError e = ErrorOf([] { ParseJson("{\"a\": }", "bad.json"); });
+    EXPECT_EQ(e.File(), "bad.json");
+    EXPECT_EQ(e.Expected(), "valid JSON");
+    EXPECT_NE(e.Found().find("parse error"), std::string::npos) << e.Found();
+    EXPECT_THROW(ParseJson("", "empty.json"), InputError);
+    EXPECT_THROW(ParseJson("{} {}", "two.json"), InputError);
+}
+
+TEST(JsonReader, PathsUseDotsAndBrackets)
+{
+    EXPECT_EQ(fabricsim::JsonPath("", "a"), "a");
+    EXPECT_EQ(fabricsim::JsonPath("a.b", "c"), "a.b.c");
+    EXPECT_EQ(fabricsim::JsonIndex("a.b", 2), "a.b[2]");
+    json j = {{"topology", {{"nodes", json::array({{{"id", "x"}}})}}}};
+    JsonObject root(j, "t.json", "");
+    JsonObject node(j["topology"]["nodes"][0], "t.json", fabricsim::JsonIndex("topology.nodes", 0));
+    EXPECT_EQ(node.Field("id"), "topology.nodes[0].id");
+    EXPECT_EQ(root.Object("topology").Field("nodes"), "topology.nodes");
+}
+
+TEST(JsonReader, NullIsAbsent)
+{
+    json j = {{"a", nullptr}, {"b", 3}};
+    JsonObject o(j, "f", "x");
+    EXPECT_FALSE(o.Has("a"));
+    EXPECT_EQ(o.OptionalUint("a", 7), 7u);
+    EXPECT_EQ(o.OptionalString("a", "d"), "d");
+    EXPECT_FALSE(o.OptionalObject("a").has_value());
+    InputError e = ErrorOf([&] { o.Uint("a"); });
+    EXPECT_EQ(e.Field(), "x.a");
+    EXPECT_EQ(e.Found(), "nothing (the key is required)");
+}
+
+TEST(JsonReader, IntegersAcceptWholeFloatsUpToTwoToThe53)
+{
+    json j = {{"f", 4.0},
+              {"big", 9007199254740992.0},
+              {"bigger", 9007199254740994.0},
+              {"half", 4.5},
+              {"neg", -1},
+              {"max", UINT64_MAX},
+              {"s", "4"}};
+    JsonObject o(j, "f.json", "");
+    EXPECT_EQ(o.Uint("f"), 4u);
+    EXPECT_EQ(o.Uint("big"), 9007199254740992u);
+    EXPECT_EQ(o.Uint("max"), UINT64_MAX);
+    for (const char* k : {"bigger", "half", "neg", "s"})
+    {
+        InputError e = ErrorOf([&] { o.Uint(k); });
+        EXPECT_EQ(e.Field(), k);
+        EXPECT_EQ(e.Expected(), "an integer >= 0");
+    }
+    InputError r = ErrorOf([&] { o.Uint("f", 5, 10); });
+    EXPECT_EQ(r.Expected(), "an integer from 5 to 10");
+    EXPECT_EQ(r.Found(), "4.0");
+}
+
+TEST(JsonReader, NumbersBoolsStringsAndObjects)
+{
+    json j = {{"x", 0.5}, {"b", true}, {"s", "hi"}, {"o", {{"k", 1}}}, {"n", "0.5"}};
+    JsonObject o(j, "f.json", "root");
+    EXPECT_DOUBLE_EQ(o.Number("x", 0, 1), 0.5);
+    EXPECT_DOUBLE_EQ(o.OptionalNumber("missing", 2.5, 0, 3), 2.5);
+    EXPECT_EQ(ErrorOf([&] { o.Number("x", 1, 2); }).Expected(), "a number in [1, 2]");
+    EXPECT_EQ(ErrorOf([&] { o.Number("n", 0, 1); }).Found(), "\"0.5\"");
+    EXPECT_TRUE(o.Bool("b"));
+    EXPECT_EQ(ErrorOf([&] { o.Bool("s"); }).Expected(), "true or false");
+    EXPECT_EQ(o.String("s"), "hi");
+    EXPECT_EQ(ErrorOf([&] { o.String("x"); }).Expected(), "a string");
+    EXPECT_EQ(o.Object("o").Uint("k"), 1u);
+    EXPECT_EQ(ErrorOf([&] { o.Object("s"); }).Field(), "root.s");
+    EXPECT_EQ(ErrorOf([&] { JsonObject(j["s"], "f.json", "root.s"); }).Expected(), "a JSON object");
+}
+
+TEST(JsonReader, UnknownKeysAreNamedWithTheKnownOnes)
+{
+    json j = {{"rate", 1}, {"dealy", 2}};
+    JsonObject o(j, "f.json", "topology.host_link");
+    InputError e = ErrorOf([&] { o.CheckKeys({"rate", "delay"}); });
+    EXPECT_EQ(e.Field(), "topology.host_link.dealy");
+    EXPECT_EQ(e.Expected(), "a known key (one of: rate, delay)");
+    EXPECT_EQ(e.Found(), "unknown key \"dealy\"");
+    EXPECT_NO_THROW(o.CheckKeys({"rate", "delay", "dealy"}));
+}
