@@ -228,7 +228,8 @@ JsonObject::CheckKeys(const std::vector<std::string>& known) const
             {
                 list += (list.empty() ? "" : ", ") + k;
             }
-            Fail(it.key(), "a known key (one of: " + list + ")", "unknown key \"" + it.key() + "\"");
+            Fail(
+                it.key(), "a known key (one of: " + list + ")", "unknown key \"" + it.key() + "\"");
         }
     }
 }
@@ -262,7 +263,9 @@ JsonObject::Require(const std::string& key, const std::string& expected) const
 }
 
 void
-JsonObject::Fail(const std::string& key, const std::string& expected, const std::string& found) const
+JsonObject::Fail(const std::string& key,
+                 const std::string& expected,
+                 const std::string& found) const
 {
     throw InputError(m_file, Field(key), expected, found);
 }

@@ -12,21 +12,21 @@ namespace fabricsim
 namespace
 {
 
-/// Resolve a link end given as a node name or a node index.
+/// Resolve the link end \p key of \p link, given as a node name or a node index.
 uint32_t
-ResolveEnd(const nlohmann::json& v,
+ResolveEnd(const JsonObject& link,
+           const std::string& key,
            const std::unordered_map<std::string, uint32_t>& byName,
-           uint32_t numNodes,
-           const std::string& file,
-           const std::string& field)
+           uint32_t numNodes)
 {
     const std::string expected = "a node name or node index";
+    const nlohmann::json& v = link.Require(key, expected);
     if (v.is_string())
     {
         const auto it = byName.find(v.get<std::string>());
         if (it == byName.end())
         {
-            throw fabricsim::InputError(file, field, expected, "unknown node " + DescribeJson(v));
+            link.Fail(key, expected, "unknown node " + DescribeJson(v));
         }
         return it->second;
     }
@@ -34,112 +34,90 @@ ResolveEnd(const nlohmann::json& v,
     {
         return v.get<uint32_t>();
     }
-    throw fabricsim::InputError(
-        file, field, expected + " (0.." + std::to_string(numNodes - 1) + ")", DescribeJson(v));
+    link.Fail(key, expected + " (0.." + std::to_string(numNodes - 1) + ")", DescribeJson(v));
+}
+
+/// The array at \p key (required).
+const nlohmann::json&
+RequireArray(const JsonObject& spec, const std::string& key)
+{
+    const nlohmann::json& v = spec.Require(key, "an array");
+    if (!v.is_array())
+    {
+        spec.Fail(key, "an array", DescribeJson(v));
+    }
+    return v;
 }
 
 } // namespace
 
 Topology
-BuildCustom(const nlohmann::json& spec, const std::string& file)
+BuildCustom(const JsonObject& spec)
 {
-    CheckKeys(spec, file, "topology", CommonKeys({"nodes", "links"}));
-    const CommonLinks links = ParseCommonLinks(spec, file);
-    for (const char* key : {"nodes", "links"})
-    {
-        if (!spec.contains(key) || !spec.at(key).is_array())
-        {
-            throw fabricsim::InputError(file,
-                                        std::string("topology.") + key,
-                                        "an array",
-                                        spec.contains(key) ? DescribeJson(spec.at(key))
-                                                           : "nothing (the key is required)");
-        }
-    }
+    spec.CheckKeys(CommonKeys({"nodes", "links"}));
+    const CommonLinks links = ParseCommonLinks(spec);
+    const nlohmann::json& nodes = RequireArray(spec, "nodes");
+    const nlohmann::json& ls = RequireArray(spec, "links");
     Topology t;
     std::unordered_map<std::string, uint32_t> byName;
-    const auto& nodes = spec.at("nodes");
     for (size_t i = 0; i < nodes.size(); ++i)
     {
-        const std::string f = "topology.nodes[" + std::to_string(i) + "]";
-        const auto& n = nodes[i];
-        RequireObject(n, file, f);
-        CheckKeys(n, file, f, {"name", "kind", "group", "local_index", "tier", "scale_up"});
-        if (!n.contains("name") || !n.at("name").is_string()
-            || n.at("name").get<std::string>().empty())
+        const JsonObject n(nodes[i], spec.File(), JsonIndex(spec.Field("nodes"), i));
+        n.CheckKeys({"name", "kind", "group", "local_index", "tier", "scale_up"});
+        const std::string name = n.String("name");
+        if (name.empty())
         {
-            throw fabricsim::InputError(file,
-                                        f + ".name",
-                                        "a non-empty string",
-                                        n.contains("name") ? DescribeJson(n.at("name"))
-                                                           : "nothing");
+            n.Fail("name", "a non-empty string", "\"\"");
         }
-        const std::string name = n.at("name").get<std::string>();
         if (byName.count(name))
         {
-            throw fabricsim::InputError(
-                file, f + ".name", "a unique node name", "\"" + name + "\" again");
+            n.Fail("name", "a unique node name", "\"" + name + "\" again");
         }
         const std::string kind
-            = n.contains("kind") && n.at("kind").is_string() ? n.at("kind").get<std::string>() : "";
+            = n.Require("kind", "\"host\" or \"switch\"").is_string() ? n.String("kind") : "";
         if (kind == "host")
         {
-            const uint32_t group = GetUint(n, file, f, "group", 0, UINT32_MAX - 1, t.NumHosts());
-            const uint32_t local = GetUint(n, file, f, "local_index", 0, 65535, 0);
-            if (n.contains("tier") || n.contains("scale_up"))
+            const uint32_t group
+                = uint32_t(n.OptionalUint("group", t.NumHosts(), 0, UINT32_MAX - 1));
+            const uint32_t local = uint32_t(n.OptionalUint("local_index", 0, 0, 65535));
+            if (n.Has("tier") || n.Has("scale_up"))
             {
                 throw fabricsim::InputError(
-                    file, f, "no \"tier\" or \"scale_up\" on a host", "one");
+                    n.File(), n.Path(), "no \"tier\" or \"scale_up\" on a host", "one");
             }
             byName[name] = t.AddHost(name, group, local);
         }
         else if (kind == "switch")
         {
-            const uint32_t tier = GetUint(n, file, f, "tier", 0, 16, 0);
-            bool scaleUp = false;
-            if (n.contains("scale_up"))
-            {
-                if (!n.at("scale_up").is_boolean())
-                {
-                    throw fabricsim::InputError(
-                        file, f + ".scale_up", "true or false", DescribeJson(n.at("scale_up")));
-                }
-                scaleUp = n.at("scale_up").get<bool>();
-            }
-            if (n.contains("group") || n.contains("local_index"))
+            const uint32_t tier = uint32_t(n.OptionalUint("tier", 0, 0, 16));
+            const bool scaleUp = n.OptionalBool("scale_up", false);
+            if (n.Has("group") || n.Has("local_index"))
             {
                 throw fabricsim::InputError(
-                    file, f, "no \"group\" or \"local_index\" on a switch", "one");
+                    n.File(), n.Path(), "no \"group\" or \"local_index\" on a switch", "one");
             }
             byName[name] = t.AddSwitch(name, tier, scaleUp);
         }
         else
         {
-            throw fabricsim::InputError(file,
-                                        f + ".kind",
-                                        "\"host\" or \"switch\"",
-                                        n.contains("kind") ? DescribeJson(n.at("kind"))
-                                                           : "nothing");
+            n.Fail("kind", "\"host\" or \"switch\"", DescribeJson(*n.Find("kind")));
         }
     }
-    const auto& ls = spec.at("links");
     const uint32_t numNodes = static_cast<uint32_t>(t.nodes.size());
     for (size_t i = 0; i < ls.size(); ++i)
     {
-        const std::string f = "topology.links[" + std::to_string(i) + "]";
-        const auto& l = ls[i];
-        RequireObject(l, file, f);
-        CheckKeys(l, file, f, {"a", "b", "rate", "delay", "loss_rate"});
-        if (!l.contains("a") || !l.contains("b"))
-        {
-            throw fabricsim::InputError(file, f, "both ends \"a\" and \"b\"", DescribeJson(l));
-        }
-        const uint32_t a = ResolveEnd(l.at("a"), byName, numNodes, file, f + ".a");
-        const uint32_t b = ResolveEnd(l.at("b"), byName, numNodes, file, f + ".b");
-        if (a == b)
+        const JsonObject l(ls[i], spec.File(), JsonIndex(spec.Field("links"), i));
+        l.CheckKeys({"a", "b", "rate", "delay", "loss_rate"});
+        if (!l.Has("a") || !l.Has("b"))
         {
             throw fabricsim::InputError(
-                file, f + ".b", "a node other than \"a\"", DescribeJson(l.at("b")));
+                l.File(), l.Path(), "both ends \"a\" and \"b\"", DescribeJson(l.Json()));
+        }
+        const uint32_t a = ResolveEnd(l, "a", byName, numNodes);
+        const uint32_t b = ResolveEnd(l, "b", byName, numNodes);
+        if (a == b)
+        {
+            l.Fail("b", "a node other than \"a\"", DescribeJson(*l.Find("b")));
         }
         // A link touching a host is a host link; switch-to-switch is a fabric link.
         const bool hostLink
@@ -147,12 +125,15 @@ BuildCustom(const nlohmann::json& spec, const std::string& file)
         nlohmann::json linkKeys = nlohmann::json::object();
         for (const char* k : {"rate", "delay", "loss_rate"})
         {
-            if (l.contains(k))
+            if (const nlohmann::json* v = l.Find(k))
             {
-                linkKeys[k] = l.at(k);
+                linkKeys[k] = *v;
             }
         }
-        t.AddLink(a, b, ParseLinkSpec(linkKeys, file, f, hostLink ? links.host : links.fabric));
+        t.AddLink(a,
+                  b,
+                  ParseLinkSpec(JsonObject(linkKeys, l.File(), l.Path()),
+                                hostLink ? links.host : links.fabric));
     }
     return t;
 }

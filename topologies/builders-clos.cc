@@ -10,11 +10,11 @@ namespace fabricsim
 {
 
 Topology
-BuildSingleSwitch(const nlohmann::json& spec, const std::string& file)
+BuildSingleSwitch(const JsonObject& spec)
 {
-    CheckKeys(spec, file, "topology", CommonKeys({"hosts"}));
-    const CommonLinks links = ParseCommonLinks(spec, file);
-    const uint32_t n = GetUint(spec, file, "topology", "hosts", 1, 65535);
+    spec.CheckKeys(CommonKeys({"hosts"}));
+    const CommonLinks links = ParseCommonLinks(spec);
+    const uint32_t n = uint32_t(spec.Uint("hosts", 1, 65535));
     Topology t;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -29,35 +29,32 @@ BuildSingleSwitch(const nlohmann::json& spec, const std::string& file)
 }
 
 Topology
-BuildLeafSpine(const nlohmann::json& spec, const std::string& file)
+BuildLeafSpine(const JsonObject& spec)
 {
-    CheckKeys(
-        spec,
-        file,
-        "topology",
+    spec.CheckKeys(
         CommonKeys({"leaves", "spines", "hosts_per_leaf", "oversubscription", "links_per_spine"}));
-    CommonLinks links = ParseCommonLinks(spec, file);
-    const uint32_t leaves = GetUint(spec, file, "topology", "leaves", 1, 65535);
-    const uint32_t spines = GetUint(spec, file, "topology", "spines", 1, 65535);
-    const uint32_t perLeaf = GetUint(spec, file, "topology", "hosts_per_leaf", 1, 65535);
-    const uint32_t perSpine = GetUint(spec, file, "topology", "links_per_spine", 1, 1024, 1);
-    if (spec.contains("oversubscription"))
+    CommonLinks links = ParseCommonLinks(spec);
+    const uint32_t leaves = uint32_t(spec.Uint("leaves", 1, 65535));
+    const uint32_t spines = uint32_t(spec.Uint("spines", 1, 65535));
+    const uint32_t perLeaf = uint32_t(spec.Uint("hosts_per_leaf", 1, 65535));
+    const uint32_t perSpine = uint32_t(spec.OptionalUint("links_per_spine", 1, 1, 1024));
+    if (spec.Has("oversubscription"))
     {
-        const auto& v = spec.at("oversubscription");
+        const auto& v = spec.Json().at("oversubscription");
         if (!v.is_number() || !(v.get<double>() > 0))
         {
-            throw fabricsim::InputError(file,
-                                        "topology.oversubscription",
+            throw fabricsim::InputError(spec.File(),
+                                        spec.Field("oversubscription"),
                                         "a positive ratio (downlink / uplink capacity, e.g. 2)",
                                         DescribeJson(v));
         }
-        if (spec.contains("fabric_link") && spec.at("fabric_link").contains("rate"))
+        if (spec.Has("fabric_link") && spec.Json().at("fabric_link").contains("rate"))
         {
-            throw fabricsim::InputError(file,
-                                        "topology.fabric_link.rate",
+            throw fabricsim::InputError(spec.File(),
+                                        spec.Field("fabric_link.rate"),
                                         "no rate when \"oversubscription\" is given (it sets the "
                                         "uplink rate)",
-                                        DescribeJson(spec.at("fabric_link").at("rate")));
+                                        DescribeJson(spec.Json().at("fabric_link").at("rate")));
         }
         // Oversubscription scales the uplink rate; the number of uplinks stays spines x links.
         links.fabric.rateBps = perLeaf * links.host.rateBps / (v.get<double>() * spines * perSpine);
@@ -99,19 +96,19 @@ namespace
 
 /// The HPCC paper's fat-tree: 5 pods x (4 ToR x 16 hosts + 4 Agg), 16 cores, HPCC's numbering.
 Topology
-BuildHpccPaperFatTree(const nlohmann::json& spec, const std::string& file)
+BuildHpccPaperFatTree(const JsonObject& spec)
 {
     LinkSpec host;
     host.rateBps = 100e9;
     LinkSpec fabric;
     fabric.rateBps = 400e9;
-    if (spec.contains("host_link"))
+    if (spec.Has("host_link"))
     {
-        host = ParseLinkSpec(spec.at("host_link"), file, "topology.host_link", host);
+        host = ParseLinkSpec(spec.Object("host_link"), host);
     }
-    if (spec.contains("fabric_link"))
+    if (spec.Has("fabric_link"))
     {
-        fabric = ParseLinkSpec(spec.at("fabric_link"), file, "topology.fabric_link", fabric);
+        fabric = ParseLinkSpec(spec.Object("fabric_link"), fabric);
     }
     const uint32_t pods = 5;
     const uint32_t torsPerPod = 4;
@@ -170,18 +167,18 @@ BuildHpccPaperFatTree(const nlohmann::json& spec, const std::string& file)
 } // namespace
 
 Topology
-BuildFatTree(const nlohmann::json& spec, const std::string& file)
+BuildFatTree(const JsonObject& spec)
 {
-    CheckKeys(spec, file, "topology", CommonKeys({"k", "variant"}));
+    spec.CheckKeys(CommonKeys({"k", "variant"}));
     std::string variant = "classic";
-    if (spec.contains("variant"))
+    if (spec.Has("variant"))
     {
-        const auto& v = spec.at("variant");
+        const auto& v = spec.Json().at("variant");
         if (!v.is_string()
             || (v.get<std::string>() != "classic" && v.get<std::string>() != "hpcc-paper"))
         {
-            throw fabricsim::InputError(file,
-                                        "topology.variant",
+            throw fabricsim::InputError(spec.File(),
+                                        spec.Field("variant"),
                                         "a fat-tree variant (one of: classic, hpcc-paper)",
                                         DescribeJson(v));
         }
@@ -189,21 +186,22 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
     }
     if (variant == "hpcc-paper")
     {
-        if (spec.contains("k"))
+        if (spec.Has("k"))
         {
             throw fabricsim::InputError(
-                file,
-                "topology.k",
+                spec.File(),
+                spec.Field("k"),
                 "no \"k\" with variant \"hpcc-paper\" (its sizes are fixed)",
-                DescribeJson(spec.at("k")));
+                DescribeJson(spec.Json().at("k")));
         }
-        return BuildHpccPaperFatTree(spec, file);
+        return BuildHpccPaperFatTree(spec);
     }
-    const CommonLinks links = ParseCommonLinks(spec, file);
-    const uint32_t k = GetUint(spec, file, "topology", "k", 2, 128);
+    const CommonLinks links = ParseCommonLinks(spec);
+    const uint32_t k = uint32_t(spec.Uint("k", 2, 128));
     if (k % 2 != 0)
     {
-        throw fabricsim::InputError(file, "topology.k", "an even integer", std::to_string(k));
+        throw fabricsim::InputError(
+            spec.File(), spec.Field("k"), "an even integer", std::to_string(k));
     }
     const uint32_t half = k / 2;
     const uint32_t hostsPerPod = half * half;
@@ -254,21 +252,20 @@ BuildFatTree(const nlohmann::json& spec, const std::string& file)
 }
 
 Topology
-BuildRailOptimized(const nlohmann::json& spec, const std::string& file)
+BuildRailOptimized(const JsonObject& spec)
 {
-    CheckKeys(
-        spec, file, "topology", CommonKeys({"servers", "accels_per_server", "spines", "scale_up"}));
-    const CommonLinks links = ParseCommonLinks(spec, file);
-    const uint32_t servers = GetUint(spec, file, "topology", "servers", 1, 65535);
-    const uint32_t accels = GetUint(spec, file, "topology", "accels_per_server", 1, 1024);
-    const uint32_t spines = GetUint(spec, file, "topology", "spines", 0, 65535);
-    const bool scaleUp = spec.contains("scale_up");
+    spec.CheckKeys(CommonKeys({"servers", "accels_per_server", "spines", "scale_up"}));
+    const CommonLinks links = ParseCommonLinks(spec);
+    const uint32_t servers = uint32_t(spec.Uint("servers", 1, 65535));
+    const uint32_t accels = uint32_t(spec.Uint("accels_per_server", 1, 1024));
+    const uint32_t spines = uint32_t(spec.Uint("spines", 0, 65535));
+    const bool scaleUp = spec.Has("scale_up");
     LinkSpec up;
     up.rateBps = 450e9 * 8; // NVLink-class: 450 GB/s per accelerator per direction
     up.delayPs = 100000;    // 100 ns
     if (scaleUp)
     {
-        up = ParseLinkSpec(spec.at("scale_up"), file, "topology.scale_up", up);
+        up = ParseLinkSpec(spec.Object("scale_up"), up);
     }
     Topology t;
     for (uint32_t s = 0; s < servers; ++s)

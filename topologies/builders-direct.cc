@@ -9,12 +9,12 @@ namespace fabricsim
 {
 
 Topology
-BuildRing(const nlohmann::json& spec, const std::string& file)
+BuildRing(const JsonObject& spec)
 {
-    CheckKeys(spec, file, "topology", CommonKeys({"switches", "hosts_per_switch"}));
-    const CommonLinks links = ParseCommonLinks(spec, file);
-    const uint32_t n = GetUint(spec, file, "topology", "switches", 3, 65535);
-    const uint32_t m = GetUint(spec, file, "topology", "hosts_per_switch", 1, 65535, 1);
+    spec.CheckKeys(CommonKeys({"switches", "hosts_per_switch"}));
+    const CommonLinks links = ParseCommonLinks(spec);
+    const uint32_t n = uint32_t(spec.Uint("switches", 3, 65535));
+    const uint32_t m = uint32_t(spec.OptionalUint("hosts_per_switch", 1, 1, 65535));
     Topology t;
     for (uint32_t i = 0; i < n * m; ++i)
     {
@@ -37,27 +37,22 @@ BuildRing(const nlohmann::json& spec, const std::string& file)
 }
 
 Topology
-BuildTorus(const nlohmann::json& spec, const std::string& file)
+BuildTorus(const JsonObject& spec)
 {
-    CheckKeys(spec, file, "topology", CommonKeys({"dims", "hosts_per_switch"}));
-    const CommonLinks links = ParseCommonLinks(spec, file);
+    spec.CheckKeys(CommonKeys({"dims", "hosts_per_switch"}));
+    const CommonLinks links = ParseCommonLinks(spec);
     const std::string expected = "an array of 1 to 3 sizes, each an integer in [2, 1024]";
-    if (!spec.contains("dims"))
-    {
-        throw fabricsim::InputError(
-            file, "topology.dims", expected, "nothing (the key is required)");
-    }
-    const auto& d = spec.at("dims");
+    const nlohmann::json& d = spec.Require("dims", expected);
     if (!d.is_array() || d.empty() || d.size() > 3)
     {
-        throw fabricsim::InputError(file, "topology.dims", expected, DescribeJson(d));
+        throw fabricsim::InputError(spec.File(), spec.Field("dims"), expected, DescribeJson(d));
     }
     std::vector<uint32_t> dims;
     for (const auto& v : d)
     {
         if (!v.is_number_integer() || v.get<int64_t>() < 2 || v.get<int64_t>() > 1024)
         {
-            throw fabricsim::InputError(file, "topology.dims", expected, DescribeJson(d));
+            throw fabricsim::InputError(spec.File(), spec.Field("dims"), expected, DescribeJson(d));
         }
         dims.push_back(v.get<uint32_t>());
     }
@@ -69,10 +64,10 @@ BuildTorus(const nlohmann::json& spec, const std::string& file)
     if (total > 65536)
     {
         throw fabricsim::InputError(
-            file, "topology.dims", "at most 65536 switches", DescribeJson(d));
+            spec.File(), spec.Field("dims"), "at most 65536 switches", DescribeJson(d));
     }
     const uint32_t n = static_cast<uint32_t>(total);
-    const uint32_t m = GetUint(spec, file, "topology", "hosts_per_switch", 1, 1024, 1);
+    const uint32_t m = uint32_t(spec.OptionalUint("hosts_per_switch", 1, 1, 1024));
     Topology t;
     for (uint32_t i = 0; i < n * m; ++i)
     {
@@ -115,31 +110,28 @@ BuildTorus(const nlohmann::json& spec, const std::string& file)
 }
 
 Topology
-BuildDragonfly(const nlohmann::json& spec, const std::string& file)
+BuildDragonfly(const JsonObject& spec)
 {
-    CheckKeys(spec,
-              file,
-              "topology",
-              CommonKeys({"groups",
-                          "routers_per_group",
-                          "hosts_per_router",
-                          "global_links_per_router",
-                          "global_link"}));
-    const CommonLinks links = ParseCommonLinks(spec, file);
+    spec.CheckKeys(CommonKeys({"groups",
+                               "routers_per_group",
+                               "hosts_per_router",
+                               "global_links_per_router",
+                               "global_link"}));
+    const CommonLinks links = ParseCommonLinks(spec);
     LinkSpec global = links.fabric;
-    if (spec.contains("global_link"))
+    if (spec.Has("global_link"))
     {
-        global = ParseLinkSpec(spec.at("global_link"), file, "topology.global_link", global);
+        global = ParseLinkSpec(spec.Object("global_link"), global);
     }
-    const uint32_t g = GetUint(spec, file, "topology", "groups", 1, 4096);
-    const uint32_t a = GetUint(spec, file, "topology", "routers_per_group", 1, 1024);
-    const uint32_t p = GetUint(spec, file, "topology", "hosts_per_router", 1, 1024);
-    const uint32_t h
-        = GetUint(spec, file, "topology", "global_links_per_router", 0, 1024, g > 1 ? -1 : 0);
+    const uint32_t g = uint32_t(spec.Uint("groups", 1, 4096));
+    const uint32_t a = uint32_t(spec.Uint("routers_per_group", 1, 1024));
+    const uint32_t p = uint32_t(spec.Uint("hosts_per_router", 1, 1024));
+    const uint32_t h = uint32_t(g > 1 ? spec.Uint("global_links_per_router", 0, 1024)
+                                      : spec.OptionalUint("global_links_per_router", 0, 0, 1024));
     if (g > 1 && a * h < g - 1)
     {
-        throw fabricsim::InputError(file,
-                                    "topology.global_links_per_router",
+        throw fabricsim::InputError(spec.File(),
+                                    spec.Field("global_links_per_router"),
                                     "routers_per_group x global_links_per_router >= groups - 1 ("
                                         + std::to_string(g - 1)
                                         + "), so every pair of groups is linked",
@@ -147,7 +139,7 @@ BuildDragonfly(const nlohmann::json& spec, const std::string& file)
     }
     if (static_cast<uint64_t>(g) * a * p > 1000000)
     {
-        throw fabricsim::InputError(file, "topology", "at most 1,000,000 hosts", "more");
+        throw fabricsim::InputError(spec.File(), "topology", "at most 1,000,000 hosts", "more");
     }
     Topology t;
     for (uint32_t i = 0; i < g * a * p; ++i)

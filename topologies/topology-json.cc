@@ -1,5 +1,5 @@
 /*
- * Typed JSON access for the topology builders.
+ * The link objects every topology builder reads.
  */
 #include "topology-json.h"
 
@@ -13,119 +13,42 @@
 namespace fabricsim
 {
 
-void
-RequireObject(const nlohmann::json& spec, const std::string& file, const std::string& field)
-{
-    if (!spec.is_object())
-    {
-        throw fabricsim::InputError(file, field, "a JSON object", DescribeJson(spec));
-    }
-}
-
-void
-CheckKeys(const nlohmann::json& spec,
-          const std::string& file,
-          const std::string& prefix,
-          const std::vector<std::string>& valid)
-{
-    for (auto it = spec.begin(); it != spec.end(); ++it)
-    {
-        bool known = false;
-        for (const auto& k : valid)
-        {
-            known = known || (k == it.key());
-        }
-        if (!known)
-        {
-            std::string list;
-            for (const auto& k : valid)
-            {
-                list += (list.empty() ? "" : ", ") + k;
-            }
-            throw fabricsim::InputError(file,
-                                        prefix + "." + it.key(),
-                                        "a known key (one of: " + list + ")",
-                                        "unknown key \"" + it.key() + "\"");
-        }
-    }
-}
-
-uint32_t
-GetUint(const nlohmann::json& spec,
-        const std::string& file,
-        const std::string& prefix,
-        const std::string& key,
-        uint32_t minValue,
-        uint32_t maxValue,
-        int64_t deflt)
-{
-    const std::string field = prefix + "." + key;
-    const std::string expected
-        = "an integer in [" + std::to_string(minValue) + ", " + std::to_string(maxValue) + "]";
-    if (!spec.contains(key))
-    {
-        if (deflt < 0)
-        {
-            throw fabricsim::InputError(file, field, expected, "nothing (the key is required)");
-        }
-        return static_cast<uint32_t>(deflt);
-    }
-    const auto& v = spec.at(key);
-    if (!v.is_number_integer())
-    {
-        throw fabricsim::InputError(file, field, expected, DescribeJson(v));
-    }
-    const int64_t n = v.get<int64_t>();
-    if (n < static_cast<int64_t>(minValue) || n > static_cast<int64_t>(maxValue))
-    {
-        throw fabricsim::InputError(file, field, expected, DescribeJson(v));
-    }
-    return static_cast<uint32_t>(n);
-}
-
 LinkSpec
-ParseLinkSpec(const nlohmann::json& spec,
-              const std::string& file,
-              const std::string& field,
-              const LinkSpec& deflt)
+ParseLinkSpec(const JsonObject& link, const LinkSpec& deflt)
 {
     LinkSpec out = deflt;
-    RequireObject(spec, file, field);
-    CheckKeys(spec, file, field, {"rate", "delay", "loss_rate"});
-    if (spec.contains("rate"))
+    link.CheckKeys({"rate", "delay", "loss_rate"});
+    if (const nlohmann::json* v = link.Find("rate"))
     {
-        out.rateBps = ParseRate(spec.at("rate"), file, field + ".rate");
+        out.rateBps = ParseRate(*v, link.File(), link.Field("rate"));
     }
-    if (spec.contains("delay"))
+    if (const nlohmann::json* v = link.Find("delay"))
     {
-        out.delayPs = ParseDelay(spec.at("delay"), file, field + ".delay");
+        out.delayPs = ParseDelay(*v, link.File(), link.Field("delay"));
     }
-    if (spec.contains("loss_rate"))
+    if (const nlohmann::json* v = link.Find("loss_rate"))
     {
-        const auto& v = spec.at("loss_rate");
-        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1))
+        if (!v->is_number() || !(v->get<double>() >= 0 && v->get<double>() <= 1))
         {
-            throw fabricsim::InputError(
-                file, field + ".loss_rate", "a probability in [0, 1]", DescribeJson(v));
+            link.Fail("loss_rate", "a probability in [0, 1]", DescribeJson(*v));
         }
-        out.lossRate = v.get<double>();
+        out.lossRate = v->get<double>();
     }
     return out;
 }
 
 CommonLinks
-ParseCommonLinks(const nlohmann::json& spec, const std::string& file)
+ParseCommonLinks(const JsonObject& spec)
 {
     CommonLinks links;
-    if (spec.contains("host_link"))
+    if (spec.Has("host_link"))
     {
-        links.host = ParseLinkSpec(spec.at("host_link"), file, "topology.host_link", LinkSpec{});
+        links.host = ParseLinkSpec(spec.Object("host_link"), LinkSpec{});
     }
     links.fabric = links.host;
-    if (spec.contains("fabric_link"))
+    if (spec.Has("fabric_link"))
     {
-        links.fabric
-            = ParseLinkSpec(spec.at("fabric_link"), file, "topology.fabric_link", links.host);
+        links.fabric = ParseLinkSpec(spec.Object("fabric_link"), links.host);
     }
     return links;
 }

@@ -172,18 +172,15 @@ DirName(const std::string& path)
 }
 
 Topology
-BuildHpccFile(const nlohmann::json& spec, const std::string& file, const std::string& baseDir)
+BuildHpccFile(const JsonObject& spec, const std::string& baseDir)
 {
-    CheckKeys(spec, file, "topology", {"type", "path"});
-    if (!spec.contains("path") || !spec.at("path").is_string())
+    spec.CheckKeys({"type", "path"});
+    const nlohmann::json& p = spec.Require("path", "the path of an HPCC topology file");
+    if (!p.is_string())
     {
-        throw fabricsim::InputError(file,
-                                    "topology.path",
-                                    "the path of an HPCC topology file",
-                                    spec.contains("path") ? DescribeJson(spec.at("path"))
-                                                          : "nothing (the key is required)");
+        spec.Fail("path", "the path of an HPCC topology file", DescribeJson(p));
     }
-    std::string path = spec.at("path").get<std::string>();
+    std::string path = p.get<std::string>();
     if (!path.empty() && path[0] != '/')
     {
         path = (baseDir.empty() ? std::string(".") : baseDir) + "/" + path;
@@ -191,7 +188,8 @@ BuildHpccFile(const nlohmann::json& spec, const std::string& file, const std::st
     std::ifstream in(path);
     if (!in)
     {
-        throw fabricsim::InputError(file, "topology.path", "a readable HPCC topology file", path);
+        throw fabricsim::InputError(
+            spec.File(), spec.Field("path"), "a readable HPCC topology file", path);
     }
     Topology topo = ParseHpccTopology(in, path);
     topo.type = "hpcc-file";
@@ -209,22 +207,20 @@ BuildTopology(const nlohmann::json& spec, const std::string& file)
 Topology
 BuildTopology(const nlohmann::json& spec, const std::string& file, const std::string& baseDir)
 {
-    RequireObject(spec, file, "topology");
+    const JsonObject top(spec, file, "topology");
     std::string list;
     for (const auto& t : TopologyTypes())
     {
         list += (list.empty() ? "" : ", ") + t;
     }
-    if (!spec.contains("type") || !spec.at("type").is_string())
+    const std::string expected = "a topology type (one of: " + list + ")";
+    const nlohmann::json& typeValue = top.Require("type", expected);
+    if (!typeValue.is_string())
     {
-        throw fabricsim::InputError(file,
-                                    "topology.type",
-                                    "a topology type (one of: " + list + ")",
-                                    spec.contains("type") ? DescribeJson(spec.at("type"))
-                                                          : "nothing (the key is required)");
+        top.Fail("type", expected, DescribeJson(typeValue));
     }
-    const std::string type = spec.at("type").get<std::string>();
-    using Builder = Topology (*)(const nlohmann::json&, const std::string&);
+    const std::string type = typeValue.get<std::string>();
+    using Builder = Topology (*)(const JsonObject&);
     const std::vector<std::pair<std::string, Builder>> builders{
         {"single-switch", &BuildSingleSwitch},
         {"ring", &BuildRing},
@@ -242,21 +238,18 @@ BuildTopology(const nlohmann::json& spec, const std::string& file, const std::st
     {
         if (name == type)
         {
-            topo = build(spec, file);
+            topo = build(top);
             found = true;
         }
     }
     if (type == "hpcc-file")
     {
-        topo = BuildHpccFile(spec, file, baseDir);
+        topo = BuildHpccFile(top, baseDir);
         found = true;
     }
     if (!found)
     {
-        throw fabricsim::InputError(file,
-                                    "topology.type",
-                                    "a topology type (one of: " + list + ")",
-                                    DescribeJson(spec.at("type")));
+        top.Fail("type", expected, DescribeJson(typeValue));
     }
     if (topo.type.empty())
     {

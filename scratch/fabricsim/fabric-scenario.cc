@@ -1,7 +1,8 @@
 #include "fabric-scenario.h"
 
 #include "input-error.h"
-#include "topology-json.h"
+#include "json-describe.h"
+#include "json-reader.h"
 #include "unit-conversions.h"
 #include "units.h"
 
@@ -379,8 +380,8 @@ ParseWatchdog(const json& w, const std::string& file, PfcWatchdogSpec& spec)
 {
     const std::string path = "switch.pfc_watchdog";
     RequireObj(w, file, path);
-    CheckKeys(
-        w, file, path, {"enabled", "poll_interval_ns", "detection_ns", "restoration_ns", "action"});
+    JsonObject(w, file, path)
+        .CheckKeys({"enabled", "poll_interval_ns", "detection_ns", "restoration_ns", "action"});
     spec.enabled = GetBool(w, file, path, "enabled", true);
     spec.pollNs = GetNs(w, file, path, "poll_interval_ns", spec.pollNs, 1);
     spec.detectionNs = GetNs(w, file, path, "detection_ns", spec.detectionNs);
@@ -442,7 +443,7 @@ ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
         std::string p = "routes[" + std::to_string(i) + "]";
         const json& r = routes[i];
         RequireObj(r, file, p);
-        CheckKeys(r, file, p, {"switch", "dst", "next", "port"});
+        JsonObject(r, file, p).CheckKeys({"switch", "dst", "next", "port"});
         RouteOverride ro;
         ro.node = RouteSwitch(r, topo, file, p);
         const auto& nb = peers[ro.node];
@@ -669,23 +670,21 @@ ParseFabricScenario(const json& doc, const std::string& file)
     sc.dir = slash == std::string::npos ? "." : file.substr(0, slash);
     sc.raw = doc;
     RequireObj(doc, file, "");
-    CheckKeys(doc,
-              file,
-              "",
-              {"name",
-               "description",
-               "seed",
-               "stop_ns",
-               "topology",
-               "transport",
-               "switch",
-               "traffic",
-               "link_events",
-               "pcap",
-               "monitor",
-               "deadlock",
-               "routes",
-               "attributes"});
+    JsonObject(doc, file, "")
+        .CheckKeys({"name",
+                    "description",
+                    "seed",
+                    "stop_ns",
+                    "topology",
+                    "transport",
+                    "switch",
+                    "traffic",
+                    "link_events",
+                    "pcap",
+                    "monitor",
+                    "deadlock",
+                    "routes",
+                    "attributes"});
     sc.seed = GetU64(doc, file, "", "seed", 1, 1);
     sc.stopNs = GetNs(doc, file, "", "stop_ns", 1000000000ULL, 1);
     if (!doc.contains("topology"))
@@ -705,18 +704,16 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& t = doc["transport"];
         RequireObj(t, file, "transport");
-        CheckKeys(t,
-                  file,
-                  "transport",
-                  {"cc",
-                   "cc_per_priority",
-                   "mtu_bytes",
-                   "pfc",
-                   "priority",
-                   "ack_interval",
-                   "rto_ns",
-                   "cnp_interval_ns",
-                   "window"});
+        JsonObject(t, file, "transport")
+            .CheckKeys({"cc",
+                        "cc_per_priority",
+                        "mtu_bytes",
+                        "pfc",
+                        "priority",
+                        "ack_interval",
+                        "rto_ns",
+                        "cnp_interval_ns",
+                        "window"});
         sc.transport.cc = GetStr(t, file, "transport", "cc", sc.transport.cc);
         if (t.contains("cc_per_priority"))
         {
@@ -770,18 +767,16 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& s = doc["switch"];
         RequireObj(s, file, "switch");
-        CheckKeys(s,
-                  file,
-                  "switch",
-                  {"buffer_bytes",
-                   "alpha",
-                   "reserve_bytes",
-                   "resume_offset_bytes",
-                   "headroom_bytes",
-                   "pause_quanta",
-                   "ecmp_seed",
-                   "ecn",
-                   "pfc_watchdog"});
+        JsonObject(s, file, "switch")
+            .CheckKeys({"buffer_bytes",
+                        "alpha",
+                        "reserve_bytes",
+                        "resume_offset_bytes",
+                        "headroom_bytes",
+                        "pause_quanta",
+                        "ecmp_seed",
+                        "ecn",
+                        "pfc_watchdog"});
         sc.sw.bufferBytes = GetBytes(s, file, "switch", "buffer_bytes", sc.sw.bufferBytes);
         if (sc.sw.bufferBytes == 0)
         {
@@ -803,8 +798,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
         {
             const json& e = s["ecn"];
             RequireObj(e, file, "switch.ecn");
-            CheckKeys(
-                e, file, "switch.ecn", {"enabled", "kmin_bytes", "kmax_bytes", "pmax", "per_rate"});
+            JsonObject(e, file, "switch.ecn")
+                .CheckKeys({"enabled", "kmin_bytes", "kmax_bytes", "pmax", "per_rate"});
             sc.sw.ecn.enabled = GetBool(e, file, "switch.ecn", "enabled", true);
             sc.sw.ecn.kminBytes
                 = GetBytes(e, file, "switch.ecn", "kmin_bytes", sc.sw.ecn.kminBytes);
@@ -837,7 +832,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& t = doc["traffic"];
         RequireObj(t, file, "traffic");
-        CheckKeys(t, file, "traffic", {"flows", "flow_file", "poisson", "incast"});
+        JsonObject(t, file, "traffic").CheckKeys({"flows", "flow_file", "poisson", "incast"});
         if (t.contains("flows"))
         {
             const json& fl = t["flows"];
@@ -850,7 +845,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 std::string p = "traffic.flows[" + std::to_string(i) + "]";
                 const json& f = fl[i];
                 RequireObj(f, file, p);
-                CheckKeys(f, file, p, {"src", "dst", "size_bytes", "start_ns", "priority", "cc"});
+                JsonObject(f, file, p)
+                    .CheckKeys({"src", "dst", "size_bytes", "start_ns", "priority", "cc"});
                 for (auto* k : {"src", "dst", "size_bytes"})
                 {
                     if (!f.contains(k))
@@ -921,7 +917,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                             + (pl.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
             const json& o = pl[i];
             RequireObj(o, file, p);
-            CheckKeys(o, file, p, {"cdf", "load", "start_ns", "duration_ns", "hosts"});
+            JsonObject(o, file, p).CheckKeys({"cdf", "load", "start_ns", "duration_ns", "hosts"});
             PoissonSpec ps;
             if (!o.contains("cdf") || !o["cdf"].is_string())
             {
@@ -950,10 +946,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
                             + (il.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
             const json& o = il[i];
             RequireObj(o, file, p);
-            CheckKeys(o,
-                      file,
-                      p,
-                      {"receiver", "senders", "size_bytes", "start_ns", "load", "duration_ns"});
+            JsonObject(o, file, p)
+                .CheckKeys(
+                    {"receiver", "senders", "size_bytes", "start_ns", "load", "duration_ns"});
             IncastSpec is;
             if (!o.contains("receiver"))
             {
@@ -1032,7 +1027,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
         {
             std::string p = "link_events[" + std::to_string(i) + "]";
             RequireObj(le[i], file, p);
-            CheckKeys(le[i], file, p, {"link", "at_ns", "state"});
+            JsonObject(le[i], file, p).CheckKeys({"link", "at_ns", "state"});
             LinkEvent ev;
             ev.link = uint32_t(GetU64(le[i], file, p, "link", UINT64_MAX));
             if (ev.link >= sc.topology.links.size())
@@ -1058,7 +1053,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& pc = doc["pcap"];
         RequireObj(pc, file, "pcap");
-        CheckKeys(pc, file, "pcap", {"hosts", "switches"});
+        JsonObject(pc, file, "pcap").CheckKeys({"hosts", "switches"});
         sc.pcapHosts = GetHostList(pc, sc.topology, file, "pcap", "hosts");
         if (pc.contains("switches"))
         {
@@ -1095,17 +1090,15 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& m = doc["monitor"];
         RequireObj(m, file, "monitor");
-        CheckKeys(m,
-                  file,
-                  "monitor",
-                  {"interval_ns",
-                   "start_ns",
-                   "end_ns",
-                   "queues",
-                   "links",
-                   "qp_rates",
-                   "cnps",
-                   "pause_state"});
+        JsonObject(m, file, "monitor")
+            .CheckKeys({"interval_ns",
+                        "start_ns",
+                        "end_ns",
+                        "queues",
+                        "links",
+                        "qp_rates",
+                        "cnps",
+                        "pause_state"});
         sc.monitor.intervalNs = GetNs(m, file, "monitor", "interval_ns", sc.monitor.intervalNs);
         sc.monitor.startNs = GetNs(m, file, "monitor", "start_ns", 0);
         sc.monitor.endNs = GetNs(m, file, "monitor", "end_ns", UINT64_MAX);
@@ -1130,7 +1123,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     {
         const json& d = doc["deadlock"];
         RequireObj(d, file, "deadlock");
-        CheckKeys(d, file, "deadlock", {"check_interval_ns", "stall_ns", "on_detect"});
+        JsonObject(d, file, "deadlock").CheckKeys({"check_interval_ns", "stall_ns", "on_detect"});
         sc.deadlock.checkIntervalNs
             = GetNs(d, file, "deadlock", "check_interval_ns", sc.deadlock.checkIntervalNs);
         sc.deadlock.stallNs = GetNs(d, file, "deadlock", "stall_ns", sc.deadlock.stallNs);

@@ -36,7 +36,8 @@ ErrorOf(F f)
 
 TEST(JsonReader, ParsesLikeNlohmannAndKeepsNumberKinds)
 {
-    const std::string text = R"({"a": [1, -2, 3.5, "x", null, true], "b": {"c": {}}, "d": 18446744073709551615})";
+    const std::string text
+        = R"({"a": [1, -2, 3.5, "x", null, true], "b": {"c": {}}, "d": 18446744073709551615})";
     json j = ParseJson(text, "f.json");
     EXPECT_EQ(j, json::parse(text));
     EXPECT_TRUE(j["a"][0].is_number_unsigned());
