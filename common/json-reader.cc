@@ -300,6 +300,38 @@ JsonObject::ToUint(
     return x;
 }
 
+int64_t
+JsonObject::ToInt(
+    const json& v, const std::string& file, const std::string& field, int64_t min, int64_t max)
+{
+    int64_t x = 0;
+    bool ok = false;
+    if (v.is_number_unsigned())
+    {
+        ok = v.get<uint64_t>() <= uint64_t(INT64_MAX);
+        x = ok ? int64_t(v.get<uint64_t>()) : 0;
+    }
+    else if (v.is_number_integer())
+    {
+        x = v.get<int64_t>();
+        ok = true;
+    }
+    else if (v.is_number_float())
+    {
+        const double d = v.get<double>();
+        ok = std::isfinite(d) && d == std::floor(d) && std::fabs(d) <= 9007199254740992.0;
+        x = ok ? int64_t(d) : 0;
+    }
+    if (!ok || x < min || x > max)
+    {
+        throw InputError(file,
+                         field,
+                         "an integer from " + std::to_string(min) + " to " + std::to_string(max),
+                         DescribeJson(v));
+    }
+    return x;
+}
+
 double
 JsonObject::ToNumber(
     const json& v, const std::string& file, const std::string& field, double lo, double hi)
@@ -325,6 +357,46 @@ JsonObject::OptionalUint(const std::string& key, uint64_t def, uint64_t min, uin
 {
     const json* v = Find(key);
     return v ? ToUint(*v, m_file, Field(key), min, max) : def;
+}
+
+int64_t
+JsonObject::Int(const std::string& key, int64_t min, int64_t max) const
+{
+    return ToInt(Require(key, "an integer"), m_file, Field(key), min, max);
+}
+
+int64_t
+JsonObject::OptionalInt(const std::string& key, int64_t def, int64_t min, int64_t max) const
+{
+    const json* v = Find(key);
+    return v ? ToInt(*v, m_file, Field(key), min, max) : def;
+}
+
+const json&
+JsonObject::Array(const std::string& key) const
+{
+    const json& v = Require(key, "an array");
+    if (!v.is_array())
+    {
+        Fail(key, "an array", DescribeJson(v));
+    }
+    return v;
+}
+
+std::vector<uint64_t>
+JsonObject::UintArray(const std::string& key, bool required, uint64_t min, uint64_t max) const
+{
+    std::vector<uint64_t> out;
+    if (!required && !Has(key))
+    {
+        return out;
+    }
+    const json& a = Array(key);
+    for (size_t i = 0; i < a.size(); ++i)
+    {
+        out.push_back(ToUint(a[i], m_file, JsonIndex(Field(key), i), min, max));
+    }
+    return out;
 }
 
 double

@@ -98,6 +98,20 @@ class JsonObject
                           uint64_t min = 0,
                           uint64_t max = UINT64_MAX) const;
 
+    /// Signed integer in [\p min, \p max] (required).
+    int64_t Int(const std::string& key, int64_t min, int64_t max) const;
+    /// Signed integer in [\p min, \p max], \p def when absent.
+    int64_t OptionalInt(const std::string& key, int64_t def, int64_t min, int64_t max) const;
+
+    /// The array at \p key (required).
+    const nlohmann::json& Array(const std::string& key) const;
+    /// The array at \p key as integers in [\p min, \p max]; empty when absent and not
+    /// \p required.
+    std::vector<uint64_t> UintArray(const std::string& key,
+                                    bool required,
+                                    uint64_t min = 0,
+                                    uint64_t max = UINT64_MAX) const;
+
     /// Finite number in [\p lo, \p hi] (required).
     double Number(const std::string& key, double lo, double hi) const;
     /// Finite number in [\p lo, \p hi], \p def when absent.
@@ -127,6 +141,12 @@ class JsonObject
                            const std::string& field,
                            uint64_t min = 0,
                            uint64_t max = UINT64_MAX);
+    /// \p v as a signed integer in [\p min, \p max]; errors name \p field.
+    static int64_t ToInt(const nlohmann::json& v,
+                         const std::string& file,
+                         const std::string& field,
+                         int64_t min,
+                         int64_t max);
     /// \p v as a finite number in [\p lo, \p hi]; errors name \p field.
     static double ToNumber(const nlohmann::json& v,
                            const std::string& file,

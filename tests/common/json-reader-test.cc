@@ -158,3 +158,18 @@ TEST(JsonReader, UnknownKeysAreNamedWithTheKnownOnes)
     EXPECT_EQ(e.Found(), "unknown key \"dealy\"");
     EXPECT_NO_THROW(o.CheckKeys({"rate", "delay", "dealy"}));
 }
+
+TEST(JsonReader, SignedIntegersAndArrays)
+{
+    json j = {{"i", -3}, {"f", -2.0}, {"a", {1, 2.0, 3}}, {"bad", {1, -1}}, {"s", "x"}};
+    JsonObject o(j, "f.json", "r");
+    EXPECT_EQ(o.Int("i", -5, 5), -3);
+    EXPECT_EQ(o.Int("f", -5, 5), -2);
+    EXPECT_EQ(o.OptionalInt("none", -1, -1, 9), -1);
+    EXPECT_EQ(ErrorOf([&] { o.Int("i", 0, 5); }).Expected(), "an integer from 0 to 5");
+    EXPECT_EQ(o.UintArray("a", true), (std::vector<uint64_t>{1, 2, 3}));
+    EXPECT_TRUE(o.UintArray("none", false).empty());
+    EXPECT_EQ(ErrorOf([&] { o.UintArray("bad", true); }).Field(), "r.bad[1]");
+    EXPECT_EQ(ErrorOf([&] { o.Array("s"); }).Expected(), "an array");
+    EXPECT_EQ(ErrorOf([&] { o.UintArray("none", true); }).Field(), "r.none");
+}

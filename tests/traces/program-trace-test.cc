@@ -105,7 +105,7 @@ TEST(ProgramTrace, RecordedProgramsReplayAndExportToChakra)
 TEST(ProgramTrace, MalformedRecordsNameTheLine)
 {
     std::vector<nlohmann::json> r = Records();
-    r.push_back({{"type", "step"}, {"ranks", 3}});
+    r.push_back({{"type", "step"}, {"step", 9}, {"ranks", 3}});
     try
     {
         ImportProgramRecords(r, "rec.jsonl");
@@ -113,7 +113,8 @@ TEST(ProgramTrace, MalformedRecordsNameTheLine)
     }
     catch (const fabricsim::InputError& e)
     {
-        EXPECT_EQ(e.Field(), "line 3");
+        EXPECT_EQ(e.Field(), "line 3.ranks");
+        EXPECT_EQ(e.Expected(), "an array");
     }
     EXPECT_THROW(ImportProgramRecords({{{"type", "nope"}}}, "x"), fabricsim::InputError);
     EXPECT_TRUE(LooksLikeProgramTrace(Records()[0].dump()));

@@ -24,7 +24,8 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
         {
             if (type == "step")
             {
-                auto p = std::make_shared<StepProgram>(StepProgram::FromJson(r));
+                auto p = std::make_shared<StepProgram>(
+                    StepProgram::FromJson(JsonObject(r, file, where)));
                 if (m_steps.count(p->step))
                 {
                     throw std::invalid_argument("step " + std::to_string(p->step) + " twice");
@@ -34,7 +35,7 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
             }
             else if (type == "transfer")
             {
-                TransferRecord t = TransferRecord::FromJson(r);
+                TransferRecord t = TransferRecord::FromJson(JsonObject(r, file, where));
                 if (m_transfers.count(t.id))
                 {
                     throw std::invalid_argument("transfer " + std::to_string(t.id) + " twice");
@@ -46,6 +47,10 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
             {
                 throw std::invalid_argument("a record of type \"step\" or \"transfer\"");
             }
+        }
+        catch (const fabricsim::InputError&)
+        {
+            throw; // names its field already ("line 3.ranks[0].items[2].bytes")
         }
         catch (const std::exception& e)
         {

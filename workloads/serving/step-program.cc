@@ -1,5 +1,8 @@
 #include "step-program.h"
 
+#include "input-error.h"
+#include "json-describe.h"
+
 #include <stdexcept>
 
 namespace fabricsim
@@ -19,26 +22,6 @@ const char* const kCommOpNames[] = {"all_reduce",
                                     "recv",
                                     "kv_fetch",
                                     "kv_send"};
-
-template <typename T>
-T
-Get(const json& j, const char* key)
-{
-    auto it = j.find(key);
-    if (it == j.end())
-    {
-        throw std::invalid_argument(std::string("missing \"") + key + "\"");
-    }
-    return it->get<T>();
-}
-
-template <typename T>
-T
-GetOr(const json& j, const char* key, T def)
-{
-    auto it = j.find(key);
-    return it == j.end() ? def : it->get<T>();
-}
 
 json
 DepsToJson(const StepDependencies& d)
@@ -60,12 +43,15 @@ DepsToJson(const StepDependencies& d)
 }
 
 StepDependencies
-DepsFromJson(const json& j)
+DepsFromJson(const JsonObject& record)
 {
     StepDependencies d;
-    d.afterSteps = GetOr<std::vector<uint64_t>>(j, "after_steps", {});
-    d.afterTransfers = GetOr<std::vector<uint64_t>>(j, "after_transfers", {});
-    d.notBeforePs = GetOr<int64_t>(j, "not_before_ps", 0);
+    if (std::optional<JsonObject> j = record.OptionalObject("deps"))
+    {
+        d.afterSteps = j->UintArray("after_steps", false);
+        d.afterTransfers = j->UintArray("after_transfers", false);
+        d.notBeforePs = j->OptionalInt("not_before_ps", 0, 0, INT64_MAX);
+    }
     return d;
 }
 
@@ -156,62 +142,59 @@ ProgramItem::ToJson() const
 }
 
 ProgramItem
-ProgramItem::FromJson(const json& j)
+ProgramItem::FromJson(const JsonObject& j)
 {
-    if (!j.is_object())
-    {
-        throw std::invalid_argument("program item is not an object");
-    }
     ProgramItem it;
-    std::string t = Get<std::string>(j, "t");
-    it.stream = GetOr<uint32_t>(j, "s", 0);
-    it.name = GetOr<std::string>(j, "name", "");
-    it.layer = GetOr<int32_t>(j, "layer", -1);
+    const std::string t = j.String("t");
+    it.stream = uint32_t(j.OptionalUint("s", 0, 0, UINT32_MAX));
+    it.name = j.OptionalString("name", "");
+    it.layer = int32_t(j.OptionalInt("layer", -1, -1, INT32_MAX));
     if (t == "c")
     {
         it.type = Type::Compute;
-        it.durationPs = Get<int64_t>(j, "ps");
-        it.flops = GetOr<double>(j, "flops", 0);
-        it.hbmBytes = GetOr<double>(j, "hbm_bytes", 0);
-        if (it.durationPs < 0)
-        {
-            throw std::invalid_argument("negative compute duration");
-        }
+        it.durationPs = j.Int("ps", 0, INT64_MAX);
+        it.flops = j.OptionalNumber("flops", 0, 0, 1e300);
+        it.hbmBytes = j.OptionalNumber("hbm_bytes", 0, 0, 1e300);
     }
     else if (t == "w")
     {
         it.type = Type::Wait;
-        it.key = Get<std::string>(j, "key");
+        it.key = j.String("key");
     }
     else if (t == "x")
     {
         it.type = Type::Comm;
-        auto op = ParseCommOp(Get<std::string>(j, "op"));
+        const std::string opName = j.String("op");
+        auto op = ParseCommOp(opName);
         if (!op)
         {
-            throw std::invalid_argument("unknown communication op \"" + j["op"].get<std::string>()
-                                        + "\"");
+            j.Fail("op", "a communication op", "\"" + opName + "\"");
         }
         it.op = *op;
-        it.category = Get<std::string>(j, "cat");
-        it.key = Get<std::string>(j, "key");
-        it.group = Get<std::vector<uint32_t>>(j, "group");
-        it.groupIndex = Get<uint32_t>(j, "gi");
-        it.bytes = Get<uint64_t>(j, "bytes");
-        it.row = GetOr<std::vector<uint64_t>>(j, "row", {});
-        it.async = GetOr<bool>(j, "async", false);
-        it.detached = GetOr<bool>(j, "detached", false);
-        it.transferId = GetOr<int64_t>(j, "transfer", -1);
-        it.fetchFrom = GetOr<int64_t>(j, "from", -1);
-        it.tierBwBytesPerSec = GetOr<double>(j, "tier_bw", 0);
+        it.category = j.String("cat");
+        it.key = j.String("key");
+        for (uint64_t h : j.UintArray("group", true, 0, UINT32_MAX))
+        {
+            it.group.push_back(uint32_t(h));
+        }
+        it.groupIndex = uint32_t(j.Uint("gi", 0, UINT32_MAX));
+        it.bytes = j.Uint("bytes");
+        it.row = j.UintArray("row", false);
+        it.async = j.OptionalBool("async", false);
+        it.detached = j.OptionalBool("detached", false);
+        it.transferId = j.OptionalInt("transfer", -1, -1, INT64_MAX);
+        it.fetchFrom = j.OptionalInt("from", -1, -1, INT64_MAX);
+        it.tierBwBytesPerSec = j.OptionalNumber("tier_bw", 0, 0, 1e300);
         if (it.groupIndex >= it.group.size() && it.op != CommOp::KvFetch)
         {
-            throw std::invalid_argument("group index outside its group");
+            j.Fail("gi",
+                   "an index into its group of " + std::to_string(it.group.size()),
+                   std::to_string(it.groupIndex));
         }
     }
     else
     {
-        throw std::invalid_argument("unknown item type \"" + t + "\"");
+        j.Fail("t", "an item type (\"c\", \"w\" or \"x\")", "\"" + t + "\"");
     }
     return it;
 }
@@ -241,25 +224,31 @@ StepProgram::ToJson() const
 }
 
 StepProgram
-StepProgram::FromJson(const json& j)
+StepProgram::FromJson(const JsonObject& j)
 {
     StepProgram p;
-    p.step = Get<uint64_t>(j, "step");
-    p.pool = GetOr<uint32_t>(j, "pool", 0);
-    p.engine = GetOr<uint32_t>(j, "engine", 0);
-    p.virtualEngine = GetOr<uint32_t>(j, "virtual_engine", 0);
-    p.deps = DepsFromJson(j.value("deps", json::object()));
-    for (const auto& r : Get<json>(j, "ranks"))
+    p.step = j.Uint("step");
+    p.pool = uint32_t(j.OptionalUint("pool", 0, 0, UINT32_MAX));
+    p.engine = uint32_t(j.OptionalUint("engine", 0, 0, UINT32_MAX));
+    p.virtualEngine = uint32_t(j.OptionalUint("virtual_engine", 0, 0, UINT32_MAX));
+    p.deps = DepsFromJson(j);
+    const json& ranks = j.Array("ranks");
+    for (size_t i = 0; i < ranks.size(); ++i)
     {
+        const JsonObject r(ranks[i], j.File(), JsonIndex(j.Field("ranks"), i));
         RankStepProgram rp;
-        rp.rank = Get<uint32_t>(r, "rank");
-        rp.streams = GetOr<uint32_t>(r, "streams", 1);
-        for (const auto& it : Get<json>(r, "items"))
+        rp.rank = uint32_t(r.Uint("rank", 0, UINT32_MAX));
+        rp.streams = uint32_t(r.OptionalUint("streams", 1, 1, UINT32_MAX));
+        const json& items = r.Array("items");
+        for (size_t k = 0; k < items.size(); ++k)
         {
-            rp.items.push_back(ProgramItem::FromJson(it));
+            const JsonObject item(items[k], j.File(), JsonIndex(r.Field("items"), k));
+            rp.items.push_back(ProgramItem::FromJson(item));
             if (rp.items.back().stream >= rp.streams)
             {
-                throw std::invalid_argument("item stream outside the rank's streams");
+                item.Fail("s",
+                          "a stream below the rank's " + std::to_string(rp.streams),
+                          std::to_string(rp.items.back().stream));
             }
         }
         p.ranks.push_back(std::move(rp));
@@ -288,15 +277,33 @@ TransferRecord::ToJson() const
 }
 
 TransferRecord
-TransferRecord::FromJson(const json& j)
+TransferRecord::FromJson(const JsonObject& j)
 {
     TransferRecord t;
-    t.id = Get<int64_t>(j, "transfer");
-    t.request = GetOr<uint64_t>(j, "request", 0);
-    t.deps = DepsFromJson(j.value("deps", json::object()));
-    t.layerwise = GetOr<bool>(j, "layerwise", false);
-    t.parts = GetOr<uint32_t>(j, "parts", 0);
-    t.sends = GetOr<std::vector<std::array<uint64_t, 3>>>(j, "sends", {});
+    t.id = j.Int("transfer", 0, INT64_MAX);
+    t.request = j.OptionalUint("request", 0);
+    t.deps = DepsFromJson(j);
+    t.layerwise = j.OptionalBool("layerwise", false);
+    t.parts = uint32_t(j.OptionalUint("parts", 0, 0, UINT32_MAX));
+    if (j.Has("sends"))
+    {
+        const json& sends = j.Array("sends");
+        for (size_t i = 0; i < sends.size(); ++i)
+        {
+            const std::string at = JsonIndex(j.Field("sends"), i);
+            if (!sends[i].is_array() || sends[i].size() != 3)
+            {
+                throw InputError(
+                    j.File(), at, "[source, destination, bytes]", DescribeJson(sends[i]));
+            }
+            std::array<uint64_t, 3> s{};
+            for (size_t k = 0; k < 3; ++k)
+            {
+                s[k] = JsonObject::ToUint(sends[i][k], j.File(), JsonIndex(at, k));
+            }
+            t.sends.push_back(s);
+        }
+    }
     return t;
 }
 

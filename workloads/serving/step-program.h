@@ -6,6 +6,8 @@
 #ifndef FABRICSIM_SERVING_STEP_PROGRAM_H
 #define FABRICSIM_SERVING_STEP_PROGRAM_H
 
+#include "json-reader.h"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -77,8 +79,8 @@ struct ProgramItem
 
     /// Compact JSON form (one entry of a recorded program).
     nlohmann::json ToJson() const;
-    /// Parse the compact form; std::invalid_argument on malformed input.
-    static ProgramItem FromJson(const nlohmann::json& j);
+    /// Parse the compact form; InputError naming the field on malformed input.
+    static ProgramItem FromJson(const JsonObject& j);
 };
 
 /**
@@ -115,8 +117,8 @@ struct StepProgram
 
     /// One JSON-lines record ({"type": "step", ...}).
     nlohmann::json ToJson() const;
-    /// Parse a record; std::invalid_argument on malformed input.
-    static StepProgram FromJson(const nlohmann::json& j);
+    /// Parse a record; InputError naming the field on malformed input.
+    static StepProgram FromJson(const JsonObject& j);
 };
 
 /**
@@ -135,8 +137,8 @@ struct TransferRecord
 
     /// One JSON-lines record ({"type": "transfer", ...}).
     nlohmann::json ToJson() const;
-    /// Parse a record; std::invalid_argument on malformed input.
-    static TransferRecord FromJson(const nlohmann::json& j);
+    /// Parse a record; InputError naming the field on malformed input.
+    static TransferRecord FromJson(const JsonObject& j);
 };
 
 } // namespace fabricsim

@@ -206,11 +206,14 @@ ImportProgramRecords(const std::vector<nlohmann::json>& records, const std::stri
         {
             if (type == "step")
             {
-                AddStep(StepProgram::FromJson(r), ranks, out);
+                AddStep(StepProgram::FromJson(JsonObject(r, file, "line " + std::to_string(i + 1))),
+                        ranks,
+                        out);
             }
             else if (type == "transfer")
             {
-                TransferRecord t = TransferRecord::FromJson(r);
+                TransferRecord t = TransferRecord::FromJson(
+                    JsonObject(r, file, "line " + std::to_string(i + 1)));
                 out.Count("transfers");
                 (void)t;
             }
