@@ -1,6 +1,7 @@
 #include "schedule-json.h"
 
 #include "input-error.h"
+#include "json-reader.h"
 #include "text-file.h"
 
 #include <nlohmann/json.hpp>
@@ -241,15 +242,7 @@ ReadRank(const JsonReader& r, const json& j, const std::string& path, int positi
 Schedule
 ParseScheduleJson(const std::string& text, const std::string& fileName)
 {
-    json doc;
-    try
-    {
-        doc = json::parse(text);
-    }
-    catch (const json::parse_error& e)
-    {
-        throw fabricsim::InputError(fileName, "", "valid JSON", e.what());
-    }
+    const json doc = ParseJson(text, fileName);
     const JsonReader r(fileName);
     r.RequireObject(doc, "");
     if (doc.contains("format"))

@@ -19,9 +19,13 @@ namespace
 class StrictSax
 {
   public:
-    StrictSax(json& root, const std::string& file, const JsonLimits& limits)
+    StrictSax(json& root,
+              const std::string& file,
+              const std::string& path,
+              const JsonLimits& limits)
         : m_root(root)
         , m_file(file)
+        , m_path(path)
         , m_limits(limits)
     {
     }
@@ -105,7 +109,7 @@ class StrictSax
 
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e)
     {
-        throw InputError(m_file, "", "valid JSON", e.what());
+        throw InputError(m_file, m_path, "valid JSON", e.what());
     }
 
   private:
@@ -121,7 +125,7 @@ class StrictSax
         if (m_stack.empty())
         {
             m_root = std::move(v);
-            return {&m_root, ""};
+            return {&m_root, m_path};
         }
         Open_& top = m_stack.back();
         if (top.value->is_array())
@@ -151,6 +155,7 @@ class StrictSax
 
     json& m_root;
     const std::string& m_file;
+    const std::string& m_path;
     const JsonLimits& m_limits;
     std::vector<Open_> m_stack;
     std::string m_key;
@@ -167,11 +172,14 @@ RangeText(uint64_t min, uint64_t max)
 } // namespace
 
 json
-ParseJson(const std::string& text, const std::string& file, const JsonLimits& limits)
+ParseJson(std::string_view text,
+          const std::string& file,
+          const std::string& path,
+          const JsonLimits& limits)
 {
     json root;
-    StrictSax sax(root, file, limits);
-    json::sax_parse(text, &sax);
+    StrictSax sax(root, file, path, limits);
+    json::sax_parse(text.begin(), text.end(), &sax);
     return root;
 }
 

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fabricsim
@@ -32,12 +33,13 @@ struct JsonLimits
 };
 
 /**
- * \brief Parse \p text as the contents of \p file. Malformed text, a key twice in one object and
- * nesting deeper than \p limits are InputErrors naming the file (and, for the last two, the
- * field path).
+ * \brief Parse \p text as the contents of \p file (at \p path inside it: "line 3" of a JSON-lines
+ * file, or "" for a whole file). Malformed text, a key twice in one object and nesting deeper
+ * than \p limits are InputErrors naming the file and the path ("line 3.a.b" for the last two).
  */
-nlohmann::json ParseJson(const std::string& text,
+nlohmann::json ParseJson(std::string_view text,
                          const std::string& file,
+                         const std::string& path = "",
                          const JsonLimits& limits = {});
 
 /// The path of \p key inside \p parent: "a.b" + "c" = "a.b.c"; at the root just "c".

@@ -1,6 +1,7 @@
 #include "json-read.h"
 
 #include "input-error.h"
+#include "json-reader.h"
 
 #include <cctype>
 #include <cmath>
@@ -178,14 +179,9 @@ LoadJsonFile(const std::string& path)
         throw fabricsim::InputError(
             path, "", "a readable JSON file", "no such file or not readable");
     }
-    try
-    {
-        return json::parse(in);
-    }
-    catch (const json::parse_error& e)
-    {
-        throw fabricsim::InputError(path, "", "valid JSON", e.what());
-    }
+    std::stringstream text;
+    text << in.rdbuf();
+    return ParseJson(text.str(), path);
 }
 
 std::string

@@ -1,6 +1,7 @@
 #include "calibration-parameters.h"
 
 #include "input-error.h"
+#include "json-reader.h"
 #include "text-file.h"
 #include "topology.h"
 #include "units.h"
@@ -316,16 +317,7 @@ namespace
 nlohmann::json
 ReadOverlay(const std::string& path)
 {
-    nlohmann::json o;
-    try
-    {
-        o = nlohmann::json::parse(ReadTextFile(path));
-    }
-    catch (const nlohmann::json::exception& e)
-    {
-        throw fabricsim::InputError(
-            path, "", "an overlay JSON file", std::string("invalid JSON (") + e.what() + ")");
-    }
+    const nlohmann::json o = ParseJson(ReadTextFile(path), path);
     if (!o.is_object() || !o.contains("fabricsim_overlay"))
     {
         throw fabricsim::InputError(

@@ -518,10 +518,14 @@ ApplySet(json& doc, const std::string& assignment, const std::string& file)
     json value;
     try
     {
-        value = json::parse(text);
+        value = ParseJson(text, file, "--set " + path);
     }
-    catch (...)
+    catch (const InputError& e)
     {
+        if (e.Expected() != "valid JSON")
+        {
+            throw; // JSON, but with a key twice or nested too deep
+        }
         value = text; // bare words are strings: --set transport.cc=hpcc
     }
     json* cur = &doc;
@@ -583,15 +587,9 @@ LoadScenarioJson(const std::string& path, const std::vector<std::string>& sets)
     {
         throw InputError(path, "", "a readable scenario file", "cannot open file");
     }
-    json doc;
-    try
-    {
-        doc = json::parse(in);
-    }
-    catch (const json::parse_error& e)
-    {
-        throw InputError(path, "", "valid JSON", e.what());
-    }
+    std::stringstream text;
+    text << in.rdbuf();
+    json doc = ParseJson(text.str(), path);
     if (!doc.is_object())
     {
         throw InputError(path, "", "a JSON object at the top level", DescribeJson(doc));

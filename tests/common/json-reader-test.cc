@@ -69,7 +69,11 @@ TEST(JsonReader, NestingPastTheLimitIsRejected)
     EXPECT_THROW(ParseJson(std::string(1000000, '['), "d.json"), InputError);
     fabricsim::JsonLimits two;
     two.maxDepth = 2;
-    EXPECT_THROW(ParseJson(R"({"a": {"b": {}}})", "d.json", two), InputError);
+    EXPECT_THROW(ParseJson(R"({"a": {"b": {}}})", "d.json", "", two), InputError);
+    // Inside a JSON-lines file the path starts at the line.
+    EXPECT_EQ(ErrorOf([] { ParseJson(R"({"x": 1, "x": 2})", "r.jsonl", "line 3"); }).Field(),
+              "line 3.x");
+    EXPECT_EQ(ErrorOf([] { ParseJson("{oops", "r.jsonl", "line 4"); }).Field(), "line 4");
 }
 
 TEST(JsonReader, MalformedTextNamesTheFile)

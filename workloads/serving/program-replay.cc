@@ -2,6 +2,7 @@
 
 #include "collective-api.h"
 #include "input-error.h"
+#include "json-reader.h"
 
 #include <fstream>
 
@@ -114,15 +115,7 @@ ProgramReplay::Load(const std::string& path)
         {
             continue;
         }
-        try
-        {
-            records.push_back(json::parse(line));
-        }
-        catch (const json::parse_error& e)
-        {
-            throw fabricsim::InputError(
-                path, "line " + std::to_string(n), "a JSON object", e.what());
-        }
+        records.push_back(ParseJson(line, path, "line " + std::to_string(n)));
     }
     return ProgramReplay(records, path);
 }

@@ -1,6 +1,7 @@
 #include "request-source.h"
 
 #include "input-error.h"
+#include "json-reader.h"
 #include "unit-conversions.h"
 
 #include <algorithm>
@@ -351,17 +352,7 @@ LoadRequestTrace(const std::string& path, double timeScale)
         TraceRow row{json::object(), lineNo};
         if (jsonLines)
         {
-            try
-            {
-                row.cells = json::parse(t);
-            }
-            catch (const json::parse_error& e)
-            {
-                throw fabricsim::InputError(path,
-                                            "line " + std::to_string(lineNo),
-                                            "a JSON object",
-                                            std::string("malformed JSON (") + e.what() + ")");
-            }
+            row.cells = ParseJson(t, path, "line " + std::to_string(lineNo));
             if (!row.cells.is_object())
             {
                 throw fabricsim::InputError(path,

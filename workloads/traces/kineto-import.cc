@@ -2,6 +2,7 @@
 
 #include "compressed-file.h"
 #include "input-error.h"
+#include "json-reader.h"
 #include "unit-conversions.h"
 
 #include <algorithm>
@@ -890,16 +891,7 @@ ImportKinetoText(std::string_view text,
                  const KinetoOptions& opt,
                  ImportedTrace& out)
 {
-    json doc;
-    try
-    {
-        doc = json::parse(text.begin(), text.end());
-    }
-    catch (const json::exception& e)
-    {
-        throw fabricsim::InputError(
-            file, "", "Chrome-trace JSON", std::string("invalid JSON (") + e.what() + ")");
-    }
+    const json doc = ParseJson(text, file);
     out.format = "kineto";
     KinetoReader(doc, file, defaultRank, opt, out).Read();
 }

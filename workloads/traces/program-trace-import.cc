@@ -2,6 +2,7 @@
 
 #include "comm-op-kind.h"
 #include "input-error.h"
+#include "json-reader.h"
 #include "step-program.h"
 #include "unit-conversions.h"
 
@@ -180,11 +181,11 @@ LooksLikeProgramTrace(const std::string& firstLine)
 {
     try
     {
-        const nlohmann::json j = nlohmann::json::parse(firstLine);
+        const nlohmann::json j = ParseJson(firstLine, "");
         return j.is_object() && j.contains("type") && j["type"].is_string()
                && (j["type"] == "step" || j["type"] == "transfer");
     }
-    catch (const nlohmann::json::exception&)
+    catch (const fabricsim::InputError&)
     {
         return false;
     }
@@ -273,15 +274,7 @@ ImportProgramTrace(const std::string& path)
         {
             continue;
         }
-        try
-        {
-            records.push_back(nlohmann::json::parse(line));
-        }
-        catch (const nlohmann::json::exception& e)
-        {
-            throw fabricsim::InputError(
-                path, "line " + std::to_string(n), "a JSON object", e.what());
-        }
+        records.push_back(ParseJson(line, path, "line " + std::to_string(n)));
     }
     return ImportProgramRecords(records, path);
 }
