@@ -119,7 +119,7 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
         }
         for (auto it = pf->begin(); it != pf->end(); ++it)
         {
-            std::string field = w.Field("peak_flops") + "/" + it.key();
+            std::string field = JsonPath(w.Field("peak_flops"), it.key());
             auto t = ParseDType(it.key());
             if (!t)
             {
@@ -185,7 +185,7 @@ HardwareSpec::FromJson(const json& j, const std::string& file, const std::string
     if (h.peakFlops.count("bf16") == 0 && h.peakFlops.count("fp16") == 0)
     {
         throw fabricsim::InputError(file,
-                                    w.Field("peak_flops") + "/bf16",
+                                    w.Field("peak_flops") + ".bf16",
                                     "a 16-bit peak, e.g. \"989TFLOPS\"",
                                     "nothing (field missing)");
     }

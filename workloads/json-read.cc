@@ -16,7 +16,7 @@ using nlohmann::json;
 std::string
 JsonWhere::Field(const std::string& key) const
 {
-    return prefix.empty() ? key : prefix + "/" + key;
+    return JsonPath(prefix, key);
 }
 
 JsonWhere
@@ -43,28 +43,11 @@ FindField(const json& obj, const std::string& key)
 namespace
 {
 
+/// The common layer's integer rule (whole floats up to 2^53), with a lower bound only.
 uint64_t
 ToUint(const json& v, const std::string& field, const JsonWhere& where, uint64_t min)
 {
-    std::string expected = "an integer >= " + std::to_string(min);
-    if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))
-    {
-        uint64_t x = v.get<uint64_t>();
-        if (x < min)
-        {
-            throw fabricsim::InputError(where.file, field, expected, DescribeJson(v));
-        }
-        return x;
-    }
-    if (v.is_number_float())
-    {
-        double d = v.get<double>();
-        if (std::isfinite(d) && d >= double(min) && d == std::floor(d) && d < 1.8e19)
-        {
-            return uint64_t(d);
-        }
-    }
-    throw fabricsim::InputError(where.file, field, expected, DescribeJson(v));
+    return JsonObject::ToUint(v, where.file, field, min);
 }
 
 } // namespace
@@ -78,7 +61,7 @@ RequireUint(const json& obj, const std::string& key, const JsonWhere& where, uin
         throw fabricsim::InputError(where.file,
                                     where.Field(key),
                                     "an integer >= " + std::to_string(min),
-                                    "nothing (field missing)");
+                                    "nothing (the key is required)");
     }
     return ToUint(*v, where.Field(key), where, min);
 }
@@ -100,18 +83,7 @@ OptionalNumber(const json& obj,
                double hi)
 {
     const json* v = FindField(obj, key);
-    if (!v)
-    {
-        return def;
-    }
-    std::ostringstream expected;
-    expected << "a number in [" << lo << ", " << hi << "]";
-    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo
-        || v->get<double>() > hi)
-    {
-        throw fabricsim::InputError(where.file, where.Field(key), expected.str(), DescribeJson(*v));
-    }
-    return v->get<double>();
+    return v ? JsonObject::ToNumber(*v, where.file, where.Field(key), lo, hi) : def;
 }
 
 bool

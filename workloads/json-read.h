@@ -6,6 +6,7 @@
 #define FABRICSIM_WORKLOADS_JSON_READ_H
 
 #include "json-describe.h"
+#include "json-reader.h"
 #include "units.h"
 
 #include <nlohmann/json.hpp>
@@ -18,14 +19,14 @@ namespace fabricsim
 
 /**
  * \brief Where a JSON object came from: file name (may be empty for inline input) and the path
- * of the object inside it (empty at the root, else like "model/encoder").
+ * of the object inside it (empty at the root, else like "model.encoder").
  */
 struct JsonWhere
 {
     std::string file;   //!< source file, "" for inline JSON
     std::string prefix; //!< path of the object inside the file, "" at the root
 
-    /// Path of \p key inside this object, e.g. "model/encoder/hidden_size".
+    /// Path of \p key inside this object, e.g. "model.encoder.hidden_size".
     std::string Field(const std::string& key) const;
     /// The location of the child object \p key.
     JsonWhere Child(const std::string& key) const;

@@ -97,7 +97,7 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
             if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() >= layers)
             {
                 throw fabricsim::InputError(w.file,
-                                            w.Field("mlp_only_layers") + "/" + std::to_string(i),
+                                            JsonIndex(w.Field("mlp_only_layers"), i),
                                             "a layer index in [0, " + std::to_string(layers) + ")",
                                             DescribeJson(e));
             }

@@ -101,42 +101,42 @@ TEST(InferenceScenario, DecodePoolFollowsThePrefillPoolByDefault)
 TEST(InferenceScenario, ErrorsNameTheField)
 {
     EXPECT_EQ(ErrorField({{"serving", {{"batching", {{"max_batch", 3}}}}}}),
-              "serving/batching/max_batch");
+              "serving.batching.max_batch");
     EXPECT_EQ(ErrorField({{"serving", {{"batching", {{"max_num_seqs", 0}}}}}}),
-              "serving/batching/max_num_seqs");
+              "serving.batching.max_num_seqs");
     EXPECT_EQ(ErrorField({{"serving", {{"kv_cache", {{"placement", "ssd"}}}}}}),
-              "serving/kv_cache/placement");
+              "serving.kv_cache.placement");
     EXPECT_EQ(ErrorField({{"serving", {{"kv_cache", {{"placement", "remote"}}}}}}),
-              "serving/kv_cache/pool_hosts");
+              "serving.kv_cache.pool_hosts");
     EXPECT_EQ(ErrorField({{"serving", {{"kv_cache", {{"bandwidth", "fast"}}}}}}),
-              "serving/kv_cache/bandwidth");
-    EXPECT_EQ(ErrorField({{"serving", {{"slo", {{"ttft_ms", 100}}}}}}), "serving/slo/tpot_ms");
+              "serving.kv_cache.bandwidth");
+    EXPECT_EQ(ErrorField({{"serving", {{"slo", {{"ttft_ms", 100}}}}}}), "serving.slo.tpot_ms");
     EXPECT_EQ(ErrorField({{"serving", {{"execution", {{"ep_overlap", "always"}}}}}}),
-              "serving/execution/ep_overlap");
+              "serving.execution.ep_overlap");
     EXPECT_EQ(ErrorField({{"serving", {{"placement", {{"tp", "diagonal"}}}}}}),
-              "serving/placement/tp");
+              "serving.placement.tp");
     EXPECT_EQ(ErrorField({{"serving", {{"disaggregation", {{"prefill", json::object()}}}}}}),
-              "serving/disaggregation/decode");
+              "serving.disaggregation.decode");
     EXPECT_EQ(ErrorField({{"serving",
                            {{"disaggregation",
                              {{"prefill", json::object()},
                               {"decode", json::object()},
                               {"kv_transfer", "streamed"}}}}}}),
-              "serving/disaggregation/kv_transfer");
+              "serving.disaggregation.kv_transfer");
     EXPECT_EQ(
         ErrorField(
             {{"serving",
               {{"disaggregation",
                 {{"prefill", {{"parallelism", {{"tp", 3}}}}}, {"decode", json::object()}}}}}}),
-        "serving/disaggregation/prefill/parallelism/tp");
-    EXPECT_EQ(ErrorField({{"serving", {{"requests", nullptr}}}}), "serving/requests");
-    EXPECT_EQ(ErrorField({{"serving", {{"batches", 1}}}}), "serving/batches");
-    EXPECT_EQ(ErrorField({{"parallelism", {{"tp", 3}}}}), "parallelism/tp");
+        "serving.disaggregation.prefill.parallelism.tp");
+    EXPECT_EQ(ErrorField({{"serving", {{"requests", nullptr}}}}), "serving.requests");
+    EXPECT_EQ(ErrorField({{"serving", {{"batches", 1}}}}), "serving.batches");
+    EXPECT_EQ(ErrorField({{"parallelism", {{"tp", 3}}}}), "parallelism.tp");
     EXPECT_EQ(ErrorField({{"model", "Llama-9"}}), "model");
     EXPECT_EQ(ErrorField({{"serving", {{"placement", {{"hosts", {0, 0}}}}}}}),
-              "serving/placement/hosts/1");
+              "serving.placement.hosts[1]");
     EXPECT_EQ(ErrorField({{"serving", {{"placement", {{"hosts", {0, 1}}}}}}}),
-              "serving/placement/hosts");
+              "serving.placement.hosts");
 }
 
 } // namespace

@@ -22,7 +22,7 @@ using nlohmann::json;
 RequestSpec
 Spec(const json& j)
 {
-    return RequestSpec::FromJson(j, "s.json", "serving/requests", 42);
+    return RequestSpec::FromJson(j, "s.json", "serving.requests", 42);
 }
 
 std::string
@@ -172,7 +172,7 @@ TEST(RequestSource, BadTracesNameTheLine)
     }
     catch (const fabricsim::InputError& e)
     {
-        EXPECT_EQ(e.Field(), "line 2/prompt_tokens");
+        EXPECT_EQ(e.Field(), "line 2.prompt_tokens");
     }
     std::string json = WriteTemp(
         "bad4.jsonl", "{\"arrival_s\": 0, \"prompt_tokens\": 1, \"output_tokens\": 1}\n{oops\n");
@@ -194,7 +194,7 @@ TEST(RequestSource, ArrivalsPastTheClockAreRefusedNotWrapped)
         }
         catch (const fabricsim::InputError& e)
         {
-            EXPECT_EQ(e.Field(), "serving/requests/rate_per_s");
+            EXPECT_EQ(e.Field(), "serving.requests.rate_per_s");
             EXPECT_NE(e.Expected().find("8 arrivals fit 106 days"), std::string::npos) << e.what();
         }
     }
@@ -250,28 +250,28 @@ TEST(RequestSource, BadSpecsNameTheField)
         return std::string("no error");
     };
     EXPECT_EQ(field({{"count", 3}, {"prompt_tokens", 1}, {"output_tokens", 1}}),
-              "serving/requests/rate_per_s");
+              "serving.requests.rate_per_s");
     EXPECT_EQ(field({{"rate_per_s", 1}, {"count", 3}, {"prompt_tokens", 1}}),
-              "serving/requests/output_tokens");
+              "serving.requests.output_tokens");
     EXPECT_EQ(field({{"rate_per_s", 1},
                      {"count", 3},
                      {"prompt_tokens", {{"dist", "zipf"}}},
                      {"output_tokens", 1}}),
-              "serving/requests/prompt_tokens/dist");
+              "serving.requests.prompt_tokens.dist");
     EXPECT_EQ(field({{"rate_per_s", -1}, {"count", 3}, {"prompt_tokens", 1}, {"output_tokens", 1}}),
-              "serving/requests/rate_per_s");
+              "serving.requests.rate_per_s");
     EXPECT_EQ(field({{"rate_per_s", 1},
                      {"count", 3},
                      {"prompt_tokens", 1},
                      {"output_tokens", 1},
                      {"prompt_len", 5}}),
-              "serving/requests/prompt_len");
-    EXPECT_EQ(field({{"trace", "x.csv"}, {"count", 3}}), "serving/requests/count");
+              "serving.requests.prompt_len");
+    EXPECT_EQ(field({{"trace", "x.csv"}, {"count", 3}}), "serving.requests.count");
     EXPECT_EQ(field({{"rate_per_s", 1},
                      {"count", 3},
                      {"prompt_tokens", {{"dist", "uniform"}, {"min", 10}, {"max", 5}}},
                      {"output_tokens", 1}}),
-              "serving/requests/prompt_tokens/max");
+              "serving.requests.prompt_tokens.max");
 }
 
 // Token counts at their maximum (10^12) are accepted and beyond it refused, wherever they are
@@ -299,15 +299,15 @@ TEST(RequestSource, TokenCountsStopAtTheirMaximum)
     const json base = {{"rate_per_s", 1}, {"count", 3}, {"output_tokens", 1}};
     json j = base;
     j["prompt_tokens"] = std::numeric_limits<uint64_t>::max();
-    EXPECT_EQ(field(j), "serving/requests/prompt_tokens");
+    EXPECT_EQ(field(j), "serving.requests.prompt_tokens");
     j["prompt_tokens"] = max + 1;
-    EXPECT_EQ(field(j), "serving/requests/prompt_tokens");
+    EXPECT_EQ(field(j), "serving.requests.prompt_tokens");
     j["prompt_tokens"] = 0;
-    EXPECT_EQ(field(j), "serving/requests/prompt_tokens"); // once "n"
+    EXPECT_EQ(field(j), "serving.requests.prompt_tokens"); // once "n"
     j["prompt_tokens"] = {{"dist", "constant"}, {"value", max + 1}};
-    EXPECT_EQ(field(j), "serving/requests/prompt_tokens/value");
+    EXPECT_EQ(field(j), "serving.requests.prompt_tokens.value");
     j["prompt_tokens"] = {{"dist", "exponential"}, {"mean", 10}, {"max", max + 1}};
-    EXPECT_EQ(field(j), "serving/requests/prompt_tokens/max");
+    EXPECT_EQ(field(j), "serving.requests.prompt_tokens.max");
     std::string big
         = WriteTemp("big.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n0,1,1000000000001\n");
     try
@@ -317,7 +317,7 @@ TEST(RequestSource, TokenCountsStopAtTheirMaximum)
     }
     catch (const fabricsim::InputError& e)
     {
-        EXPECT_EQ(e.Field(), "line 3/output_tokens");
+        EXPECT_EQ(e.Field(), "line 3.output_tokens");
     }
 }
 

@@ -338,31 +338,31 @@ TEST(ServingSimulation, BadLayoutsAndRequestsAreInputErrors)
     // 70B weights do not fit one H100.
     EXPECT_EQ(field({{"model", "Llama-3-70B"}}), "parallelism");
     // A request larger than the KV cache.
-    EXPECT_EQ(field({{"serving", {{"kv_cache", {{"num_blocks", 10}}}}}}), "serving/requests");
+    EXPECT_EQ(field({{"serving", {{"kv_cache", {{"num_blocks", 10}}}}}}), "serving.requests");
     // Whole prompts must fit the budget without chunked prefill.
     EXPECT_EQ(
         field({{"serving",
                 {{"batching", {{"max_num_batched_tokens", 256}, {"chunked_prefill", false}}}}}}),
-        "serving/batching/max_num_batched_tokens");
+        "serving.batching.max_num_batched_tokens");
     // Images need an encoder.
-    EXPECT_EQ(field({{"serving", {{"requests", {{"images", 1}}}}}}), "serving/requests/images");
+    EXPECT_EQ(field({{"serving", {{"requests", {{"images", 1}}}}}}), "serving.requests.images");
     // Pools sharing hosts.
     json overlap = DisaggPatch("bulk", 128, 1);
     overlap["model"] = "Llama-3-8B";
     overlap["serving"]["disaggregation"]["decode"]["first_host"] = 4;
-    EXPECT_EQ(field(overlap), "serving/disaggregation/decode/hosts");
+    EXPECT_EQ(field(overlap), "serving.disaggregation.decode.hosts");
     // Remote pool on an engine host.
     EXPECT_EQ(field({{"serving", {{"kv_cache", {{"placement", "remote"}, {"pool_hosts", {0}}}}}}}),
-              "serving/kv_cache/pool_hosts");
+              "serving.kv_cache.pool_hosts");
     // More TP groups than accelerators per server for across_servers.
     EXPECT_EQ(field({{"parallelism", {{"tp", 1}, {"dp", 9}}},
                      {"serving", {{"placement", {{"tp", "across_servers"}}}}}}),
-              "serving/placement");
+              "serving.placement");
     // Hosts beyond the topology.
     EXPECT_EQ(field({{"parallelism", {{"tp", 8}}},
                      {"topology",
                       {{"type", "rail-optimized"}, {"servers", 1}, {"accels_per_server", 4}}}}),
-              "serving/placement");
+              "serving.placement");
 }
 
 // A request as large as the KV cache holds runs to completion; one token more is refused
@@ -389,7 +389,7 @@ TEST(ServingSimulation, RequestsUpToTheKvCapacityRunAndOneTokenMoreIsRefused)
     }
     catch (const fabricsim::InputError& e)
     {
-        EXPECT_EQ(e.Field(), "serving/requests");
+        EXPECT_EQ(e.Field(), "serving.requests");
         EXPECT_NE(e.Expected().find("(960 tokens)"), std::string::npos) << e.what();
         EXPECT_EQ(e.Found(), "request 0 with 961 tokens");
     }

@@ -91,14 +91,14 @@ TEST(HardwareSpec, ErrorsNameTheField)
         }
         return std::string("no error");
     };
-    EXPECT_EQ(fieldOf(json{{"preset", "H100"}, {"hbm_bw", "fast"}}), "hardware/hbm_bw");
-    EXPECT_EQ(fieldOf(json{{"preset", "H100"}, {"eta_memory", 1.5}}), "hardware/eta_memory");
+    EXPECT_EQ(fieldOf(json{{"preset", "H100"}, {"hbm_bw", "fast"}}), "hardware.hbm_bw");
+    EXPECT_EQ(fieldOf(json{{"preset", "H100"}, {"eta_memory", 1.5}}), "hardware.eta_memory");
     EXPECT_EQ(fieldOf(json{{"preset", "H100"}, {"hbm_bandwidth", "3TB/s"}}),
-              "hardware/hbm_bandwidth");
-    EXPECT_EQ(fieldOf(json{{"preset", "H900"}}), "hardware/preset");
+              "hardware.hbm_bandwidth");
+    EXPECT_EQ(fieldOf(json{{"preset", "H900"}}), "hardware.preset");
     EXPECT_EQ(fieldOf(json{{"hbm_capacity", "80GB"}, {"hbm_bw", "3TB/s"}}),
-              "hardware/peak_flops/bf16");
+              "hardware.peak_flops.bf16");
     EXPECT_EQ(fieldOf(json{{"peak_flops", {{"bf16", "1PFLOPS"}}}, {"hbm_bw", "3TB/s"}}),
-              "hardware/hbm_capacity");
-    EXPECT_EQ(fieldOf(json{{"peak_flops", {{"int4", "1PFLOPS"}}}}), "hardware/peak_flops/int4");
+              "hardware.hbm_capacity");
+    EXPECT_EQ(fieldOf(json{{"peak_flops", {{"int4", "1PFLOPS"}}}}), "hardware.peak_flops.int4");
 }

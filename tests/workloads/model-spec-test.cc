@@ -263,7 +263,7 @@ TEST(ModelSpec, ErrorsNameTheField)
     }
     catch (const fabricsim::InputError& e)
     {
-        EXPECT_EQ(e.Field(), "model/num_experts_per_tok");
+        EXPECT_EQ(e.Field(), "model.num_experts_per_tok");
     }
     c = ModelSpec::PresetConfig("Llama-3-8B");
     c["torch_dtype"] = "int3";
@@ -314,7 +314,7 @@ TEST(ModelSpec, VisionEncoder)
     }
     catch (const fabricsim::InputError& e)
     {
-        EXPECT_EQ(e.Field(), "encoder/tokens_per_image");
+        EXPECT_EQ(e.Field(), "encoder.tokens_per_image");
     }
 }
 

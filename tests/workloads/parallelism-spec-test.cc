@@ -50,28 +50,28 @@ TEST(ParallelismSpec, ValidLayouts)
 
 TEST(ParallelismSpec, ErrorsNameTheField)
 {
-    EXPECT_EQ(ErrorField(json{{"tp", 3}}, "Llama-3-70B"), "parallelism/tp");
-    EXPECT_EQ(ErrorField(json{{"tp", 0}}, "Llama-3-70B"), "parallelism/tp");
-    EXPECT_EQ(ErrorField(json{{"pp", 81}}, "Llama-3-70B"), "parallelism/pp");
+    EXPECT_EQ(ErrorField(json{{"tp", 3}}, "Llama-3-70B"), "parallelism.tp");
+    EXPECT_EQ(ErrorField(json{{"tp", 0}}, "Llama-3-70B"), "parallelism.tp");
+    EXPECT_EQ(ErrorField(json{{"pp", 81}}, "Llama-3-70B"), "parallelism.pp");
     EXPECT_EQ(ErrorField(json{{"pp", 2}, {"pp_layers", {40, 39}}}, "Llama-3-70B"),
-              "parallelism/pp_layers");
+              "parallelism.pp_layers");
     EXPECT_EQ(ErrorField(json{{"pp", 3}, {"pp_layers", {40, 40}}}, "Llama-3-70B"),
-              "parallelism/pp_layers");
-    EXPECT_EQ(ErrorField(json{{"ep", 2}}, "Llama-3-70B"), "parallelism/ep");
-    EXPECT_EQ(ErrorField(json{{"dp_attention", true}}, "Llama-3-70B"), "parallelism/dp_attention");
+              "parallelism.pp_layers");
+    EXPECT_EQ(ErrorField(json{{"ep", 2}}, "Llama-3-70B"), "parallelism.ep");
+    EXPECT_EQ(ErrorField(json{{"dp_attention", true}}, "Llama-3-70B"), "parallelism.dp_attention");
     EXPECT_EQ(
         ErrorField(json{{"tp", 2}, {"dp", 8}, {"ep", 16}, {"dp_attention", true}}, "Mixtral-8x7B"),
-        "parallelism/ep"); // 16 does not divide 8 experts
+        "parallelism.ep"); // 16 does not divide 8 experts
     EXPECT_EQ(ErrorField(json{{"tp", 4}, {"ep", 8}, {"dp", 2}}, "Mixtral-8x7B"),
-              "parallelism/ep"); // EP across dp needs dp_attention
+              "parallelism.ep"); // EP across dp needs dp_attention
     EXPECT_EQ(ErrorField(json{{"tp", 4}, {"ep", 12}, {"dp", 8}, {"dp_attention", true}},
                          "Qwen3-235B-A22B"),
-              "parallelism/ep"); // 12 / 4 = 3 does not divide dp 8
-    EXPECT_EQ(ErrorField(json{{"tp", 64}}, "Qwen3-30B-A3B"), "parallelism/tp"); // 768 / 64 ok,
+              "parallelism.ep"); // 12 / 4 = 3 does not divide dp 8
+    EXPECT_EQ(ErrorField(json{{"tp", 64}}, "Qwen3-30B-A3B"), "parallelism.tp"); // 768 / 64 ok,
                                                                                 // but 4 kv heads
     EXPECT_EQ(ErrorField(json{{"tensor_parallel", 8}}, "Llama-3-70B"),
-              "parallelism/tensor_parallel");
-    EXPECT_EQ(ErrorField(json{{"pp_send", "nccl"}}, "Llama-3-70B"), "parallelism/pp_send");
+              "parallelism.tensor_parallel");
+    EXPECT_EQ(ErrorField(json{{"pp_send", "nccl"}}, "Llama-3-70B"), "parallelism.pp_send");
 }
 
 TEST(ParallelismSpec, UnevenPipelineSplitFollowsVllm)

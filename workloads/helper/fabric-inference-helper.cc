@@ -56,7 +56,7 @@ FabricInferenceHelper::RunStep(const fabricsim::InferenceScenario& sc,
     fabricsim::KvCacheBudget::Compute(
         placed.model, placed.hw, pool.par, pool.batching, placed.kv, placed.file, "parallelism");
     const std::vector<uint32_t> hosts
-        = fabricsim::PoolHosts(pool, placed.placement, placed.file, "serving/placement");
+        = fabricsim::PoolHosts(pool, placed.placement, placed.file, "serving.placement");
 
     InferenceStepResult r;
     fabricsim::StepExecutor exec(m_collectives.GetCollectiveApi());

@@ -26,12 +26,12 @@ FindGoodput(const InferenceScenario& sc,
     if (!sc.slo.enabled)
     {
         throw fabricsim::InputError(
-            sc.file, "serving/slo", "TTFT and TPOT targets for goodput", "none");
+            sc.file, "serving.slo", "TTFT and TPOT targets for goodput", "none");
     }
     if (sc.requests.fromTrace)
     {
         throw fabricsim::InputError(sc.file,
-                                    "serving/requests",
+                                    "serving.requests",
                                     "a synthetic source (rate_per_s) for a goodput search",
                                     "a trace");
     }

@@ -53,7 +53,7 @@ ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
         if (!seen.insert(h).second)
         {
             throw fabricsim::InputError(w.file,
-                                        w.Field(key) + "/" + std::to_string(i),
+                                        JsonIndex(w.Field(key), i),
                                         "distinct host indexes",
                                         "host " + std::to_string(h) + " twice");
         }
@@ -428,7 +428,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
             pl && (FindField(*pl, "hosts") || FindField(*pl, "first_host")))
         {
             throw fabricsim::InputError(file,
-                                        w.Field("placement/hosts"),
+                                        w.Field("placement.hosts"),
                                         "hosts and first_host inside each disaggregation pool",
                                         "a single-pool placement");
         }

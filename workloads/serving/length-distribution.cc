@@ -73,9 +73,9 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     if (j.is_number())
     {
         // A bare count, read as the field it is (its errors once named a field "n").
-        const size_t slash = field.find_last_of('/');
-        const std::string key = slash == std::string::npos ? field : field.substr(slash + 1);
-        const JsonWhere parent{file, slash == std::string::npos ? "" : field.substr(0, slash)};
+        const size_t dot = field.find_last_of('.');
+        const std::string key = dot == std::string::npos ? field : field.substr(dot + 1);
+        const JsonWhere parent{file, dot == std::string::npos ? "" : field.substr(0, dot)};
         return Constant(TokenCount(RequireUint(json{{key, j}}, key, parent, 1), file, field));
     }
     if (!j.is_object())

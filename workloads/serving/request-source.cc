@@ -49,7 +49,7 @@ NumberCell(
     const TraceRow& row, const std::string& key, const std::string& file, bool integer, double min)
 {
     const json& v = row.cells[key];
-    std::string field = "line " + std::to_string(row.line) + "/" + key;
+    std::string field = JsonPath("line " + std::to_string(row.line), key);
     std::string expected = integer ? "an integer >= " + std::to_string(int64_t(min))
                                    : "a number >= " + std::to_string(int64_t(min));
     if (!v.is_number())
@@ -121,7 +121,7 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
         if (n > double(LengthDistribution::kMaxTokens))
         {
             throw fabricsim::InputError(file,
-                                        "line " + std::to_string(row.line) + "/" + k,
+                                        JsonPath("line " + std::to_string(row.line), k),
                                         "a token count of at most 10^12",
                                         DescribeJson(row.cells[k]));
         }

@@ -188,13 +188,13 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
         pool.role = specs[p].first;
         pool.spec = *specs[p].second;
         pool.field = m_sc.disagg.enabled
-                         ? std::string("serving/disaggregation/") + RoleName(pool.role)
+                         ? std::string("serving.disaggregation.") + RoleName(pool.role)
                          : std::string("parallelism");
         pool.hosts = PoolHosts(pool.spec,
                                m_sc.placement,
                                m_sc.file,
-                               m_sc.disagg.enabled ? pool.field + "/hosts"
-                                                   : std::string("serving/placement"));
+                               m_sc.disagg.enabled ? pool.field + ".hosts"
+                                                   : std::string("serving.placement"));
         pool.budget = KvCacheBudget::Compute(
             m_sc.model, m_sc.hw, pool.spec.par, pool.spec.batching, m_sc.kv, m_sc.file, pool.field);
         uint64_t blocksPerVe = pool.budget.numBlocks / pool.spec.par.pp;
@@ -280,7 +280,7 @@ ServingSimulation::Impl::Validate()
             if (!owner.emplace(h, pool.field).second)
             {
                 throw fabricsim::InputError(file,
-                                            pool.field + "/hosts",
+                                            pool.field + ".hosts",
                                             "hosts not used by another pool",
                                             "host " + std::to_string(h) + " also in " + owner[h]);
             }
@@ -291,7 +291,7 @@ ServingSimulation::Impl::Validate()
         if (m_sc.placement.numHosts > 0 && h >= m_sc.placement.numHosts)
         {
             throw fabricsim::InputError(file,
-                                        "serving/kv_cache/pool_hosts",
+                                        "serving.kv_cache.pool_hosts",
                                         "hosts below the topology's "
                                             + std::to_string(m_sc.placement.numHosts),
                                         "host " + std::to_string(h));
@@ -299,7 +299,7 @@ ServingSimulation::Impl::Validate()
         if (owner.count(h))
         {
             throw fabricsim::InputError(file,
-                                        "serving/kv_cache/pool_hosts",
+                                        "serving.kv_cache.pool_hosts",
                                         "memory-pool hosts that run no engine",
                                         "host " + std::to_string(h) + " in " + owner[h]);
         }
@@ -311,19 +311,19 @@ ServingSimulation::Impl::Validate()
         if (std::max(a, b) % std::min(a, b) != 0)
         {
             throw fabricsim::InputError(file,
-                                        "serving/disaggregation/decode/parallelism/tp",
+                                        "serving.disaggregation.decode.parallelism.tp",
                                         "a tp that divides or is a multiple of the prefill tp ("
                                             + std::to_string(a) + ")",
                                         std::to_string(b));
         }
     }
-    const std::string reqField = "serving/requests";
+    const std::string reqField = "serving.requests";
     for (const auto& r : m_requests)
     {
         if ((r.images > 0 || r.audioSeconds > 0) && !m_sc.model.encoder)
         {
             throw fabricsim::InputError(file,
-                                        reqField + (r.images > 0 ? "/images" : "/audio_seconds"),
+                                        reqField + (r.images > 0 ? ".images" : ".audio_seconds"),
                                         "a model with an encoder for multimodal requests",
                                         "request " + std::to_string(r.id) + " with media");
         }
@@ -350,7 +350,7 @@ ServingSimulation::Impl::Validate()
             if (!pool.spec.batching.chunkedPrefill && need > pool.spec.batching.maxNumBatchedTokens)
             {
                 throw fabricsim::InputError(file,
-                                            "serving/batching/max_num_batched_tokens",
+                                            "serving.batching.max_num_batched_tokens",
                                             "a budget that holds a whole prompt + output without "
                                             "chunked prefill (request "
                                                 + std::to_string(r.id) + ": " + std::to_string(need)
