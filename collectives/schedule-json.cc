@@ -1,6 +1,7 @@
 #include "schedule-json.h"
 
 #include "input-error.h"
+#include "json-describe.h"
 #include "json-reader.h"
 #include "text-file.h"
 
@@ -19,135 +20,36 @@ namespace
 using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
-std::string
-TypeName(const json& v)
+/// A schedule's integers are C ints: rank, threadblock and chunk numbers, -1 for "none".
+int
+IntOf(const JsonObject& o, const std::string& key)
 {
-    if (v.is_null())
-    {
-        return "null";
-    }
-    std::string dump
-        = v.dump(-1, ' ', false, json::error_handler_t::replace); // invalid UTF-8 replaced
-    if (dump.size() > 40)
-    {
-        dump = dump.substr(0, 37) + "...";
-    }
-    return std::string(v.type_name()) + " " + dump;
+    return int(o.Int(key, INT32_MIN, INT32_MAX));
 }
 
-/// Typed access to JSON members with errors that name file and path.
-class JsonReader
+int
+IntOr(const JsonObject& o, const std::string& key, int fallback)
 {
-  public:
-    explicit JsonReader(const std::string& file)
-        : m_file(file)
-    {
-    }
+    return int(o.OptionalInt(key, fallback, INT32_MIN, INT32_MAX));
+}
 
-    [[noreturn]] void Fail(const std::string& path,
-                           const std::string& expected,
-                           const std::string& found) const
-    {
-        throw fabricsim::InputError(m_file, path, expected, found);
-    }
-
-    const json& Member(const json& obj, const std::string& path, const char* key) const
-    {
-        auto it = obj.find(key);
-        if (it == obj.end())
-        {
-            Fail(Join(path, key), "a member '" + std::string(key) + "'", "none");
-        }
-        return *it;
-    }
-
-    int Int(const json& obj, const std::string& path, const char* key) const
-    {
-        return IntValue(Member(obj, path, key), Join(path, key));
-    }
-
-    int IntOr(const json& obj, const std::string& path, const char* key, int fallback) const
-    {
-        return obj.contains(key) ? Int(obj, path, key) : fallback;
-    }
-
-    int IntValue(const json& v, const std::string& path) const
-    {
-        if (!v.is_number_integer() || v.get<long long>() < INT32_MIN
-            || v.get<long long>() > INT32_MAX)
-        {
-            Fail(path, "an integer", TypeName(v));
-        }
-        return v.get<int>();
-    }
-
-    bool BoolOr(const json& obj, const std::string& path, const char* key, bool fallback) const
-    {
-        if (!obj.contains(key))
-        {
-            return fallback;
-        }
-        const json& v = obj.at(key);
-        if (!v.is_boolean())
-        {
-            Fail(Join(path, key), "true or false", TypeName(v));
-        }
-        return v.get<bool>();
-    }
-
-    std::string String(const json& obj, const std::string& path, const char* key) const
-    {
-        const json& v = Member(obj, path, key);
-        if (!v.is_string())
-        {
-            Fail(Join(path, key), "a string", TypeName(v));
-        }
-        return v.get<std::string>();
-    }
-
-    const json& Array(const json& obj, const std::string& path, const char* key) const
-    {
-        const json& v = Member(obj, path, key);
-        if (!v.is_array())
-        {
-            Fail(Join(path, key), "an array", TypeName(v));
-        }
-        return v;
-    }
-
-    void RequireObject(const json& v, const std::string& path) const
-    {
-        if (!v.is_object())
-        {
-            Fail(path.empty() ? "(document)" : path, "an object", TypeName(v));
-        }
-    }
-
-    static std::string Join(const std::string& path, const std::string& key)
-    {
-        return path.empty() ? key : path + "." + key;
-    }
-
-    static std::string Index(const std::string& path, const char* key, size_t i)
-    {
-        return Join(path, key) + "[" + std::to_string(i) + "]";
-    }
-
-  private:
-    const std::string& m_file;
-};
+/// Element \p i of the array at \p key of \p o, which must be an object.
+JsonObject
+ElementObject(const JsonObject& o, const std::string& key, size_t i)
+{
+    return JsonObject(o.Array(key)[i], o.File(), JsonIndex(o.Field(key), i));
+}
 
 Step
-ReadStep(const JsonReader& r, const json& j, const std::string& path, int position)
+ReadStep(const JsonObject& j, int position)
 {
-    r.RequireObject(j, path);
     Step st;
-    st.m_index = r.IntOr(j, path, "s", position);
-    const std::string type = r.String(j, path, "type");
+    st.m_index = IntOr(j, "s", position);
+    const std::string type = j.String("type");
     const auto op = ParseStepOp(type);
     if (!op)
     {
-        r.Fail(JsonReader::Join(path, "type"),
+        j.Fail("type",
                "a step type (send/s, recv/r, recv_copy_send/rcs, recv_reduce_send/rrs, "
                "recv_reduce_copy/rrc, recv_reduce_copy_send/rrcs, copy/cpy, reduce/re, nop)",
                "'" + type + "'");
@@ -155,84 +57,79 @@ ReadStep(const JsonReader& r, const json& j, const std::string& path, int positi
     st.m_op = *op;
     auto buffer = [&](const char* key, BufferKind fallback)
     {
-        if (!j.contains(key))
+        if (!j.Has(key))
         {
             return fallback;
         }
-        const std::string b = r.String(j, path, key);
+        const std::string b = j.String(key);
         const auto kind = ParseBufferKind(b);
         if (!kind)
         {
-            r.Fail(JsonReader::Join(path, key), "one of i, o, s", "'" + b + "'");
+            j.Fail(key, "one of i, o, s", "'" + b + "'");
         }
         return *kind;
     };
     st.m_srcBuffer = buffer("src", BufferKind::kInput);
     st.m_dstBuffer = buffer("dst", BufferKind::kOutput);
-    st.m_srcOffset = r.IntOr(j, path, "src_off", -1);
-    st.m_dstOffset = r.IntOr(j, path, "dst_off", -1);
-    st.m_count = st.m_op == StepOp::kNop ? r.IntOr(j, path, "cnt", 0) : r.Int(j, path, "cnt");
-    if (j.contains("deps"))
+    st.m_srcOffset = IntOr(j, "src_off", -1);
+    st.m_dstOffset = IntOr(j, "dst_off", -1);
+    st.m_count = st.m_op == StepOp::kNop ? IntOr(j, "cnt", 0) : IntOf(j, "cnt");
+    if (j.Has("deps"))
     {
-        const json& deps = r.Array(j, path, "deps");
+        const json& deps = j.Array("deps");
         for (size_t i = 0; i < deps.size(); ++i)
         {
-            const std::string dpath = JsonReader::Index(path, "deps", i);
+            const std::string dpath = JsonIndex(j.Field("deps"), i);
             if (!deps[i].is_array() || deps[i].size() != 2)
             {
-                r.Fail(dpath, "a pair [tb, step]", TypeName(deps[i]));
+                throw InputError(j.File(), dpath, "a pair [tb, step]", DescribeJson(deps[i]));
             }
-            st.m_deps.push_back(Dependency{r.IntValue(deps[i][0], dpath + "[0]"),
-                                           r.IntValue(deps[i][1], dpath + "[1]")});
+            st.m_deps.push_back(
+                Dependency{int(JsonObject::ToInt(
+                               deps[i][0], j.File(), JsonIndex(dpath, 0), INT32_MIN, INT32_MAX)),
+                           int(JsonObject::ToInt(
+                               deps[i][1], j.File(), JsonIndex(dpath, 1), INT32_MIN, INT32_MAX))});
         }
     }
-    st.m_hasDep = r.BoolOr(j, path, "has_dep", false);
+    st.m_hasDep = j.OptionalBool("has_dep", false);
     return st;
 }
 
 Threadblock
-ReadThreadblock(const JsonReader& r, const json& j, const std::string& path, int position)
+ReadThreadblock(const JsonObject& j, int position)
 {
-    r.RequireObject(j, path);
     Threadblock tb;
-    tb.m_id = r.IntOr(j, path, "id", position);
-    tb.m_sendPeer = r.IntOr(j, path, "send", -1);
-    tb.m_recvPeer = r.IntOr(j, path, "recv", -1);
-    tb.m_channel = r.IntOr(j, path, "channel", 0);
-    const json& steps = r.Array(j, path, "steps");
-    for (size_t i = 0; i < steps.size(); ++i)
+    tb.m_id = IntOr(j, "id", position);
+    tb.m_sendPeer = IntOr(j, "send", -1);
+    tb.m_recvPeer = IntOr(j, "recv", -1);
+    tb.m_channel = IntOr(j, "channel", 0);
+    for (size_t i = 0; i < j.Array("steps").size(); ++i)
     {
-        tb.m_steps.push_back(
-            ReadStep(r, steps[i], JsonReader::Index(path, "steps", i), static_cast<int>(i)));
+        tb.m_steps.push_back(ReadStep(ElementObject(j, "steps", i), static_cast<int>(i)));
     }
     return tb;
 }
 
 RankProgram
-ReadRank(const JsonReader& r, const json& j, const std::string& path, int position)
+ReadRank(const JsonObject& j, int position)
 {
-    r.RequireObject(j, path);
     RankProgram p;
-    p.m_rank = r.IntOr(j, path, "rank", position);
-    p.m_inputChunks = r.Int(j, path, "input_chunks");
-    p.m_outputChunks = r.Int(j, path, "output_chunks");
-    p.m_scratchChunks = r.IntOr(j, path, "scratch_chunks", 0);
-    if (j.contains("initial_copies"))
+    p.m_rank = IntOr(j, "rank", position);
+    p.m_inputChunks = IntOf(j, "input_chunks");
+    p.m_outputChunks = IntOf(j, "output_chunks");
+    p.m_scratchChunks = IntOr(j, "scratch_chunks", 0);
+    if (j.Has("initial_copies"))
     {
-        const json& copies = r.Array(j, path, "initial_copies");
-        for (size_t i = 0; i < copies.size(); ++i)
+        for (size_t i = 0; i < j.Array("initial_copies").size(); ++i)
         {
-            const std::string cpath = JsonReader::Index(path, "initial_copies", i);
-            r.RequireObject(copies[i], cpath);
-            p.m_initialCopies.push_back(
-                InitialCopy{r.Int(copies[i], cpath, "i_off"), r.Int(copies[i], cpath, "o_off")});
+            const JsonObject c = ElementObject(j, "initial_copies", i);
+            p.m_initialCopies.push_back(InitialCopy{IntOf(c, "i_off"), IntOf(c, "o_off")});
         }
     }
-    const json& tbs = r.Array(j, path, "threadblocks");
-    for (size_t i = 0; i < tbs.size(); ++i)
+    for (size_t i = 0; i < j.Array("threadblocks").size(); ++i)
     {
-        p.m_threadblocks.push_back(ReadThreadblock(
-            r, tbs[i], JsonReader::Index(path, "threadblocks", i), static_cast<int>(i)));
+        p.m_threadblocks.push_back(
+            ReadThreadblock(ElementObject(j, "threadblocks", i), static_cast<int>(i)));
     }
     return p;
 }
@@ -243,19 +140,18 @@ Schedule
 ParseScheduleJson(const std::string& text, const std::string& fileName)
 {
     const json doc = ParseJson(text, fileName);
-    const JsonReader r(fileName);
-    r.RequireObject(doc, "");
-    if (doc.contains("format"))
+    const JsonObject r(doc, fileName, "");
+    if (r.Has("format"))
     {
-        const std::string format = r.String(doc, "", "format");
+        const std::string format = r.String("format");
         if (format != kScheduleJsonFormat)
         {
             r.Fail("format", std::string("\"") + kScheduleJsonFormat + "\"", "\"" + format + "\"");
         }
     }
     Schedule s;
-    s.m_name = doc.contains("name") ? r.String(doc, "", "name") : "";
-    const std::string coll = r.String(doc, "", "collective");
+    s.m_name = r.OptionalString("name", "");
+    const std::string coll = r.String("collective");
     const auto kind = ParseCollectiveKind(coll);
     if (!kind)
     {
@@ -264,16 +160,16 @@ ParseScheduleJson(const std::string& text, const std::string& fileName)
                "'" + coll + "'");
     }
     s.m_collective = *kind;
-    s.m_ranks = r.Int(doc, "", "num_ranks");
-    s.m_chunksPerLoop = r.Int(doc, "", "chunks_per_loop");
-    s.m_inPlace = r.BoolOr(doc, "", "in_place", false);
-    if (doc.contains("out_of_place"))
+    s.m_ranks = IntOf(r, "num_ranks");
+    s.m_chunksPerLoop = IntOf(r, "chunks_per_loop");
+    s.m_inPlace = r.OptionalBool("in_place", false);
+    if (r.Has("out_of_place"))
     {
-        s.m_outOfPlace = r.BoolOr(doc, "", "out_of_place", false);
+        s.m_outOfPlace = r.Bool("out_of_place");
     }
-    if (doc.contains("protocol"))
+    if (r.Has("protocol"))
     {
-        const std::string proto = r.String(doc, "", "protocol");
+        const std::string proto = r.String("protocol");
         const auto p = ParseProtocol(proto);
         if (!p)
         {
@@ -281,26 +177,18 @@ ParseScheduleJson(const std::string& text, const std::string& fileName)
         }
         s.m_protocol = *p;
     }
-    s.m_channels = r.IntOr(doc, "", "channels", 1);
-    s.m_root = r.IntOr(doc, "", "root", 0);
-    if (doc.contains("attributes"))
+    s.m_channels = IntOr(r, "channels", 1);
+    s.m_root = IntOr(r, "root", 0);
+    if (std::optional<JsonObject> attrs = r.OptionalObject("attributes"))
     {
-        const json& attrs = doc.at("attributes");
-        r.RequireObject(attrs, "attributes");
-        for (auto it = attrs.begin(); it != attrs.end(); ++it)
+        for (auto it = attrs->Json().begin(); it != attrs->Json().end(); ++it)
         {
-            if (!it.value().is_string())
-            {
-                r.Fail("attributes." + it.key(), "a string", TypeName(it.value()));
-            }
-            s.m_attributes[it.key()] = it.value().get<std::string>();
+            s.m_attributes[it.key()] = attrs->String(it.key());
         }
     }
-    const json& ranks = r.Array(doc, "", "ranks");
-    for (size_t i = 0; i < ranks.size(); ++i)
+    for (size_t i = 0; i < r.Array("ranks").size(); ++i)
     {
-        s.m_programs.push_back(
-            ReadRank(r, ranks[i], JsonReader::Index("", "ranks", i), static_cast<int>(i)));
+        s.m_programs.push_back(ReadRank(ElementObject(r, "ranks", i), static_cast<int>(i)));
     }
     return s;
 }
