@@ -220,7 +220,7 @@ JsonObject::Find(const std::string& key) const
 }
 
 void
-JsonObject::CheckKeys(const std::vector<std::string>& known) const
+JsonObject::CheckKeys(const std::vector<std::string>& known, const std::string& note) const
 {
     for (auto it = m_value->begin(); it != m_value->end(); ++it)
     {
@@ -236,8 +236,9 @@ JsonObject::CheckKeys(const std::vector<std::string>& known) const
             {
                 list += (list.empty() ? "" : ", ") + k;
             }
-            Fail(
-                it.key(), "a known key (one of: " + list + ")", "unknown key \"" + it.key() + "\"");
+            Fail(it.key(),
+                 "a known key (one of: " + list + (note.empty() ? "" : "; " + note) + ")",
+                 "unknown key \"" + it.key() + "\"");
         }
     }
 }

@@ -84,8 +84,9 @@ class JsonObject
         return Find(key) != nullptr;
     }
 
-    /// Reject every key not in \p known, naming the first unknown one and listing the known.
-    void CheckKeys(const std::vector<std::string>& known) const;
+    /// Reject every key not in \p known, naming the first unknown one and listing the known
+    /// (with \p note after them when given: why a key is not allowed here).
+    void CheckKeys(const std::vector<std::string>& known, const std::string& note = "") const;
 
     /// The object at \p key (required).
     JsonObject Object(const std::string& key) const;

@@ -78,34 +78,18 @@ HardwarePresets()
 void
 ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
 {
-    const char* known[] = {"preset",
-                           "name",
-                           "peak_flops",
-                           "hbm_capacity",
-                           "hbm_bw",
-                           "eta_compute",
-                           "eta_memory",
-                           "launch_overhead",
-                           "scale_up_bw",
-                           "nic_bw",
-                           "price_per_hour"};
-    for (auto it = j.begin(); it != j.end(); ++it)
-    {
-        bool ok = false;
-        for (const char* k : known)
-        {
-            ok = ok || it.key() == k;
-        }
-        if (!ok)
-        {
-            throw fabricsim::InputError(w.file,
-                                        w.Field(it.key()),
-                                        "a hardware field (name, peak_flops, hbm_capacity, hbm_bw, "
-                                        "eta_compute, eta_memory, launch_overhead, scale_up_bw, "
-                                        "nic_bw, price_per_hour)",
-                                        "unknown field");
-        }
-    }
+    JsonObject(j, w.file, w.prefix)
+        .CheckKeys({"preset",
+                    "name",
+                    "peak_flops",
+                    "hbm_capacity",
+                    "hbm_bw",
+                    "eta_compute",
+                    "eta_memory",
+                    "launch_overhead",
+                    "scale_up_bw",
+                    "nic_bw",
+                    "price_per_hour"});
     h.name = OptionalString(j, "name", h.name, w);
     if (const json* pf = FindField(j, "peak_flops"))
     {

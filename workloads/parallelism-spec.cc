@@ -14,28 +14,9 @@ ParallelismSpec
 ParallelismSpec::FromJson(const json& j, const std::string& file, const std::string& prefix)
 {
     JsonWhere w{file, prefix};
-    if (!j.is_object())
-    {
-        throw fabricsim::InputError(file, prefix, "an object", DescribeJson(j));
-    }
-    const char* known[]
-        = {"tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"};
-    for (auto it = j.begin(); it != j.end(); ++it)
-    {
-        bool ok = false;
-        for (const char* k : known)
-        {
-            ok = ok || it.key() == k;
-        }
-        if (!ok)
-        {
-            throw fabricsim::InputError(file,
-                                        w.Field(it.key()),
-                                        "one of tp, pp, ep, dp, dp_attention, sequence_parallel, "
-                                        "pp_send, pp_layers",
-                                        "unknown field");
-        }
-    }
+    JsonObject(j, file, prefix)
+        .CheckKeys(
+            {"tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"});
     ParallelismSpec p;
     p.tp = uint32_t(OptionalUint(j, "tp", 1, w, 1));
     p.pp = uint32_t(OptionalUint(j, "pp", 1, w, 1));

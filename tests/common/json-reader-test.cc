@@ -161,6 +161,8 @@ TEST(JsonReader, UnknownKeysAreNamedWithTheKnownOnes)
     EXPECT_EQ(e.Expected(), "a known key (one of: rate, delay)");
     EXPECT_EQ(e.Found(), "unknown key \"dealy\"");
     EXPECT_NO_THROW(o.CheckKeys({"rate", "delay", "dealy"}));
+    EXPECT_EQ(ErrorOf([&] { o.CheckKeys({"rate"}, "a trace replaces them"); }).Expected(),
+              "a known key (one of: rate; a trace replaces them)");
 }
 
 TEST(JsonReader, SignedIntegersAndArrays)

@@ -14,28 +14,6 @@ using nlohmann::json;
 namespace
 {
 
-void
-CheckKeys(const json& j, const JsonWhere& w, std::initializer_list<const char*> known)
-{
-    if (!j.is_object())
-    {
-        throw fabricsim::InputError(w.file, w.prefix, "an object", DescribeJson(j));
-    }
-    std::string list;
-    for (const char* k : known)
-    {
-        list += (list.empty() ? "" : ", ") + std::string(k);
-    }
-    for (auto it = j.begin(); it != j.end(); ++it)
-    {
-        if (std::none_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; }))
-        {
-            throw fabricsim::InputError(
-                w.file, w.Field(it.key()), "one of " + list, "unknown field");
-        }
-    }
-}
-
 std::vector<uint32_t>
 ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
 {
@@ -48,8 +26,8 @@ ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
     std::set<uint32_t> seen;
     for (size_t i = 0; i < v.size(); ++i)
     {
-        json holder = {{"h", v[i]}};
-        uint32_t h = uint32_t(RequireUint(holder, "h", JsonWhere{w.file, w.Field(key)}, 0));
+        const uint32_t h
+            = uint32_t(JsonObject::ToUint(v[i], w.file, JsonIndex(w.Field(key), i), 0, UINT32_MAX));
         if (!seen.insert(h).second)
         {
             throw fabricsim::InputError(w.file,
@@ -70,7 +48,8 @@ ReadBatching(const json* j, const JsonWhere& w, const BatchingSpec& def)
     {
         return b;
     }
-    CheckKeys(*j, w, {"max_num_batched_tokens", "max_num_seqs", "chunked_prefill"});
+    JsonObject(*j, w.file, w.prefix)
+        .CheckKeys({"max_num_batched_tokens", "max_num_seqs", "chunked_prefill"});
     b.maxNumBatchedTokens
         = uint32_t(OptionalUint(*j, "max_num_batched_tokens", def.maxNumBatchedTokens, w, 1));
     b.maxNumSeqs = uint32_t(OptionalUint(*j, "max_num_seqs", def.maxNumSeqs, w, 1));
@@ -85,7 +64,7 @@ ReadPool(const json& j,
          const BatchingSpec& defBatching,
          const ModelSpec& model)
 {
-    CheckKeys(j, w, {"parallelism", "hosts", "first_host", "batching"});
+    JsonObject(j, w.file, w.prefix).CheckKeys({"parallelism", "hosts", "first_host", "batching"});
     PoolSpec p;
     p.par = defPar;
     if (const json* par = FindField(j, "parallelism"))
@@ -117,15 +96,14 @@ ReadKvCache(const json* j, const JsonWhere& w)
     {
         return kv;
     }
-    CheckKeys(*j,
-              w,
-              {"placement",
-               "block_size",
-               "gpu_memory_utilization",
-               "num_blocks",
-               "capacity",
-               "bandwidth",
-               "pool_hosts"});
+    JsonObject(*j, w.file, w.prefix)
+        .CheckKeys({"placement",
+                    "block_size",
+                    "gpu_memory_utilization",
+                    "num_blocks",
+                    "capacity",
+                    "bandwidth",
+                    "pool_hosts"});
     std::string place = OptionalString(*j, "placement", "hbm", w);
     if (place == "hbm")
     {
@@ -192,8 +170,8 @@ ReadExecution(const json* j, const JsonWhere& w)
     {
         return e;
     }
-    CheckKeys(
-        *j, w, {"ep_overlap", "cuda_graphs", "cuda_graph_max_batch", "graph_kernel_overhead"});
+    JsonObject(*j, w.file, w.prefix)
+        .CheckKeys({"ep_overlap", "cuda_graphs", "cuda_graph_max_batch", "graph_kernel_overhead"});
     std::string ov = OptionalString(*j, "ep_overlap", "none", w);
     if (ov == "none")
     {
@@ -246,7 +224,7 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
     {
         return p;
     }
-    CheckKeys(*j, w, {"tp", "accels_per_server", "first_host", "hosts"});
+    JsonObject(*j, w.file, w.prefix).CheckKeys({"tp", "accels_per_server", "first_host", "hosts"});
     std::string tp = OptionalString(*j, "tp", "scale_up", w);
     if (tp == "scale_up")
     {
@@ -273,7 +251,7 @@ ReadSlo(const json* j, const JsonWhere& w)
     {
         return s;
     }
-    CheckKeys(*j, w, {"ttft_ms", "tpot_ms", "attainment"});
+    JsonObject(*j, w.file, w.prefix).CheckKeys({"ttft_ms", "tpot_ms", "attainment"});
     for (const char* k : {"ttft_ms", "tpot_ms"})
     {
         if (!FindField(*j, k))
@@ -296,7 +274,7 @@ ReadRecord(const json* j, const JsonWhere& w)
     {
         return r;
     }
-    CheckKeys(*j, w, {"programs", "timeline", "max_steps"});
+    JsonObject(*j, w.file, w.prefix).CheckKeys({"programs", "timeline", "max_steps"});
     r.programs = OptionalBool(*j, "programs", false, w);
     r.timeline = OptionalBool(*j, "timeline", false, w);
     r.maxSteps = OptionalUint(*j, "max_steps", 0, w, 0);
@@ -354,17 +332,16 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
 
     const json& sv = j["serving"];
     JsonWhere w{file, "serving"};
-    CheckKeys(sv,
-              w,
-              {"requests",
-               "batching",
-               "kv_cache",
-               "disaggregation",
-               "slo",
-               "execution",
-               "placement",
-               "expert_routing",
-               "record"});
+    JsonObject(sv, w.file, w.prefix)
+        .CheckKeys({"requests",
+                    "batching",
+                    "kv_cache",
+                    "disaggregation",
+                    "slo",
+                    "execution",
+                    "placement",
+                    "expert_routing",
+                    "record"});
     if (!FindField(sv, "requests"))
     {
         throw fabricsim::InputError(file, w.Field("requests"), "a request source", "nothing");
@@ -387,7 +364,8 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
     JsonWhere dw = w.Child("disaggregation");
     if (dis)
     {
-        CheckKeys(*dis, dw, {"enabled", "prefill", "decode", "kv_transfer"});
+        JsonObject(*dis, dw.file, dw.prefix)
+            .CheckKeys({"enabled", "prefill", "decode", "kv_transfer"});
     }
     s.disagg.enabled = dis && OptionalBool(*dis, "enabled", true, dw);
     if (!s.disagg.enabled)

@@ -84,19 +84,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
             file, field, "a token count or a distribution object {\"dist\": ...}", DescribeJson(j));
     }
     std::string kind = OptionalString(j, "dist", "", w);
-    const char* known[] = {"dist", "value", "min", "max", "mean", "std"};
-    for (auto it = j.begin(); it != j.end(); ++it)
-    {
-        if (std::find_if(
-                std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; })
-            == std::end(known))
-        {
-            throw fabricsim::InputError(file,
-                                        w.Field(it.key()),
-                                        "one of dist, value, min, max, mean, std",
-                                        "unknown field");
-        }
-    }
+    JsonObject(j, file, field).CheckKeys({"dist", "value", "min", "max", "mean", "std"});
     LengthDistribution d;
     d.min = double(TokenCount(OptionalUint(j, "min", 1, w, 1), file, w.Field("min")));
     d.max = double(TokenCount(OptionalUint(j, "max", kMaxTokens, w, 1), file, w.Field("max")));

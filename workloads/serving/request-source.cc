@@ -188,18 +188,9 @@ RequestSpec::FromJson(const json& j,
     s.seed = OptionalUint(j, "seed", defaultSeed, w, 0);
     if (const json* t = FindField(j, "trace"))
     {
-        for (auto it = j.begin(); it != j.end(); ++it)
-        {
-            if (it.key() != "trace" && it.key() != "time_scale" && it.key() != "limit"
-                && it.key() != "seed")
-            {
-                throw fabricsim::InputError(file,
-                                            w.Field(it.key()),
-                                            "one of trace, time_scale, limit (a trace replaces the "
-                                            "synthetic fields)",
-                                            "\"" + it.key() + "\"");
-            }
-        }
+        JsonObject(j, file, w.prefix)
+            .CheckKeys({"trace", "time_scale", "limit", "seed"},
+                       "a trace replaces the synthetic fields");
         if (!t->is_string() || t->get<std::string>().empty())
         {
             throw fabricsim::InputError(file, w.Field("trace"), "a file path", DescribeJson(*t));
@@ -214,27 +205,16 @@ RequestSpec::FromJson(const json& j,
         s.limit = OptionalUint(j, "limit", 0, w, 0);
         return s;
     }
-    const char* known[] = {"rate_per_s",
-                           "count",
-                           "prompt_tokens",
-                           "output_tokens",
-                           "arrival",
-                           "images",
-                           "audio_seconds",
-                           "seed"};
-    for (auto it = j.begin(); it != j.end(); ++it)
-    {
-        if (std::find_if(
-                std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; })
-            == std::end(known))
-        {
-            throw fabricsim::InputError(file,
-                                        w.Field(it.key()),
-                                        "one of trace, rate_per_s, count, prompt_tokens, "
-                                        "output_tokens, arrival, images, audio_seconds, seed",
-                                        "unknown field");
-        }
-    }
+    JsonObject(j, file, w.prefix)
+        .CheckKeys({"trace",
+                    "rate_per_s",
+                    "count",
+                    "prompt_tokens",
+                    "output_tokens",
+                    "arrival",
+                    "images",
+                    "audio_seconds",
+                    "seed"});
     if (!FindField(j, "rate_per_s"))
     {
         throw fabricsim::InputError(file,
