@@ -19,194 +19,21 @@ using nlohmann::json;
 namespace
 {
 
-std::string
-Join(const std::string& a, const std::string& b)
-{
-    return a.empty() ? b : a + "." + b;
-}
-
+/// Byte sizes: integers, or strings with units ("100KB", "1MiB": common/units).
 uint64_t
-GetU64(const json& o,
-       const std::string& file,
-       const std::string& path,
-       const std::string& key,
-       uint64_t def,
-       uint64_t min = 0,
-       uint64_t max = UINT64_MAX)
+GetBytes(const JsonObject& o, const std::string& key, uint64_t def)
 {
-    auto it = o.find(key);
-    if (it == o.end())
+    const json* v = o.Find(key);
+    if (!v || !v->is_string())
     {
-        return def;
+        return o.OptionalUint(key, def);
     }
-    if (!it->is_number_integer()
-        && !(it->is_number_float() && std::floor(it->get<double>()) == it->get<double>()))
+    const std::optional<double> b = ParseQuantity(v->get<std::string>(), UnitKind::Bytes);
+    if (!b || !(*b >= 0) || !(*b < 0x1p64))
     {
-        throw InputError(file, Join(path, key), "a non-negative integer", DescribeJson(*it));
+        o.Fail(key, "a byte count like 4096 or \"100KB\"", DescribeJson(*v));
     }
-    const std::string expected = max == UINT64_MAX ? "an integer >= " + std::to_string(min)
-                                                   : "an integer from " + std::to_string(min)
-                                                         + " to " + std::to_string(max);
-    // Integers compare exactly (a double cannot tell 2^64 - 1 from 2^64); a whole float must be
-    // below 2^64 to be cast.
-    uint64_t v = 0;
-    if (it->is_number_unsigned())
-    {
-        v = it->get<uint64_t>();
-    }
-    else if (it->is_number_integer())
-    {
-        if (it->get<int64_t>() < 0)
-        {
-            throw InputError(file, Join(path, key), expected, DescribeJson(*it));
-        }
-        v = uint64_t(it->get<int64_t>());
-    }
-    else if (it->get<double>() >= 0 && it->get<double>() < 0x1p64)
-    {
-        v = uint64_t(it->get<double>());
-    }
-    else
-    {
-        throw InputError(file, Join(path, key), expected, DescribeJson(*it));
-    }
-    if (v < min || v > max)
-    {
-        throw InputError(file, Join(path, key), expected, DescribeJson(*it));
-    }
-    return v;
-}
-
-/// A time in ns that ns-3 can hold as picoseconds (at most units::kMaxNs, about 106 days).
-uint64_t
-GetNs(const json& o,
-      const std::string& file,
-      const std::string& path,
-      const std::string& key,
-      uint64_t def,
-      uint64_t min = 0)
-{
-    return GetU64(o, file, path, key, def, min, units::kMaxNs);
-}
-
-double
-GetNum(const json& o,
-       const std::string& file,
-       const std::string& path,
-       const std::string& key,
-       double def,
-       double lo,
-       double hi)
-{
-    auto it = o.find(key);
-    if (it == o.end())
-    {
-        return def;
-    }
-    if (!it->is_number())
-    {
-        throw InputError(file, Join(path, key), "a number", DescribeJson(*it));
-    }
-    double v = it->get<double>();
-    if (!(v >= lo && v <= hi))
-    {
-        std::ostringstream e;
-        e << "a number in [" << lo << ", " << hi << "]";
-        throw InputError(file, Join(path, key), e.str(), DescribeJson(*it));
-    }
-    return v;
-}
-
-bool
-GetBool(const json& o,
-        const std::string& file,
-        const std::string& path,
-        const std::string& key,
-        bool def)
-{
-    auto it = o.find(key);
-    if (it == o.end())
-    {
-        return def;
-    }
-    if (!it->is_boolean())
-    {
-        throw InputError(file, Join(path, key), "true or false", DescribeJson(*it));
-    }
-    return it->get<bool>();
-}
-
-std::string
-GetStr(const json& o,
-       const std::string& file,
-       const std::string& path,
-       const std::string& key,
-       const std::string& def)
-{
-    auto it = o.find(key);
-    if (it == o.end())
-    {
-        return def;
-    }
-    if (!it->is_string())
-    {
-        throw InputError(file, Join(path, key), "a string", DescribeJson(*it));
-    }
-    return it->get<std::string>();
-}
-
-/// Byte sizes: integers, or strings like "100KB", "1MiB".
-uint64_t
-GetBytes(const json& o,
-         const std::string& file,
-         const std::string& path,
-         const std::string& key,
-         uint64_t def)
-{
-    auto it = o.find(key);
-    if (it == o.end())
-    {
-        return def;
-    }
-    if (it->is_string())
-    {
-        std::string s = it->get<std::string>();
-        size_t pos = 0;
-        double v = 0;
-        try
-        {
-            v = std::stod(s, &pos);
-        }
-        catch (...)
-        {
-            throw InputError(
-                file, Join(path, key), "a byte count like 4096 or \"100KB\"", DescribeJson(*it));
-        }
-        std::string u = s.substr(pos);
-        u.erase(0, u.find_first_not_of(' '));
-        double m = 0;
-        if (u == "" || u == "B")
-            m = 1;
-        else if (u == "KB")
-            m = 1e3;
-        else if (u == "MB")
-            m = 1e6;
-        else if (u == "GB")
-            m = 1e9;
-        else if (u == "KiB")
-            m = 1024;
-        else if (u == "MiB")
-            m = 1048576;
-        else if (u == "GiB")
-            m = 1073741824;
-        if (m == 0 || !(v >= 0) || !(v * m < 0x1p64))
-        {
-            throw InputError(
-                file, Join(path, key), "a byte count like 4096 or \"100KB\"", DescribeJson(*it));
-        }
-        return uint64_t(v * m + 0.5);
-    }
-    return GetU64(o, file, path, key, def);
+    return uint64_t(*b + 0.5);
 }
 
 /// Arrivals of a window fall before start + duration, which must still be a time ns-3 holds.
@@ -219,7 +46,7 @@ CheckWindowEnd(uint64_t startNs,
     if (durationNs > units::kMaxNs - startNs)
     {
         throw InputError(file,
-                         Join(path, "duration_ns"),
+                         JsonPath(path, "duration_ns"),
                          "start_ns + duration_ns at most " + std::to_string(units::kMaxNs)
                              + " (106 days)",
                          std::to_string(startNs) + " + " + std::to_string(durationNs));
@@ -241,36 +68,19 @@ GetHost(const json& v, const Topology& topo, const std::string& file, const std:
 }
 
 std::vector<uint32_t>
-GetHostList(const json& o,
-            const Topology& topo,
-            const std::string& file,
-            const std::string& path,
-            const std::string& key)
+GetHostList(const JsonObject& o, const Topology& topo, const std::string& key)
 {
     std::vector<uint32_t> v;
-    auto it = o.find(key);
-    if (it == o.end())
+    if (!o.Has(key))
     {
         return v;
     }
-    if (!it->is_array())
+    const json& a = o.Array(key);
+    for (size_t i = 0; i < a.size(); ++i)
     {
-        throw InputError(file, Join(path, key), "an array of host indexes", DescribeJson(*it));
-    }
-    for (size_t i = 0; i < it->size(); ++i)
-    {
-        v.push_back(GetHost((*it)[i], topo, file, Join(path, key) + "[" + std::to_string(i) + "]"));
+        v.push_back(GetHost(a[i], topo, o.File(), JsonIndex(o.Field(key), i)));
     }
     return v;
-}
-
-void
-RequireObj(const json& o, const std::string& file, const std::string& field)
-{
-    if (!o.is_object())
-    {
-        throw InputError(file, field, "a JSON object", DescribeJson(o));
-    }
 }
 
 std::string
@@ -379,14 +189,17 @@ void
 ParseWatchdog(const json& w, const std::string& file, PfcWatchdogSpec& spec)
 {
     const std::string path = "switch.pfc_watchdog";
-    RequireObj(w, file, path);
+    JsonObject(w, file, path); // an object, or InputError
     JsonObject(w, file, path)
         .CheckKeys({"enabled", "poll_interval_ns", "detection_ns", "restoration_ns", "action"});
-    spec.enabled = GetBool(w, file, path, "enabled", true);
-    spec.pollNs = GetNs(w, file, path, "poll_interval_ns", spec.pollNs, 1);
-    spec.detectionNs = GetNs(w, file, path, "detection_ns", spec.detectionNs);
-    spec.restorationNs = GetNs(w, file, path, "restoration_ns", spec.restorationNs);
-    spec.action = GetStr(w, file, path, "action", spec.action);
+    spec.enabled = JsonObject(w, file, path).OptionalBool("enabled", true);
+    spec.pollNs
+        = JsonObject(w, file, path).OptionalUint("poll_interval_ns", spec.pollNs, 1, units::kMaxNs);
+    spec.detectionNs = JsonObject(w, file, path)
+                           .OptionalUint("detection_ns", spec.detectionNs, 0, units::kMaxNs);
+    spec.restorationNs = JsonObject(w, file, path)
+                             .OptionalUint("restoration_ns", spec.restorationNs, 0, units::kMaxNs);
+    spec.action = JsonObject(w, file, path).OptionalString("action", spec.action);
     if (spec.action != "report" && spec.action != "ignore-pause" && spec.action != "drop")
     {
         throw InputError(file,
@@ -442,7 +255,7 @@ ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
     {
         std::string p = "routes[" + std::to_string(i) + "]";
         const json& r = routes[i];
-        RequireObj(r, file, p);
+        JsonObject(r, file, p); // an object, or InputError
         JsonObject(r, file, p).CheckKeys({"switch", "dst", "next", "port"});
         RouteOverride ro;
         ro.node = RouteSwitch(r, topo, file, p);
@@ -453,7 +266,7 @@ ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
         }
         if (r["dst"].is_array())
         {
-            ro.dstHosts = GetHostList(r, topo, file, p, "dst");
+            ro.dstHosts = GetHostList(JsonObject(r, file, p), topo, "dst");
         }
         else
         {
@@ -468,7 +281,7 @@ ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
         }
         if (r.contains("port"))
         {
-            uint64_t port = GetU64(r, file, p, "port", 0);
+            uint64_t port = JsonObject(r, file, p).OptionalUint("port", 0);
             if (port >= nb.size())
             {
                 throw InputError(file,
@@ -667,7 +480,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     auto slash = file.find_last_of('/');
     sc.dir = slash == std::string::npos ? "." : file.substr(0, slash);
     sc.raw = doc;
-    RequireObj(doc, file, "");
+    JsonObject(doc, file, ""); // an object, or InputError
     JsonObject(doc, file, "")
         .CheckKeys({"name",
                     "description",
@@ -683,8 +496,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     "deadlock",
                     "routes",
                     "attributes"});
-    sc.seed = GetU64(doc, file, "", "seed", 1, 1);
-    sc.stopNs = GetNs(doc, file, "", "stop_ns", 1000000000ULL, 1);
+    sc.seed = JsonObject(doc, file, "").OptionalUint("seed", 1, 1);
+    sc.stopNs = JsonObject(doc, file, "").OptionalUint("stop_ns", 1000000000ULL, 1, units::kMaxNs);
     if (!doc.contains("topology"))
     {
         throw InputError(file, "topology", "a topology object", "nothing");
@@ -701,7 +514,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("transport"))
     {
         const json& t = doc["transport"];
-        RequireObj(t, file, "transport");
+        JsonObject(t, file, "transport"); // an object, or InputError
         JsonObject(t, file, "transport")
             .CheckKeys({"cc",
                         "cc_per_priority",
@@ -712,11 +525,11 @@ ParseFabricScenario(const json& doc, const std::string& file)
                         "rto_ns",
                         "cnp_interval_ns",
                         "window"});
-        sc.transport.cc = GetStr(t, file, "transport", "cc", sc.transport.cc);
+        sc.transport.cc = JsonObject(t, file, "transport").OptionalString("cc", sc.transport.cc);
         if (t.contains("cc_per_priority"))
         {
             const json& m = t["cc_per_priority"];
-            RequireObj(m, file, "transport.cc_per_priority");
+            JsonObject(m, file, "transport.cc_per_priority"); // an object, or InputError
             for (auto it = m.begin(); it != m.end(); ++it)
             {
                 std::string field = "transport.cc_per_priority." + it.key();
@@ -736,7 +549,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     = it.value().get<std::string>();
             }
         }
-        sc.transport.mtuBytes = uint32_t(GetU64(t, file, "transport", "mtu_bytes", 1000, 64));
+        sc.transport.mtuBytes
+            = uint32_t(JsonObject(t, file, "transport").OptionalUint("mtu_bytes", 1000, 64));
         if (sc.transport.mtuBytes > 9000)
         {
             throw InputError(file,
@@ -744,8 +558,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                              "an MTU in [64, 9000]",
                              std::to_string(sc.transport.mtuBytes));
         }
-        sc.transport.pfc = GetBool(t, file, "transport", "pfc", true);
-        uint64_t prio = GetU64(t, file, "transport", "priority", 3);
+        sc.transport.pfc = JsonObject(t, file, "transport").OptionalBool("pfc", true);
+        uint64_t prio = JsonObject(t, file, "transport").OptionalUint("priority", 3);
         if (prio > 6)
         {
             throw InputError(file,
@@ -754,17 +568,20 @@ ParseFabricScenario(const json& doc, const std::string& file)
                              std::to_string(prio));
         }
         sc.transport.priority = uint8_t(prio);
-        sc.transport.ackInterval = uint32_t(GetU64(t, file, "transport", "ack_interval", 1, 1));
-        sc.transport.rtoNs = GetNs(t, file, "transport", "rto_ns", sc.transport.rtoNs, 1);
+        sc.transport.ackInterval
+            = uint32_t(JsonObject(t, file, "transport").OptionalUint("ack_interval", 1, 1));
+        sc.transport.rtoNs = JsonObject(t, file, "transport")
+                                 .OptionalUint("rto_ns", sc.transport.rtoNs, 1, units::kMaxNs);
         sc.transport.cnpIntervalNs
-            = GetNs(t, file, "transport", "cnp_interval_ns", sc.transport.cnpIntervalNs);
-        sc.transport.window = GetBool(t, file, "transport", "window", false);
+            = JsonObject(t, file, "transport")
+                  .OptionalUint("cnp_interval_ns", sc.transport.cnpIntervalNs, 0, units::kMaxNs);
+        sc.transport.window = JsonObject(t, file, "transport").OptionalBool("window", false);
     }
 
     if (doc.contains("switch"))
     {
         const json& s = doc["switch"];
-        RequireObj(s, file, "switch");
+        JsonObject(s, file, "switch"); // an object, or InputError
         JsonObject(s, file, "switch")
             .CheckKeys({"buffer_bytes",
                         "alpha",
@@ -775,35 +592,40 @@ ParseFabricScenario(const json& doc, const std::string& file)
                         "ecmp_seed",
                         "ecn",
                         "pfc_watchdog"});
-        sc.sw.bufferBytes = GetBytes(s, file, "switch", "buffer_bytes", sc.sw.bufferBytes);
+        sc.sw.bufferBytes
+            = GetBytes(JsonObject(s, file, "switch"), "buffer_bytes", sc.sw.bufferBytes);
         if (sc.sw.bufferBytes == 0)
         {
             throw InputError(file, "switch.buffer_bytes", "a positive byte count", "0");
         }
-        sc.sw.alpha = GetNum(s, file, "switch", "alpha", sc.sw.alpha, 1e-6, 1e6);
-        sc.sw.reserveBytes = GetBytes(s, file, "switch", "reserve_bytes", sc.sw.reserveBytes);
-        sc.sw.resumeOffsetBytes
-            = GetBytes(s, file, "switch", "resume_offset_bytes", sc.sw.resumeOffsetBytes);
-        sc.sw.headroomBytes = GetBytes(s, file, "switch", "headroom_bytes", 0);
-        sc.sw.pauseQuanta = uint32_t(GetU64(s, file, "switch", "pause_quanta", 0xffff, 1));
+        sc.sw.alpha = JsonObject(s, file, "switch").OptionalNumber("alpha", sc.sw.alpha, 1e-6, 1e6);
+        sc.sw.reserveBytes
+            = GetBytes(JsonObject(s, file, "switch"), "reserve_bytes", sc.sw.reserveBytes);
+        sc.sw.resumeOffsetBytes = GetBytes(
+            JsonObject(s, file, "switch"), "resume_offset_bytes", sc.sw.resumeOffsetBytes);
+        sc.sw.headroomBytes = GetBytes(JsonObject(s, file, "switch"), "headroom_bytes", 0);
+        sc.sw.pauseQuanta
+            = uint32_t(JsonObject(s, file, "switch").OptionalUint("pause_quanta", 0xffff, 1));
         if (sc.sw.pauseQuanta > 0xffff)
         {
             throw InputError(
                 file, "switch.pause_quanta", "1..65535", std::to_string(sc.sw.pauseQuanta));
         }
-        sc.sw.ecmpSeed = uint32_t(GetU64(s, file, "switch", "ecmp_seed", 0, 0, UINT32_MAX));
+        sc.sw.ecmpSeed
+            = uint32_t(JsonObject(s, file, "switch").OptionalUint("ecmp_seed", 0, 0, UINT32_MAX));
         if (s.contains("ecn"))
         {
             const json& e = s["ecn"];
-            RequireObj(e, file, "switch.ecn");
+            JsonObject(e, file, "switch.ecn"); // an object, or InputError
             JsonObject(e, file, "switch.ecn")
                 .CheckKeys({"enabled", "kmin_bytes", "kmax_bytes", "pmax", "per_rate"});
-            sc.sw.ecn.enabled = GetBool(e, file, "switch.ecn", "enabled", true);
+            sc.sw.ecn.enabled = JsonObject(e, file, "switch.ecn").OptionalBool("enabled", true);
             sc.sw.ecn.kminBytes
-                = GetBytes(e, file, "switch.ecn", "kmin_bytes", sc.sw.ecn.kminBytes);
+                = GetBytes(JsonObject(e, file, "switch.ecn"), "kmin_bytes", sc.sw.ecn.kminBytes);
             sc.sw.ecn.kmaxBytes
-                = GetBytes(e, file, "switch.ecn", "kmax_bytes", sc.sw.ecn.kmaxBytes);
-            sc.sw.ecn.pmax = GetNum(e, file, "switch.ecn", "pmax", sc.sw.ecn.pmax, 0, 1);
+                = GetBytes(JsonObject(e, file, "switch.ecn"), "kmax_bytes", sc.sw.ecn.kmaxBytes);
+            sc.sw.ecn.pmax
+                = JsonObject(e, file, "switch.ecn").OptionalNumber("pmax", sc.sw.ecn.pmax, 0, 1);
             if (e.contains("per_rate"))
             {
                 sc.sw.ecn.perRateBps
@@ -829,7 +651,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("traffic"))
     {
         const json& t = doc["traffic"];
-        RequireObj(t, file, "traffic");
+        JsonObject(t, file, "traffic"); // an object, or InputError
         JsonObject(t, file, "traffic").CheckKeys({"flows", "flow_file", "poisson", "incast"});
         if (t.contains("flows"))
         {
@@ -842,7 +664,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
             {
                 std::string p = "traffic.flows[" + std::to_string(i) + "]";
                 const json& f = fl[i];
-                RequireObj(f, file, p);
+                JsonObject(f, file, p); // an object, or InputError
                 JsonObject(f, file, p)
                     .CheckKeys({"src", "dst", "size_bytes", "start_ns", "priority", "cc"});
                 for (auto* k : {"src", "dst", "size_bytes"})
@@ -860,13 +682,14 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     throw InputError(
                         file, p + ".dst", "a host other than src", std::to_string(s.dst));
                 }
-                s.sizeBytes = GetBytes(f, file, p, "size_bytes", 0);
+                s.sizeBytes = GetBytes(JsonObject(f, file, p), "size_bytes", 0);
                 if (s.sizeBytes == 0)
                 {
                     throw InputError(file, p + ".size_bytes", "a positive byte count", "0");
                 }
-                s.startNs = GetNs(f, file, p, "start_ns", 0);
-                s.priority = int(GetU64(f, file, p, "priority", sc.transport.priority));
+                s.startNs = JsonObject(f, file, p).OptionalUint("start_ns", 0, 0, units::kMaxNs);
+                s.priority
+                    = int(JsonObject(f, file, p).OptionalUint("priority", sc.transport.priority));
                 if (s.priority > 6)
                 {
                     throw InputError(file,
@@ -874,7 +697,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                      "a data class in [0, 6]",
                                      std::to_string(s.priority));
                 }
-                s.cc = GetStr(f, file, p, "cc", "");
+                s.cc = JsonObject(f, file, p).OptionalString("cc", "");
                 s.tag = "explicit";
                 sc.flows.push_back(s);
             }
@@ -914,7 +737,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
             std::string p = "traffic.poisson"
                             + (pl.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
             const json& o = pl[i];
-            RequireObj(o, file, p);
+            JsonObject(o, file, p); // an object, or InputError
             JsonObject(o, file, p).CheckKeys({"cdf", "load", "start_ns", "duration_ns", "hosts"});
             PoissonSpec ps;
             if (!o.contains("cdf") || !o["cdf"].is_string())
@@ -925,15 +748,15 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                  o.contains("cdf") ? DescribeJson(o["cdf"]) : "nothing");
             }
             ps.cdfPath = Resolve(sc.dir, o["cdf"].get<std::string>());
-            ps.load = GetNum(o, file, p, "load", 0.3, 1e-6, 1.0);
-            ps.startNs = GetNs(o, file, p, "start_ns", 0);
-            ps.durationNs = GetNs(o, file, p, "duration_ns", 0, 1);
+            ps.load = JsonObject(o, file, p).OptionalNumber("load", 0.3, 1e-6, 1.0);
+            ps.startNs = JsonObject(o, file, p).OptionalUint("start_ns", 0, 0, units::kMaxNs);
+            ps.durationNs = JsonObject(o, file, p).OptionalUint("duration_ns", 0, 1, units::kMaxNs);
             if (ps.durationNs == 0)
             {
                 throw InputError(file, p + ".duration_ns", "a positive duration", "nothing");
             }
             CheckWindowEnd(ps.startNs, ps.durationNs, file, p);
-            ps.hosts = GetHostList(o, sc.topology, file, p, "hosts");
+            ps.hosts = GetHostList(JsonObject(o, file, p), sc.topology, "hosts");
             LoadFlowCdf(ps.cdfPath, p + ".cdf"); // validate now, before anything runs
             sc.poisson.push_back(ps);
         }
@@ -943,7 +766,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
             std::string p = "traffic.incast"
                             + (il.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
             const json& o = il[i];
-            RequireObj(o, file, p);
+            JsonObject(o, file, p); // an object, or InputError
             JsonObject(o, file, p)
                 .CheckKeys(
                     {"receiver", "senders", "size_bytes", "start_ns", "load", "duration_ns"});
@@ -974,7 +797,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
             }
             else
             {
-                is.senders = GetHostList(o, sc.topology, file, p, "senders");
+                is.senders = GetHostList(JsonObject(o, file, p), sc.topology, "senders");
                 if (is.senders.empty())
                 {
                     throw InputError(file,
@@ -994,14 +817,14 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     }
                 }
             }
-            is.sizeBytes = GetBytes(o, file, p, "size_bytes", 0);
+            is.sizeBytes = GetBytes(JsonObject(o, file, p), "size_bytes", 0);
             if (is.sizeBytes == 0)
             {
                 throw InputError(file, p + ".size_bytes", "a positive byte count", "nothing");
             }
-            is.startNs = GetNs(o, file, p, "start_ns", 0);
-            is.load = GetNum(o, file, p, "load", 0, 0, 1);
-            is.durationNs = GetNs(o, file, p, "duration_ns", 0);
+            is.startNs = JsonObject(o, file, p).OptionalUint("start_ns", 0, 0, units::kMaxNs);
+            is.load = JsonObject(o, file, p).OptionalNumber("load", 0, 0, 1);
+            is.durationNs = JsonObject(o, file, p).OptionalUint("duration_ns", 0, 0, units::kMaxNs);
             CheckWindowEnd(is.startNs, is.durationNs, file, p);
             if (is.load > 0 && is.durationNs == 0)
             {
@@ -1024,10 +847,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
         for (size_t i = 0; i < le.size(); ++i)
         {
             std::string p = "link_events[" + std::to_string(i) + "]";
-            RequireObj(le[i], file, p);
+            JsonObject(le[i], file, p); // an object, or InputError
             JsonObject(le[i], file, p).CheckKeys({"link", "at_ns", "state"});
             LinkEvent ev;
-            ev.link = uint32_t(GetU64(le[i], file, p, "link", UINT64_MAX));
+            ev.link = uint32_t(JsonObject(le[i], file, p).OptionalUint("link", UINT64_MAX));
             if (ev.link >= sc.topology.links.size())
             {
                 throw InputError(file,
@@ -1036,8 +859,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                      + "]",
                                  le[i].contains("link") ? DescribeJson(le[i]["link"]) : "nothing");
             }
-            ev.atNs = GetNs(le[i], file, p, "at_ns", 0);
-            std::string st = GetStr(le[i], file, p, "state", "down");
+            ev.atNs = JsonObject(le[i], file, p).OptionalUint("at_ns", 0, 0, units::kMaxNs);
+            std::string st = JsonObject(le[i], file, p).OptionalString("state", "down");
             if (st != "down" && st != "up")
             {
                 throw InputError(file, p + ".state", "\"down\" or \"up\"", "\"" + st + "\"");
@@ -1050,9 +873,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("pcap"))
     {
         const json& pc = doc["pcap"];
-        RequireObj(pc, file, "pcap");
+        JsonObject(pc, file, "pcap"); // an object, or InputError
         JsonObject(pc, file, "pcap").CheckKeys({"hosts", "switches"});
-        sc.pcapHosts = GetHostList(pc, sc.topology, file, "pcap", "hosts");
+        sc.pcapHosts = GetHostList(JsonObject(pc, file, "pcap"), sc.topology, "hosts");
         if (pc.contains("switches"))
         {
             const json& sw = pc["switches"];
@@ -1087,7 +910,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("monitor"))
     {
         const json& m = doc["monitor"];
-        RequireObj(m, file, "monitor");
+        JsonObject(m, file, "monitor"); // an object, or InputError
         JsonObject(m, file, "monitor")
             .CheckKeys({"interval_ns",
                         "start_ns",
@@ -1097,9 +920,13 @@ ParseFabricScenario(const json& doc, const std::string& file)
                         "qp_rates",
                         "cnps",
                         "pause_state"});
-        sc.monitor.intervalNs = GetNs(m, file, "monitor", "interval_ns", sc.monitor.intervalNs);
-        sc.monitor.startNs = GetNs(m, file, "monitor", "start_ns", 0);
-        sc.monitor.endNs = GetNs(m, file, "monitor", "end_ns", UINT64_MAX);
+        sc.monitor.intervalNs
+            = JsonObject(m, file, "monitor")
+                  .OptionalUint("interval_ns", sc.monitor.intervalNs, 0, units::kMaxNs);
+        sc.monitor.startNs
+            = JsonObject(m, file, "monitor").OptionalUint("start_ns", 0, 0, units::kMaxNs);
+        sc.monitor.endNs
+            = JsonObject(m, file, "monitor").OptionalUint("end_ns", UINT64_MAX, 0, units::kMaxNs);
         if (sc.monitor.endNs < sc.monitor.startNs)
         {
             throw InputError(file,
@@ -1108,11 +935,11 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                  + ")",
                              std::to_string(sc.monitor.endNs));
         }
-        sc.monitor.queues = GetBool(m, file, "monitor", "queues", true);
-        sc.monitor.links = GetBool(m, file, "monitor", "links", true);
-        sc.monitor.qpRates = GetBool(m, file, "monitor", "qp_rates", true);
-        sc.monitor.cnps = GetBool(m, file, "monitor", "cnps", true);
-        sc.monitor.pauseState = GetBool(m, file, "monitor", "pause_state", true);
+        sc.monitor.queues = JsonObject(m, file, "monitor").OptionalBool("queues", true);
+        sc.monitor.links = JsonObject(m, file, "monitor").OptionalBool("links", true);
+        sc.monitor.qpRates = JsonObject(m, file, "monitor").OptionalBool("qp_rates", true);
+        sc.monitor.cnps = JsonObject(m, file, "monitor").OptionalBool("cnps", true);
+        sc.monitor.pauseState = JsonObject(m, file, "monitor").OptionalBool("pause_state", true);
     }
 
     // A watchdog that resolves deadlocks gets the chance to: detection then only reports.
@@ -1120,13 +947,15 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("deadlock"))
     {
         const json& d = doc["deadlock"];
-        RequireObj(d, file, "deadlock");
+        JsonObject(d, file, "deadlock"); // an object, or InputError
         JsonObject(d, file, "deadlock").CheckKeys({"check_interval_ns", "stall_ns", "on_detect"});
         sc.deadlock.checkIntervalNs
-            = GetNs(d, file, "deadlock", "check_interval_ns", sc.deadlock.checkIntervalNs);
-        sc.deadlock.stallNs = GetNs(d, file, "deadlock", "stall_ns", sc.deadlock.stallNs);
-        std::string on
-            = GetStr(d, file, "deadlock", "on_detect", sc.deadlock.stop ? "stop" : "report");
+            = JsonObject(d, file, "deadlock")
+                  .OptionalUint("check_interval_ns", sc.deadlock.checkIntervalNs, 0, units::kMaxNs);
+        sc.deadlock.stallNs = JsonObject(d, file, "deadlock")
+                                  .OptionalUint("stall_ns", sc.deadlock.stallNs, 0, units::kMaxNs);
+        std::string on = JsonObject(d, file, "deadlock")
+                             .OptionalString("on_detect", sc.deadlock.stop ? "stop" : "report");
         if (on != "stop" && on != "report")
         {
             throw InputError(
@@ -1143,7 +972,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("attributes"))
     {
         const json& a = doc["attributes"];
-        RequireObj(a, file, "attributes");
+        JsonObject(a, file, "attributes"); // an object, or InputError
         for (auto it = a.begin(); it != a.end(); ++it)
         {
             std::string v = it->is_string() ? it->get<std::string>() : it->dump();
