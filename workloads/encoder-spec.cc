@@ -18,10 +18,10 @@ RequireAny(const json& j, std::initializer_list<const char*> keys, const JsonWhe
     {
         if (FindField(j, k))
         {
-            return RequireUint(j, k, where);
+            return JsonObject(j, where.file, where.prefix).Uint(k, 1);
         }
     }
-    return RequireUint(j, *keys.begin(), where);
+    return JsonObject(j, where.file, where.prefix).Uint(*keys.begin(), 1);
 }
 
 } // namespace
@@ -34,7 +34,7 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
         throw fabricsim::InputError(where.file, where.prefix, "an object", DescribeJson(j));
     }
     EncoderSpec e;
-    e.modality = OptionalString(j, "modality", "vision", where);
+    e.modality = JsonObject(j, where.file, where.prefix).OptionalString("modality", "vision");
     if (e.modality != "vision" && e.modality != "audio")
     {
         throw fabricsim::InputError(where.file,
@@ -52,20 +52,22 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
                                     "a divisor of hidden_size " + std::to_string(e.hiddenSize),
                                     std::to_string(e.numHeads));
     }
-    e.intermediateSize
-        = uint32_t(OptionalUint(j, "intermediate_size", 4ULL * e.hiddenSize, where, 1));
-    e.gatedMlp = OptionalBool(j, "gated_mlp", false, where);
-    double merge = double(OptionalUint(j, "spatial_merge_size", 1, where, 1));
+    e.intermediateSize = uint32_t(JsonObject(j, where.file, where.prefix)
+                                      .OptionalUint("intermediate_size", 4ULL * e.hiddenSize, 1));
+    e.gatedMlp = JsonObject(j, where.file, where.prefix).OptionalBool("gated_mlp", false);
+    double merge
+        = double(JsonObject(j, where.file, where.prefix).OptionalUint("spatial_merge_size", 1, 1));
     if (e.modality == "vision")
     {
         if (FindField(j, "tokens_per_image"))
         {
-            e.tokensPerImage = double(RequireUint(j, "tokens_per_image", where));
+            e.tokensPerImage
+                = double(JsonObject(j, where.file, where.prefix).Uint("tokens_per_image", 1));
         }
         else if (FindField(j, "image_size") || FindField(j, "patch_size"))
         {
-            uint64_t image = RequireUint(j, "image_size", where);
-            uint64_t patch = RequireUint(j, "patch_size", where);
+            uint64_t image = JsonObject(j, where.file, where.prefix).Uint("image_size", 1);
+            uint64_t patch = JsonObject(j, where.file, where.prefix).Uint("patch_size", 1);
             if (image % patch != 0)
             {
                 throw fabricsim::InputError(where.file,
@@ -82,8 +84,10 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
                                         "patch tokens per image (or image_size and patch_size)",
                                         "nothing (field missing)");
         }
-        e.outputTokensPerImage = OptionalNumber(
-            j, "output_tokens_per_image", e.tokensPerImage / (merge * merge), where, 1e-9, 1e12);
+        e.outputTokensPerImage
+            = JsonObject(j, where.file, where.prefix)
+                  .OptionalNumber(
+                      "output_tokens_per_image", e.tokensPerImage / (merge * merge), 1e-9, 1e12);
     }
     else
     {
@@ -94,9 +98,12 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
                                         "encoder tokens per second of audio",
                                         "nothing (field missing)");
         }
-        e.tokensPerAudioSecond = OptionalNumber(j, "tokens_per_audio_second", 0, where, 1e-9, 1e9);
-        e.outputTokensPerAudioSecond = OptionalNumber(
-            j, "output_tokens_per_audio_second", e.tokensPerAudioSecond / merge, where, 1e-9, 1e9);
+        e.tokensPerAudioSecond = JsonObject(j, where.file, where.prefix)
+                                     .OptionalNumber("tokens_per_audio_second", 0, 1e-9, 1e9);
+        e.outputTokensPerAudioSecond
+            = JsonObject(j, where.file, where.prefix)
+                  .OptionalNumber(
+                      "output_tokens_per_audio_second", e.tokensPerAudioSecond / merge, 1e-9, 1e9);
     }
     return e;
 }

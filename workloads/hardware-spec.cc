@@ -90,7 +90,7 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
                     "scale_up_bw",
                     "nic_bw",
                     "price_per_hour"});
-    h.name = OptionalString(j, "name", h.name, w);
+    h.name = JsonObject(j, w.file, w.prefix).OptionalString("name", h.name);
     if (const json* pf = FindField(j, "peak_flops"))
     {
         if (!pf->is_object())
@@ -122,8 +122,10 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
     {
         h.hbmBwBytesPerSec = ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("hbm_bw"));
     }
-    h.etaCompute = OptionalNumber(j, "eta_compute", h.etaCompute, w, 0.01, 1.0);
-    h.etaMemory = OptionalNumber(j, "eta_memory", h.etaMemory, w, 0.01, 1.0);
+    h.etaCompute
+        = JsonObject(j, w.file, w.prefix).OptionalNumber("eta_compute", h.etaCompute, 0.01, 1.0);
+    h.etaMemory
+        = JsonObject(j, w.file, w.prefix).OptionalNumber("eta_memory", h.etaMemory, 0.01, 1.0);
     if (const json* v = FindField(j, "launch_overhead"))
     {
         h.launchOverheadSec
@@ -139,7 +141,8 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
         h.nicBwBytesPerSec
             = ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("nic_bw"), true);
     }
-    h.pricePerHour = OptionalNumber(j, "price_per_hour", h.pricePerHour, w, 0.0, 1e6);
+    h.pricePerHour = JsonObject(j, w.file, w.prefix)
+                         .OptionalNumber("price_per_hour", h.pricePerHour, 0.0, 1e6);
 }
 
 } // namespace
@@ -155,7 +158,7 @@ HardwareSpec::FromJson(const json& j, const std::string& file, const std::string
     HardwareSpec h;
     if (FindField(j, "preset"))
     {
-        std::string name = OptionalString(j, "preset", "", w);
+        std::string name = JsonObject(j, w.file, w.prefix).OptionalString("preset", "");
         try
         {
             h = Preset(name);

@@ -1,6 +1,7 @@
 /*
- * Typed reads of JSON fields that fail with an fabricsim::InputError naming file, field, what was
- * expected and what was found. Shared by the model / hardware / parallelism spec parsers.
+ * What the workload parsers still keep beside the common JSON layer (json-reader.h, which does
+ * the typed reads): where an object sits (JsonWhere, until the parsers carry JsonObjects),
+ * quantities with units, JSON files and name normalisation.
  */
 #ifndef FABRICSIM_WORKLOADS_JSON_READ_H
 #define FABRICSIM_WORKLOADS_JSON_READ_H
@@ -36,39 +37,6 @@ struct JsonWhere
  * \brief The field \p key of \p obj, or nullptr when absent or JSON null.
  */
 const nlohmann::json* FindField(const nlohmann::json& obj, const std::string& key);
-
-/// Required integer >= \p min; InputError when missing, not an integer or too small.
-uint64_t RequireUint(const nlohmann::json& obj,
-                     const std::string& key,
-                     const JsonWhere& where,
-                     uint64_t min = 1);
-
-/// Optional integer >= \p min, \p def when absent or null.
-uint64_t OptionalUint(const nlohmann::json& obj,
-                      const std::string& key,
-                      uint64_t def,
-                      const JsonWhere& where,
-                      uint64_t min = 0);
-
-/// Optional number in [\p lo, \p hi], \p def when absent.
-double OptionalNumber(const nlohmann::json& obj,
-                      const std::string& key,
-                      double def,
-                      const JsonWhere& where,
-                      double lo,
-                      double hi);
-
-/// Optional boolean, \p def when absent.
-bool OptionalBool(const nlohmann::json& obj,
-                  const std::string& key,
-                  bool def,
-                  const JsonWhere& where);
-
-/// Optional string, \p def when absent.
-std::string OptionalString(const nlohmann::json& obj,
-                           const std::string& key,
-                           const std::string& def,
-                           const JsonWhere& where);
 
 /**
  * \brief A quantity with units (see ParseQuantity) that must be finite and > 0 (>= 0 when

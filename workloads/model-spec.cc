@@ -41,7 +41,7 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
     const char* expertKey = nullptr;
     for (const char* k : {"n_routed_experts", "num_experts", "num_local_experts"})
     {
-        if (FindField(c, k) && OptionalUint(c, k, 0, w) > 0)
+        if (FindField(c, k) && JsonObject(c, w.file, w.prefix).OptionalUint(k, 0) > 0)
         {
             expertKey = k;
             break;
@@ -52,8 +52,8 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
         return std::nullopt;
     }
     MoeSpec m;
-    m.numExperts = uint32_t(RequireUint(c, expertKey, w));
-    m.topK = uint32_t(RequireUint(c, "num_experts_per_tok", w));
+    m.numExperts = uint32_t(JsonObject(c, w.file, w.prefix).Uint(expertKey, 1));
+    m.topK = uint32_t(JsonObject(c, w.file, w.prefix).Uint("num_experts_per_tok", 1));
     if (m.topK > m.numExperts)
     {
         throw fabricsim::InputError(w.file,
@@ -64,25 +64,29 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
     }
     if (FindField(c, "moe_intermediate_size"))
     {
-        m.expertIntermediate = uint32_t(RequireUint(c, "moe_intermediate_size", w));
+        m.expertIntermediate
+            = uint32_t(JsonObject(c, w.file, w.prefix).Uint("moe_intermediate_size", 1));
     }
     else
     {
-        m.expertIntermediate = uint32_t(RequireUint(c, "intermediate_size", w));
+        m.expertIntermediate
+            = uint32_t(JsonObject(c, w.file, w.prefix).Uint("intermediate_size", 1));
     }
-    m.numSharedExperts = uint32_t(OptionalUint(c, "n_shared_experts", 0, w));
+    m.numSharedExperts
+        = uint32_t(JsonObject(c, w.file, w.prefix).OptionalUint("n_shared_experts", 0));
     m.sharedIntermediate = uint64_t(m.numSharedExperts) * m.expertIntermediate;
-    uint64_t qwenShared = OptionalUint(c, "shared_expert_intermediate_size", 0, w);
+    uint64_t qwenShared
+        = JsonObject(c, w.file, w.prefix).OptionalUint("shared_expert_intermediate_size", 0);
     if (qwenShared > 0)
     {
         m.sharedIntermediate += qwenShared;
         m.sharedExpertGate = true;
     }
     // DeepSeek: MoE from layer first_k_dense_replace on, every moe_layer_freq-th layer.
-    uint64_t firstDense = OptionalUint(c, "first_k_dense_replace", 0, w);
-    uint64_t freq = OptionalUint(c, "moe_layer_freq", 1, w, 1);
+    uint64_t firstDense = JsonObject(c, w.file, w.prefix).OptionalUint("first_k_dense_replace", 0);
+    uint64_t freq = JsonObject(c, w.file, w.prefix).OptionalUint("moe_layer_freq", 1, 1);
     // Qwen: MoE every decoder_sparse_step-th layer (1-based), except mlp_only_layers.
-    uint64_t step = OptionalUint(c, "decoder_sparse_step", 1, w, 1);
+    uint64_t step = JsonObject(c, w.file, w.prefix).OptionalUint("decoder_sparse_step", 1, 1);
     std::vector<bool> mlpOnly(layers, false);
     if (const json* v = FindField(c, "mlp_only_layers"))
     {
@@ -131,22 +135,24 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         throw fabricsim::InputError(file, prefix, "a config.json object", DescribeJson(c));
     }
     ModelSpec m;
-    m.modelType = OptionalString(c, "model_type", "", w);
-    m.hiddenSize = uint32_t(RequireUint(c, "hidden_size", w));
-    m.numLayers = uint32_t(RequireUint(c, "num_hidden_layers", w));
-    m.numHeads = uint32_t(RequireUint(c, "num_attention_heads", w));
-    m.numKvHeads = uint32_t(OptionalUint(c, "num_key_value_heads", m.numHeads, w, 1));
-    m.vocabSize = uint32_t(RequireUint(c, "vocab_size", w));
-    m.tieWordEmbeddings = OptionalBool(c, "tie_word_embeddings", false, w);
+    m.modelType = JsonObject(c, w.file, w.prefix).OptionalString("model_type", "");
+    m.hiddenSize = uint32_t(JsonObject(c, w.file, w.prefix).Uint("hidden_size", 1));
+    m.numLayers = uint32_t(JsonObject(c, w.file, w.prefix).Uint("num_hidden_layers", 1));
+    m.numHeads = uint32_t(JsonObject(c, w.file, w.prefix).Uint("num_attention_heads", 1));
+    m.numKvHeads = uint32_t(
+        JsonObject(c, w.file, w.prefix).OptionalUint("num_key_value_heads", m.numHeads, 1));
+    m.vocabSize = uint32_t(JsonObject(c, w.file, w.prefix).Uint("vocab_size", 1));
+    m.tieWordEmbeddings
+        = JsonObject(c, w.file, w.prefix).OptionalBool("tie_word_embeddings", false);
 
     if (FindField(c, "kv_lora_rank"))
     {
         m.attention = AttentionKind::Mla;
-        m.mla.kvLoraRank = uint32_t(RequireUint(c, "kv_lora_rank", w));
-        m.mla.qLoraRank = uint32_t(OptionalUint(c, "q_lora_rank", 0, w));
-        m.mla.qkRopeHeadDim = uint32_t(RequireUint(c, "qk_rope_head_dim", w));
-        m.mla.qkNopeHeadDim = uint32_t(RequireUint(c, "qk_nope_head_dim", w));
-        m.mla.vHeadDim = uint32_t(RequireUint(c, "v_head_dim", w));
+        m.mla.kvLoraRank = uint32_t(JsonObject(c, w.file, w.prefix).Uint("kv_lora_rank", 1));
+        m.mla.qLoraRank = uint32_t(JsonObject(c, w.file, w.prefix).OptionalUint("q_lora_rank", 0));
+        m.mla.qkRopeHeadDim = uint32_t(JsonObject(c, w.file, w.prefix).Uint("qk_rope_head_dim", 1));
+        m.mla.qkNopeHeadDim = uint32_t(JsonObject(c, w.file, w.prefix).Uint("qk_nope_head_dim", 1));
+        m.mla.vHeadDim = uint32_t(JsonObject(c, w.file, w.prefix).Uint("v_head_dim", 1));
         m.headDim = m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim;
     }
     else
@@ -161,7 +167,7 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         }
         if (FindField(c, "head_dim"))
         {
-            m.headDim = uint32_t(RequireUint(c, "head_dim", w));
+            m.headDim = uint32_t(JsonObject(c, w.file, w.prefix).Uint("head_dim", 1));
         }
         else if (m.hiddenSize % m.numHeads != 0)
         {
@@ -178,20 +184,22 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     }
 
     bool qwen2 = m.modelType.rfind("qwen2", 0) == 0;
-    bool attentionBias = OptionalBool(c, "attention_bias", false, w);
+    bool attentionBias = JsonObject(c, w.file, w.prefix).OptionalBool("attention_bias", false);
     m.qkvBias = attentionBias || qwen2;
     m.outBias = attentionBias;
-    m.qkNorm = OptionalBool(c, "qk_norm", m.modelType.rfind("qwen3", 0) == 0, w);
+    m.qkNorm = JsonObject(c, w.file, w.prefix)
+                   .OptionalBool("qk_norm", m.modelType.rfind("qwen3", 0) == 0);
 
     m.moe = ReadMoe(c, m.numLayers, w);
     bool anyDense = !m.moe || m.NumMoeLayers() < m.numLayers;
     if (anyDense)
     {
-        m.intermediateSize = uint32_t(RequireUint(c, "intermediate_size", w));
+        m.intermediateSize = uint32_t(JsonObject(c, w.file, w.prefix).Uint("intermediate_size", 1));
     }
     else
     {
-        m.intermediateSize = uint32_t(OptionalUint(c, "intermediate_size", 0, w));
+        m.intermediateSize
+            = uint32_t(JsonObject(c, w.file, w.prefix).OptionalUint("intermediate_size", 0));
     }
 
     std::string dtypeKey = FindField(c, "torch_dtype") ? "torch_dtype" : "dtype";
@@ -225,10 +233,10 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         m.encoder->llmHiddenSize = m.hiddenSize;
     }
 
-    m.name = OptionalString(c, "name", "", w);
+    m.name = JsonObject(c, w.file, w.prefix).OptionalString("name", "");
     if (m.name.empty())
     {
-        m.name = OptionalString(c, "_name_or_path", "", w);
+        m.name = JsonObject(c, w.file, w.prefix).OptionalString("_name_or_path", "");
     }
     if (m.name.empty())
     {
@@ -296,7 +304,7 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
     {
         bool isPreset = FindField(v, "preset") != nullptr;
         const char* key = isPreset ? "preset" : "config";
-        std::string ref = OptionalString(v, key, "", w);
+        std::string ref = JsonObject(v, w.file, w.prefix).OptionalString(key, "");
         json base;
         std::string baseFile = file;
         if (isPreset)

@@ -18,13 +18,13 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
         .CheckKeys(
             {"tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"});
     ParallelismSpec p;
-    p.tp = uint32_t(OptionalUint(j, "tp", 1, w, 1));
-    p.pp = uint32_t(OptionalUint(j, "pp", 1, w, 1));
-    p.ep = uint32_t(OptionalUint(j, "ep", 1, w, 1));
-    p.dp = uint32_t(OptionalUint(j, "dp", 1, w, 1));
-    p.dpAttention = OptionalBool(j, "dp_attention", false, w);
-    p.sequenceParallel = OptionalBool(j, "sequence_parallel", false, w);
-    std::string flavor = OptionalString(j, "pp_send", "megatron", w);
+    p.tp = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("tp", 1, 1));
+    p.pp = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("pp", 1, 1));
+    p.ep = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("ep", 1, 1));
+    p.dp = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("dp", 1, 1));
+    p.dpAttention = JsonObject(j, w.file, w.prefix).OptionalBool("dp_attention", false);
+    p.sequenceParallel = JsonObject(j, w.file, w.prefix).OptionalBool("sequence_parallel", false);
+    std::string flavor = JsonObject(j, w.file, w.prefix).OptionalString("pp_send", "megatron");
     if (flavor == "megatron")
     {
         p.ppSend = PpSendFlavor::Megatron;
@@ -47,9 +47,8 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
         }
         for (size_t i = 0; i < v->size(); ++i)
         {
-            json holder = {{"n", (*v)[i]}};
-            p.ppLayers.push_back(
-                uint32_t(RequireUint(holder, "n", JsonWhere{file, w.Field("pp_layers")}, 1)));
+            p.ppLayers.push_back(uint32_t(JsonObject::ToUint(
+                (*v)[i], file, JsonIndex(w.Field("pp_layers"), i), 1, UINT32_MAX)));
         }
     }
     return p;

@@ -41,14 +41,15 @@ RoutingModel::FromJson(const json& j, const std::string& file, const std::string
     {
         throw fabricsim::InputError(file, prefix, "an object", DescribeJson(j));
     }
-    std::string kind = OptionalString(j, "kind", "uniform", w);
+    std::string kind = JsonObject(j, w.file, w.prefix).OptionalString("kind", "uniform");
     if (kind == "uniform")
     {
         return Uniform();
     }
     if (kind == "zipf")
     {
-        return Zipf(OptionalNumber(j, "s", 1.0, w, 0.0, 10.0), OptionalUint(j, "seed", 1, w));
+        return Zipf(JsonObject(j, w.file, w.prefix).OptionalNumber("s", 1.0, 0.0, 10.0),
+                    JsonObject(j, w.file, w.prefix).OptionalUint("seed", 1));
     }
     throw fabricsim::InputError(
         file, w.Field("kind"), "\"uniform\" or \"zipf\"", "\"" + kind + "\"");

@@ -51,9 +51,12 @@ ReadBatching(const json* j, const JsonWhere& w, const BatchingSpec& def)
     JsonObject(*j, w.file, w.prefix)
         .CheckKeys({"max_num_batched_tokens", "max_num_seqs", "chunked_prefill"});
     b.maxNumBatchedTokens
-        = uint32_t(OptionalUint(*j, "max_num_batched_tokens", def.maxNumBatchedTokens, w, 1));
-    b.maxNumSeqs = uint32_t(OptionalUint(*j, "max_num_seqs", def.maxNumSeqs, w, 1));
-    b.chunkedPrefill = OptionalBool(*j, "chunked_prefill", def.chunkedPrefill, w);
+        = uint32_t(JsonObject(*j, w.file, w.prefix)
+                       .OptionalUint("max_num_batched_tokens", def.maxNumBatchedTokens, 1));
+    b.maxNumSeqs = uint32_t(
+        JsonObject(*j, w.file, w.prefix).OptionalUint("max_num_seqs", def.maxNumSeqs, 1));
+    b.chunkedPrefill
+        = JsonObject(*j, w.file, w.prefix).OptionalBool("chunked_prefill", def.chunkedPrefill);
     return b;
 }
 
@@ -73,7 +76,7 @@ ReadPool(const json& j,
     }
     p.par.Validate(model, w.file, w.Field("parallelism"));
     p.batching = ReadBatching(FindField(j, "batching"), w.Child("batching"), defBatching);
-    p.firstHost = uint32_t(OptionalUint(j, "first_host", 0, w, 0));
+    p.firstHost = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("first_host", 0, 0));
     if (const json* h = FindField(j, "hosts"))
     {
         p.hosts = ReadHostList(*h, w, "hosts");
@@ -104,7 +107,7 @@ ReadKvCache(const json* j, const JsonWhere& w)
                     "capacity",
                     "bandwidth",
                     "pool_hosts"});
-    std::string place = OptionalString(*j, "placement", "hbm", w);
+    std::string place = JsonObject(*j, w.file, w.prefix).OptionalString("placement", "hbm");
     if (place == "hbm")
     {
         kv.placement = KvPlacement::Hbm;
@@ -122,9 +125,10 @@ ReadKvCache(const json* j, const JsonWhere& w)
         throw fabricsim::InputError(
             w.file, w.Field("placement"), "\"hbm\", \"host\" or \"remote\"", "\"" + place + "\"");
     }
-    kv.blockSize = uint32_t(OptionalUint(*j, "block_size", 16, w, 1));
-    kv.gpuMemoryUtilization = OptionalNumber(*j, "gpu_memory_utilization", 0.9, w, 0.01, 1.0);
-    kv.numBlocksOverride = OptionalUint(*j, "num_blocks", 0, w, 1);
+    kv.blockSize = uint32_t(JsonObject(*j, w.file, w.prefix).OptionalUint("block_size", 16, 1));
+    kv.gpuMemoryUtilization
+        = JsonObject(*j, w.file, w.prefix).OptionalNumber("gpu_memory_utilization", 0.9, 0.01, 1.0);
+    kv.numBlocksOverride = JsonObject(*j, w.file, w.prefix).OptionalUint("num_blocks", 0, 1);
     if (const json* c = FindField(*j, "capacity"))
     {
         kv.tierCapacityBytes = ReadQuantity(*c, UnitKind::Bytes, w.file, w.Field("capacity"));
@@ -172,7 +176,7 @@ ReadExecution(const json* j, const JsonWhere& w)
     }
     JsonObject(*j, w.file, w.prefix)
         .CheckKeys({"ep_overlap", "cuda_graphs", "cuda_graph_max_batch", "graph_kernel_overhead"});
-    std::string ov = OptionalString(*j, "ep_overlap", "none", w);
+    std::string ov = JsonObject(*j, w.file, w.prefix).OptionalString("ep_overlap", "none");
     if (ov == "none")
     {
         e.epOverlap = EpOverlap::None;
@@ -186,8 +190,9 @@ ReadExecution(const json* j, const JsonWhere& w)
         throw fabricsim::InputError(
             w.file, w.Field("ep_overlap"), "\"none\" or \"two_batch\"", "\"" + ov + "\"");
     }
-    e.cudaGraphs = OptionalBool(*j, "cuda_graphs", true, w);
-    e.cudaGraphMaxBatch = uint32_t(OptionalUint(*j, "cuda_graph_max_batch", 512, w, 1));
+    e.cudaGraphs = JsonObject(*j, w.file, w.prefix).OptionalBool("cuda_graphs", true);
+    e.cudaGraphMaxBatch
+        = uint32_t(JsonObject(*j, w.file, w.prefix).OptionalUint("cuda_graph_max_batch", 512, 1));
     if (const json* g = FindField(*j, "graph_kernel_overhead"))
     {
         e.graphKernelOverheadSec
@@ -225,7 +230,7 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
         return p;
     }
     JsonObject(*j, w.file, w.prefix).CheckKeys({"tp", "accels_per_server", "first_host", "hosts"});
-    std::string tp = OptionalString(*j, "tp", "scale_up", w);
+    std::string tp = JsonObject(*j, w.file, w.prefix).OptionalString("tp", "scale_up");
     if (tp == "scale_up")
     {
         p.tp = TpPlacement::ScaleUp;
@@ -239,7 +244,8 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
         throw fabricsim::InputError(
             w.file, w.Field("tp"), "\"scale_up\" or \"across_servers\"", "\"" + tp + "\"");
     }
-    p.accelsPerServer = uint32_t(OptionalUint(*j, "accels_per_server", p.accelsPerServer, w, 1));
+    p.accelsPerServer = uint32_t(
+        JsonObject(*j, w.file, w.prefix).OptionalUint("accels_per_server", p.accelsPerServer, 1));
     return p;
 }
 
@@ -260,9 +266,9 @@ ReadSlo(const json* j, const JsonWhere& w)
         }
     }
     s.enabled = true;
-    s.ttftMs = OptionalNumber(*j, "ttft_ms", 0, w, 1e-9, 1e9);
-    s.tpotMs = OptionalNumber(*j, "tpot_ms", 0, w, 1e-9, 1e9);
-    s.attainment = OptionalNumber(*j, "attainment", 0.9, w, 1e-6, 1.0);
+    s.ttftMs = JsonObject(*j, w.file, w.prefix).OptionalNumber("ttft_ms", 0, 1e-9, 1e9);
+    s.tpotMs = JsonObject(*j, w.file, w.prefix).OptionalNumber("tpot_ms", 0, 1e-9, 1e9);
+    s.attainment = JsonObject(*j, w.file, w.prefix).OptionalNumber("attainment", 0.9, 1e-6, 1.0);
     return s;
 }
 
@@ -275,9 +281,9 @@ ReadRecord(const json* j, const JsonWhere& w)
         return r;
     }
     JsonObject(*j, w.file, w.prefix).CheckKeys({"programs", "timeline", "max_steps"});
-    r.programs = OptionalBool(*j, "programs", false, w);
-    r.timeline = OptionalBool(*j, "timeline", false, w);
-    r.maxSteps = OptionalUint(*j, "max_steps", 0, w, 0);
+    r.programs = JsonObject(*j, w.file, w.prefix).OptionalBool("programs", false);
+    r.timeline = JsonObject(*j, w.file, w.prefix).OptionalBool("timeline", false);
+    r.maxSteps = JsonObject(*j, w.file, w.prefix).OptionalUint("max_steps", 0, 0);
     return r;
 }
 
@@ -321,7 +327,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
             throw fabricsim::InputError(file, k, std::string("a \"") + k + "\" entry", "nothing");
         }
     }
-    s.seed = OptionalUint(j, "seed", 1, root, 0);
+    s.seed = JsonObject(j, root.file, root.prefix).OptionalUint("seed", 1, 0);
     s.model = ModelSpec::Load(j["model"], file, "model");
     s.hw = HardwareSpec::Load(j["hardware"], file, "hardware");
     ParallelismSpec par;
@@ -367,7 +373,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         JsonObject(*dis, dw.file, dw.prefix)
             .CheckKeys({"enabled", "prefill", "decode", "kv_transfer"});
     }
-    s.disagg.enabled = dis && OptionalBool(*dis, "enabled", true, dw);
+    s.disagg.enabled = dis && JsonObject(*dis, dw.file, dw.prefix).OptionalBool("enabled", true);
     if (!s.disagg.enabled)
     {
         par.Validate(s.model, file, "parallelism");
@@ -376,7 +382,8 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         if (const json* pl = FindField(sv, "placement"))
         {
             JsonWhere pw = w.Child("placement");
-            s.pool.firstHost = uint32_t(OptionalUint(*pl, "first_host", 0, pw, 0));
+            s.pool.firstHost
+                = uint32_t(JsonObject(*pl, pw.file, pw.prefix).OptionalUint("first_host", 0, 0));
             if (const json* hosts = FindField(*pl, "hosts"))
             {
                 s.pool.hosts = ReadHostList(*hosts, pw, "hosts");
@@ -416,7 +423,8 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
             s.disagg.decode.firstHost
                 = s.disagg.prefill.firstHost + s.disagg.prefill.par.WorldSize();
         }
-        std::string mode = OptionalString(*dis, "kv_transfer", "bulk", dw);
+        std::string mode
+            = JsonObject(*dis, dw.file, dw.prefix).OptionalString("kv_transfer", "bulk");
         if (mode == "bulk")
         {
             s.disagg.transfer = KvTransferMode::Bulk;

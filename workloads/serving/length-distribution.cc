@@ -76,18 +76,21 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
         const size_t dot = field.find_last_of('.');
         const std::string key = dot == std::string::npos ? field : field.substr(dot + 1);
         const JsonWhere parent{file, dot == std::string::npos ? "" : field.substr(0, dot)};
-        return Constant(TokenCount(RequireUint(json{{key, j}}, key, parent, 1), file, field));
+        return Constant(TokenCount(
+            JsonObject(json{{key, j}}, parent.file, parent.prefix).Uint(key, 1), file, field));
     }
     if (!j.is_object())
     {
         throw fabricsim::InputError(
             file, field, "a token count or a distribution object {\"dist\": ...}", DescribeJson(j));
     }
-    std::string kind = OptionalString(j, "dist", "", w);
+    std::string kind = JsonObject(j, w.file, w.prefix).OptionalString("dist", "");
     JsonObject(j, file, field).CheckKeys({"dist", "value", "min", "max", "mean", "std"});
     LengthDistribution d;
-    d.min = double(TokenCount(OptionalUint(j, "min", 1, w, 1), file, w.Field("min")));
-    d.max = double(TokenCount(OptionalUint(j, "max", kMaxTokens, w, 1), file, w.Field("max")));
+    d.min = double(TokenCount(
+        JsonObject(j, w.file, w.prefix).OptionalUint("min", 1, 1), file, w.Field("min")));
+    d.max = double(TokenCount(
+        JsonObject(j, w.file, w.prefix).OptionalUint("max", kMaxTokens, 1), file, w.Field("max")));
     if (d.max < d.min)
     {
         throw fabricsim::InputError(file,
@@ -101,12 +104,13 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
         {
             throw fabricsim::InputError(file, w.Field("mean"), "a mean length > 0", "nothing");
         }
-        return OptionalNumber(j, "mean", 1, w, 1e-9, 1e12);
+        return JsonObject(j, w.file, w.prefix).OptionalNumber("mean", 1, 1e-9, 1e12);
     };
     if (kind == "constant")
     {
         d.kind = Kind::Constant;
-        d.value = double(TokenCount(RequireUint(j, "value", w, 1), file, w.Field("value")));
+        d.value = double(
+            TokenCount(JsonObject(j, w.file, w.prefix).Uint("value", 1), file, w.Field("value")));
         d.min = 1;
         d.max = double(kMaxTokens);
     }
@@ -125,7 +129,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     {
         d.kind = kind == "normal" ? Kind::Normal : Kind::LogNormal;
         d.mean = requireMean();
-        d.stddev = OptionalNumber(j, "std", 0, w, 0, 1e12);
+        d.stddev = JsonObject(j, w.file, w.prefix).OptionalNumber("std", 0, 0, 1e12);
     }
     else if (kind == "exponential")
     {

@@ -185,7 +185,7 @@ RequestSpec::FromJson(const json& j,
         throw fabricsim::InputError(file, field, "an object", DescribeJson(j));
     }
     RequestSpec s;
-    s.seed = OptionalUint(j, "seed", defaultSeed, w, 0);
+    s.seed = JsonObject(j, w.file, w.prefix).OptionalUint("seed", defaultSeed, 0);
     if (const json* t = FindField(j, "trace"))
     {
         JsonObject(j, file, w.prefix)
@@ -201,8 +201,8 @@ RequestSpec::FromJson(const json& j,
         {
             s.tracePath = Directory(file) + s.tracePath;
         }
-        s.timeScale = OptionalNumber(j, "time_scale", 1, w, 1e-12, 1e12);
-        s.limit = OptionalUint(j, "limit", 0, w, 0);
+        s.timeScale = JsonObject(j, w.file, w.prefix).OptionalNumber("time_scale", 1, 1e-12, 1e12);
+        s.limit = JsonObject(j, w.file, w.prefix).OptionalUint("limit", 0, 0);
         return s;
     }
     JsonObject(j, file, w.prefix)
@@ -222,8 +222,8 @@ RequestSpec::FromJson(const json& j,
                                     "an arrival rate in requests/s (or a \"trace\")",
                                     "nothing");
     }
-    s.ratePerSec = OptionalNumber(j, "rate_per_s", 1, w, 0, 1e12);
-    s.count = RequireUint(j, "count", w, 1);
+    s.ratePerSec = JsonObject(j, w.file, w.prefix).OptionalNumber("rate_per_s", 1, 0, 1e12);
+    s.count = JsonObject(j, w.file, w.prefix).Uint("count", 1);
     // The requests' mean span, (count - 1) / rate, must leave room within ns-3's 106-day clock
     // for Poisson's spread: otherwise arrivals wrap int64 ps (a negative TTFT follows).
     const double minRate = double(s.count - 1) / (units::kMaxSeconds / 4);
@@ -247,15 +247,15 @@ RequestSpec::FromJson(const json& j,
         (std::string(k) == "prompt_tokens" ? s.prompt : s.output)
             = LengthDistribution::FromJson(*v, file, w.Field(k));
     }
-    std::string arrival = OptionalString(j, "arrival", "poisson", w);
+    std::string arrival = JsonObject(j, w.file, w.prefix).OptionalString("arrival", "poisson");
     if (arrival != "poisson" && arrival != "uniform")
     {
         throw fabricsim::InputError(
             file, w.Field("arrival"), "\"poisson\" or \"uniform\"", "\"" + arrival + "\"");
     }
     s.poisson = arrival == "poisson";
-    s.images = OptionalNumber(j, "images", 0, w, 0, 1e6);
-    s.audioSeconds = OptionalNumber(j, "audio_seconds", 0, w, 0, 1e7);
+    s.images = JsonObject(j, w.file, w.prefix).OptionalNumber("images", 0, 0, 1e6);
+    s.audioSeconds = JsonObject(j, w.file, w.prefix).OptionalNumber("audio_seconds", 0, 0, 1e7);
     return s;
 }
 
