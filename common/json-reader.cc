@@ -279,34 +279,40 @@ JsonObject::Fail(const std::string& key,
     throw InputError(m_file, Field(key), expected, found);
 }
 
+std::optional<uint64_t>
+JsonObject::AsUint(const json& v)
+{
+    if (v.is_number_unsigned())
+    {
+        return v.get<uint64_t>();
+    }
+    if (v.is_number_integer()) // signed: as built in C++, or negative in a file
+    {
+        return v.get<int64_t>() >= 0 ? std::optional<uint64_t>(uint64_t(v.get<int64_t>()))
+                                     : std::nullopt;
+    }
+    if (v.is_number_float())
+    {
+        // Whole floats up to 2^53, where every integer is still exact.
+        const double d = v.get<double>();
+        if (std::isfinite(d) && d >= 0 && d == std::floor(d) && d <= 9007199254740992.0)
+        {
+            return uint64_t(d);
+        }
+    }
+    return std::nullopt;
+}
+
 uint64_t
 JsonObject::ToUint(
     const json& v, const std::string& file, const std::string& field, uint64_t min, uint64_t max)
 {
-    uint64_t x = 0;
-    bool ok = false;
-    if (v.is_number_unsigned())
-    {
-        x = v.get<uint64_t>();
-        ok = true;
-    }
-    else if (v.is_number_integer()) // signed: as built in C++, or negative in a file
-    {
-        ok = v.get<int64_t>() >= 0;
-        x = ok ? uint64_t(v.get<int64_t>()) : 0;
-    }
-    else if (v.is_number_float())
-    {
-        // Whole floats up to 2^53, where every integer is still exact.
-        const double d = v.get<double>();
-        ok = std::isfinite(d) && d >= 0 && d == std::floor(d) && d <= 9007199254740992.0;
-        x = ok ? uint64_t(d) : 0;
-    }
-    if (!ok || x < min || x > max)
+    const std::optional<uint64_t> x = AsUint(v);
+    if (!x || *x < min || *x > max)
     {
         throw InputError(file, field, RangeText(min, max), DescribeJson(v));
     }
-    return x;
+    return *x;
 }
 
 int64_t

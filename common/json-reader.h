@@ -138,6 +138,9 @@ class JsonObject
                            const std::string& expected,
                            const std::string& found) const;
 
+    /// \p v as a non-negative integer by the rules above, or nothing: for metadata read
+    /// leniently (profiler arguments that may be absent or of another type).
+    static std::optional<uint64_t> AsUint(const nlohmann::json& v);
     /// \p v as an integer in [\p min, \p max] by the rules above; errors name \p field.
     static uint64_t ToUint(const nlohmann::json& v,
                            const std::string& file,

@@ -1,6 +1,7 @@
 #include "calibration-parameters.h"
 
 #include "input-error.h"
+#include "json-describe.h"
 #include "json-reader.h"
 #include "text-file.h"
 #include "topology.h"
@@ -335,12 +336,10 @@ ReadOverlaySets(const std::string& path)
     auto s = o.find("set");
     if (s == o.end() || !s->is_array())
     {
-        throw fabricsim::InputError(
-            path,
-            "set",
-            "an array of \"key.path=value\" strings",
-            s == o.end() ? "nothing"
-                         : s->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        throw fabricsim::InputError(path,
+                                    "set",
+                                    "an array of \"key.path=value\" strings",
+                                    s == o.end() ? "nothing" : DescribeJson(*s));
     }
     std::vector<std::string> sets;
     for (size_t i = 0; i < s->size(); ++i)
@@ -348,11 +347,10 @@ ReadOverlaySets(const std::string& path)
         const nlohmann::json& e = (*s)[i];
         if (!e.is_string() || e.get<std::string>().find('=') == std::string::npos)
         {
-            throw fabricsim::InputError(
-                path,
-                "set[" + std::to_string(i) + "]",
-                "a \"key.path=value\" string",
-                e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            throw fabricsim::InputError(path,
+                                        "set[" + std::to_string(i) + "]",
+                                        "a \"key.path=value\" string",
+                                        DescribeJson(e));
         }
         sets.push_back(e.get<std::string>());
     }
@@ -366,12 +364,10 @@ ReadOverlayParameters(const std::string& path)
     auto p = o.find("parameters");
     if (p == o.end() || !p->is_object())
     {
-        throw fabricsim::InputError(
-            path,
-            "parameters",
-            "an object of parameter values",
-            p == o.end() ? "nothing"
-                         : p->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        throw fabricsim::InputError(path,
+                                    "parameters",
+                                    "an object of parameter values",
+                                    p == o.end() ? "nothing" : DescribeJson(*p));
     }
     std::map<std::string, double> values;
     const std::vector<std::string> names = CalibrationParameterNames();
@@ -387,10 +383,7 @@ ReadOverlayParameters(const std::string& path)
         if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
         {
             throw fabricsim::InputError(
-                path,
-                "parameters." + it.key(),
-                "a number >= 0",
-                it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                path, "parameters." + it.key(), "a number >= 0", DescribeJson(*it));
         }
         values[it.key()] = it->get<double>();
     }
@@ -408,11 +401,7 @@ ReadOverlayGpuClock(const std::string& path)
     }
     if (!c->is_number() || !std::isfinite(c->get<double>()) || !(c->get<double>() > 0))
     {
-        throw fabricsim::InputError(
-            path,
-            "gpu_clock_mhz",
-            "a clock in MHz > 0",
-            c->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        throw fabricsim::InputError(path, "gpu_clock_mhz", "a clock in MHz > 0", DescribeJson(*c));
     }
     return c->get<double>();
 }

@@ -130,6 +130,11 @@ TEST(JsonReader, IntegersAcceptWholeFloatsUpToTwoToThe53)
         EXPECT_EQ(e.Field(), k);
         EXPECT_EQ(e.Expected(), "an integer >= 0");
     }
+    // The lenient form (profiler metadata) follows the same rule without throwing.
+    EXPECT_EQ(JsonObject::AsUint(j["f"]), std::optional<uint64_t>(4));
+    EXPECT_FALSE(JsonObject::AsUint(j["bigger"]).has_value());
+    EXPECT_FALSE(JsonObject::AsUint(j["neg"]).has_value());
+    EXPECT_FALSE(JsonObject::AsUint(j["s"]).has_value());
     InputError r = ErrorOf([&] { o.Uint("f", 5, 10); });
     EXPECT_EQ(r.Expected(), "an integer from 5 to 10");
     EXPECT_EQ(r.Found(), "4.0");

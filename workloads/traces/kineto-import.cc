@@ -2,6 +2,7 @@
 
 #include "compressed-file.h"
 #include "input-error.h"
+#include "json-describe.h"
 #include "json-reader.h"
 #include "unit-conversions.h"
 
@@ -79,32 +80,15 @@ IdOf(const json& v)
     return -1;
 }
 
-/// Non-negative integer member of \p args, if it is one (numbers or decimal strings).
+/// Non-negative integer member of \p args, if it is one (JsonObject::AsUint: whole numbers).
 bool
 GetCount(const json& args, const char* key, uint64_t& v)
 {
     auto it = args.find(key);
-    if (it == args.end())
-    {
-        return false;
-    }
-    if (it->is_number_unsigned())
-    {
-        v = it->get<uint64_t>();
-        return true;
-    }
-    if (it->is_number_integer() && it->get<int64_t>() >= 0)
-    {
-        v = uint64_t(it->get<int64_t>());
-        return true;
-    }
-    if (it->is_number_float() && it->get<double>() >= 0 && it->get<double>() < 1.8e19
-        && std::floor(it->get<double>()) == it->get<double>())
-    {
-        v = uint64_t(it->get<double>());
-        return true;
-    }
-    return false;
+    const std::optional<uint64_t> x
+        = it == args.end() ? std::nullopt : JsonObject::AsUint(*it); // the common integer rule
+    v = x.value_or(v);
+    return x.has_value();
 }
 
 std::string
@@ -328,9 +312,7 @@ class KinetoReader
         {
             if (!GetCount(di, "rank", v) || v > 0xffffff)
             {
-                Bad("distributedInfo.rank",
-                    "a rank number",
-                    di["rank"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                Bad("distributedInfo.rank", "a rank number", DescribeJson(di["rank"]));
             }
             m_rank.rank = uint32_t(v);
         }
@@ -340,8 +322,7 @@ class KinetoReader
             {
                 Bad("distributedInfo.world_size",
                     "a positive world size",
-                    di["world_size"].dump(
-                        -1, ' ', false, nlohmann::json::error_handler_t::replace));
+                    DescribeJson(di["world_size"]));
             }
             m_out.worldSize = std::max(m_out.worldSize, uint32_t(v));
             m_worldSize = uint32_t(v);
@@ -396,25 +377,19 @@ class KinetoReader
             {
                 Bad(at + ".ts",
                     "a time in microseconds",
-                    ts == e.end()
-                        ? "nothing"
-                        : ts->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                    ts == e.end() ? "nothing" : DescribeJson(*ts));
             }
             if (dur == e.end() || !dur->is_number() || !(dur->get<double>() >= 0)
                 || dur->get<double>() > 1e12)
             {
                 Bad(at + ".dur",
                     "a duration in microseconds (>= 0)",
-                    dur == e.end()
-                        ? "nothing"
-                        : dur->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                    dur == e.end() ? "nothing" : DescribeJson(*dur));
             }
             ev.ts = ts->get<double>();
             if (std::fabs(ev.ts) > 1e17)
             {
-                Bad(at + ".ts",
-                    "a time in microseconds below 1e17",
-                    ts->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                Bad(at + ".ts", "a time in microseconds below 1e17", DescribeJson(*ts));
             }
             ev.dur = dur->get<double>();
             ev.name = GetString(e, "name");
@@ -765,8 +740,7 @@ class KinetoReader
             {
                 Bad(op.name + " Process Group Ranks",
                     "distinct ranks including this trace's rank " + std::to_string(m_rank.rank),
-                    nlohmann::json(op.groupRanks)
-                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                    DescribeJson(nlohmann::json(op.groupRanks)));
             }
             for (uint32_t r : op.groupRanks)
             {
