@@ -189,17 +189,13 @@ void
 ParseWatchdog(const json& w, const std::string& file, PfcWatchdogSpec& spec)
 {
     const std::string path = "switch.pfc_watchdog";
-    JsonObject(w, file, path); // an object, or InputError
-    JsonObject(w, file, path)
-        .CheckKeys({"enabled", "poll_interval_ns", "detection_ns", "restoration_ns", "action"});
-    spec.enabled = JsonObject(w, file, path).OptionalBool("enabled", true);
-    spec.pollNs
-        = JsonObject(w, file, path).OptionalUint("poll_interval_ns", spec.pollNs, 1, units::kMaxNs);
-    spec.detectionNs = JsonObject(w, file, path)
-                           .OptionalUint("detection_ns", spec.detectionNs, 0, units::kMaxNs);
-    spec.restorationNs = JsonObject(w, file, path)
-                             .OptionalUint("restoration_ns", spec.restorationNs, 0, units::kMaxNs);
-    spec.action = JsonObject(w, file, path).OptionalString("action", spec.action);
+    const JsonObject wObj(w, file, path);
+    wObj.CheckKeys({"enabled", "poll_interval_ns", "detection_ns", "restoration_ns", "action"});
+    spec.enabled = wObj.OptionalBool("enabled", true);
+    spec.pollNs = wObj.OptionalUint("poll_interval_ns", spec.pollNs, 1, units::kMaxNs);
+    spec.detectionNs = wObj.OptionalUint("detection_ns", spec.detectionNs, 0, units::kMaxNs);
+    spec.restorationNs = wObj.OptionalUint("restoration_ns", spec.restorationNs, 0, units::kMaxNs);
+    spec.action = wObj.OptionalString("action", spec.action);
     if (spec.action != "report" && spec.action != "ignore-pause" && spec.action != "drop")
     {
         throw InputError(file,
@@ -255,8 +251,8 @@ ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
     {
         std::string p = "routes[" + std::to_string(i) + "]";
         const json& r = routes[i];
-        JsonObject(r, file, p); // an object, or InputError
-        JsonObject(r, file, p).CheckKeys({"switch", "dst", "next", "port"});
+        const JsonObject rObj(r, file, p);
+        rObj.CheckKeys({"switch", "dst", "next", "port"});
         RouteOverride ro;
         ro.node = RouteSwitch(r, topo, file, p);
         const auto& nb = peers[ro.node];
@@ -266,7 +262,7 @@ ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
         }
         if (r["dst"].is_array())
         {
-            ro.dstHosts = GetHostList(JsonObject(r, file, p), topo, "dst");
+            ro.dstHosts = GetHostList(rObj, topo, "dst");
         }
         else
         {
@@ -281,7 +277,7 @@ ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
         }
         if (r.contains("port"))
         {
-            uint64_t port = JsonObject(r, file, p).OptionalUint("port", 0);
+            uint64_t port = rObj.OptionalUint("port", 0);
             if (port >= nb.size())
             {
                 throw InputError(file,
@@ -480,9 +476,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
     auto slash = file.find_last_of('/');
     sc.dir = slash == std::string::npos ? "." : file.substr(0, slash);
     sc.raw = doc;
-    JsonObject(doc, file, ""); // an object, or InputError
-    JsonObject(doc, file, "")
-        .CheckKeys({"name",
+    const JsonObject root(doc, file, "");
+    root.CheckKeys({"name",
                     "description",
                     "seed",
                     "stop_ns",
@@ -496,8 +491,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     "deadlock",
                     "routes",
                     "attributes"});
-    sc.seed = JsonObject(doc, file, "").OptionalUint("seed", 1, 1);
-    sc.stopNs = JsonObject(doc, file, "").OptionalUint("stop_ns", 1000000000ULL, 1, units::kMaxNs);
+    sc.seed = root.OptionalUint("seed", 1, 1);
+    sc.stopNs = root.OptionalUint("stop_ns", 1000000000ULL, 1, units::kMaxNs);
     if (!doc.contains("topology"))
     {
         throw InputError(file, "topology", "a topology object", "nothing");
@@ -514,9 +509,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("transport"))
     {
         const json& t = doc["transport"];
-        JsonObject(t, file, "transport"); // an object, or InputError
-        JsonObject(t, file, "transport")
-            .CheckKeys({"cc",
+        const JsonObject tObj(t, file, "transport");
+        tObj.CheckKeys({"cc",
                         "cc_per_priority",
                         "mtu_bytes",
                         "pfc",
@@ -525,11 +519,11 @@ ParseFabricScenario(const json& doc, const std::string& file)
                         "rto_ns",
                         "cnp_interval_ns",
                         "window"});
-        sc.transport.cc = JsonObject(t, file, "transport").OptionalString("cc", sc.transport.cc);
+        sc.transport.cc = tObj.OptionalString("cc", sc.transport.cc);
         if (t.contains("cc_per_priority"))
         {
             const json& m = t["cc_per_priority"];
-            JsonObject(m, file, "transport.cc_per_priority"); // an object, or InputError
+            const JsonObject mObj(m, file, "transport.cc_per_priority");
             for (auto it = m.begin(); it != m.end(); ++it)
             {
                 std::string field = "transport.cc_per_priority." + it.key();
@@ -549,8 +543,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     = it.value().get<std::string>();
             }
         }
-        sc.transport.mtuBytes
-            = uint32_t(JsonObject(t, file, "transport").OptionalUint("mtu_bytes", 1000, 64));
+        sc.transport.mtuBytes = uint32_t(tObj.OptionalUint("mtu_bytes", 1000, 64));
         if (sc.transport.mtuBytes > 9000)
         {
             throw InputError(file,
@@ -558,8 +551,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                              "an MTU in [64, 9000]",
                              std::to_string(sc.transport.mtuBytes));
         }
-        sc.transport.pfc = JsonObject(t, file, "transport").OptionalBool("pfc", true);
-        uint64_t prio = JsonObject(t, file, "transport").OptionalUint("priority", 3);
+        sc.transport.pfc = tObj.OptionalBool("pfc", true);
+        uint64_t prio = tObj.OptionalUint("priority", 3);
         if (prio > 6)
         {
             throw InputError(file,
@@ -568,22 +561,18 @@ ParseFabricScenario(const json& doc, const std::string& file)
                              std::to_string(prio));
         }
         sc.transport.priority = uint8_t(prio);
-        sc.transport.ackInterval
-            = uint32_t(JsonObject(t, file, "transport").OptionalUint("ack_interval", 1, 1));
-        sc.transport.rtoNs = JsonObject(t, file, "transport")
-                                 .OptionalUint("rto_ns", sc.transport.rtoNs, 1, units::kMaxNs);
+        sc.transport.ackInterval = uint32_t(tObj.OptionalUint("ack_interval", 1, 1));
+        sc.transport.rtoNs = tObj.OptionalUint("rto_ns", sc.transport.rtoNs, 1, units::kMaxNs);
         sc.transport.cnpIntervalNs
-            = JsonObject(t, file, "transport")
-                  .OptionalUint("cnp_interval_ns", sc.transport.cnpIntervalNs, 0, units::kMaxNs);
-        sc.transport.window = JsonObject(t, file, "transport").OptionalBool("window", false);
+            = tObj.OptionalUint("cnp_interval_ns", sc.transport.cnpIntervalNs, 0, units::kMaxNs);
+        sc.transport.window = tObj.OptionalBool("window", false);
     }
 
     if (doc.contains("switch"))
     {
         const json& s = doc["switch"];
-        JsonObject(s, file, "switch"); // an object, or InputError
-        JsonObject(s, file, "switch")
-            .CheckKeys({"buffer_bytes",
+        const JsonObject sObj(s, file, "switch");
+        sObj.CheckKeys({"buffer_bytes",
                         "alpha",
                         "reserve_bytes",
                         "resume_offset_bytes",
@@ -592,40 +581,31 @@ ParseFabricScenario(const json& doc, const std::string& file)
                         "ecmp_seed",
                         "ecn",
                         "pfc_watchdog"});
-        sc.sw.bufferBytes
-            = GetBytes(JsonObject(s, file, "switch"), "buffer_bytes", sc.sw.bufferBytes);
+        sc.sw.bufferBytes = GetBytes(sObj, "buffer_bytes", sc.sw.bufferBytes);
         if (sc.sw.bufferBytes == 0)
         {
             throw InputError(file, "switch.buffer_bytes", "a positive byte count", "0");
         }
-        sc.sw.alpha = JsonObject(s, file, "switch").OptionalNumber("alpha", sc.sw.alpha, 1e-6, 1e6);
-        sc.sw.reserveBytes
-            = GetBytes(JsonObject(s, file, "switch"), "reserve_bytes", sc.sw.reserveBytes);
-        sc.sw.resumeOffsetBytes = GetBytes(
-            JsonObject(s, file, "switch"), "resume_offset_bytes", sc.sw.resumeOffsetBytes);
-        sc.sw.headroomBytes = GetBytes(JsonObject(s, file, "switch"), "headroom_bytes", 0);
-        sc.sw.pauseQuanta
-            = uint32_t(JsonObject(s, file, "switch").OptionalUint("pause_quanta", 0xffff, 1));
+        sc.sw.alpha = sObj.OptionalNumber("alpha", sc.sw.alpha, 1e-6, 1e6);
+        sc.sw.reserveBytes = GetBytes(sObj, "reserve_bytes", sc.sw.reserveBytes);
+        sc.sw.resumeOffsetBytes = GetBytes(sObj, "resume_offset_bytes", sc.sw.resumeOffsetBytes);
+        sc.sw.headroomBytes = GetBytes(sObj, "headroom_bytes", 0);
+        sc.sw.pauseQuanta = uint32_t(sObj.OptionalUint("pause_quanta", 0xffff, 1));
         if (sc.sw.pauseQuanta > 0xffff)
         {
             throw InputError(
                 file, "switch.pause_quanta", "1..65535", std::to_string(sc.sw.pauseQuanta));
         }
-        sc.sw.ecmpSeed
-            = uint32_t(JsonObject(s, file, "switch").OptionalUint("ecmp_seed", 0, 0, UINT32_MAX));
+        sc.sw.ecmpSeed = uint32_t(sObj.OptionalUint("ecmp_seed", 0, 0, UINT32_MAX));
         if (s.contains("ecn"))
         {
             const json& e = s["ecn"];
-            JsonObject(e, file, "switch.ecn"); // an object, or InputError
-            JsonObject(e, file, "switch.ecn")
-                .CheckKeys({"enabled", "kmin_bytes", "kmax_bytes", "pmax", "per_rate"});
-            sc.sw.ecn.enabled = JsonObject(e, file, "switch.ecn").OptionalBool("enabled", true);
-            sc.sw.ecn.kminBytes
-                = GetBytes(JsonObject(e, file, "switch.ecn"), "kmin_bytes", sc.sw.ecn.kminBytes);
-            sc.sw.ecn.kmaxBytes
-                = GetBytes(JsonObject(e, file, "switch.ecn"), "kmax_bytes", sc.sw.ecn.kmaxBytes);
-            sc.sw.ecn.pmax
-                = JsonObject(e, file, "switch.ecn").OptionalNumber("pmax", sc.sw.ecn.pmax, 0, 1);
+            const JsonObject eObj(e, file, "switch.ecn");
+            eObj.CheckKeys({"enabled", "kmin_bytes", "kmax_bytes", "pmax", "per_rate"});
+            sc.sw.ecn.enabled = eObj.OptionalBool("enabled", true);
+            sc.sw.ecn.kminBytes = GetBytes(eObj, "kmin_bytes", sc.sw.ecn.kminBytes);
+            sc.sw.ecn.kmaxBytes = GetBytes(eObj, "kmax_bytes", sc.sw.ecn.kmaxBytes);
+            sc.sw.ecn.pmax = eObj.OptionalNumber("pmax", sc.sw.ecn.pmax, 0, 1);
             if (e.contains("per_rate"))
             {
                 sc.sw.ecn.perRateBps
@@ -651,8 +631,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("traffic"))
     {
         const json& t = doc["traffic"];
-        JsonObject(t, file, "traffic"); // an object, or InputError
-        JsonObject(t, file, "traffic").CheckKeys({"flows", "flow_file", "poisson", "incast"});
+        const JsonObject tObj(t, file, "traffic");
+        tObj.CheckKeys({"flows", "flow_file", "poisson", "incast"});
         if (t.contains("flows"))
         {
             const json& fl = t["flows"];
@@ -664,9 +644,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
             {
                 std::string p = "traffic.flows[" + std::to_string(i) + "]";
                 const json& f = fl[i];
-                JsonObject(f, file, p); // an object, or InputError
-                JsonObject(f, file, p)
-                    .CheckKeys({"src", "dst", "size_bytes", "start_ns", "priority", "cc"});
+                const JsonObject fObj(f, file, p);
+                fObj.CheckKeys({"src", "dst", "size_bytes", "start_ns", "priority", "cc"});
                 for (auto* k : {"src", "dst", "size_bytes"})
                 {
                     if (!f.contains(k))
@@ -682,14 +661,13 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     throw InputError(
                         file, p + ".dst", "a host other than src", std::to_string(s.dst));
                 }
-                s.sizeBytes = GetBytes(JsonObject(f, file, p), "size_bytes", 0);
+                s.sizeBytes = GetBytes(fObj, "size_bytes", 0);
                 if (s.sizeBytes == 0)
                 {
                     throw InputError(file, p + ".size_bytes", "a positive byte count", "0");
                 }
-                s.startNs = JsonObject(f, file, p).OptionalUint("start_ns", 0, 0, units::kMaxNs);
-                s.priority
-                    = int(JsonObject(f, file, p).OptionalUint("priority", sc.transport.priority));
+                s.startNs = fObj.OptionalUint("start_ns", 0, 0, units::kMaxNs);
+                s.priority = int(fObj.OptionalUint("priority", sc.transport.priority));
                 if (s.priority > 6)
                 {
                     throw InputError(file,
@@ -697,7 +675,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                      "a data class in [0, 6]",
                                      std::to_string(s.priority));
                 }
-                s.cc = JsonObject(f, file, p).OptionalString("cc", "");
+                s.cc = fObj.OptionalString("cc", "");
                 s.tag = "explicit";
                 sc.flows.push_back(s);
             }
@@ -737,8 +715,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
             std::string p = "traffic.poisson"
                             + (pl.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
             const json& o = pl[i];
-            JsonObject(o, file, p); // an object, or InputError
-            JsonObject(o, file, p).CheckKeys({"cdf", "load", "start_ns", "duration_ns", "hosts"});
+            const JsonObject oObj(o, file, p);
+            oObj.CheckKeys({"cdf", "load", "start_ns", "duration_ns", "hosts"});
             PoissonSpec ps;
             if (!o.contains("cdf") || !o["cdf"].is_string())
             {
@@ -748,15 +726,15 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                  o.contains("cdf") ? DescribeJson(o["cdf"]) : "nothing");
             }
             ps.cdfPath = Resolve(sc.dir, o["cdf"].get<std::string>());
-            ps.load = JsonObject(o, file, p).OptionalNumber("load", 0.3, 1e-6, 1.0);
-            ps.startNs = JsonObject(o, file, p).OptionalUint("start_ns", 0, 0, units::kMaxNs);
-            ps.durationNs = JsonObject(o, file, p).OptionalUint("duration_ns", 0, 1, units::kMaxNs);
+            ps.load = oObj.OptionalNumber("load", 0.3, 1e-6, 1.0);
+            ps.startNs = oObj.OptionalUint("start_ns", 0, 0, units::kMaxNs);
+            ps.durationNs = oObj.OptionalUint("duration_ns", 0, 1, units::kMaxNs);
             if (ps.durationNs == 0)
             {
                 throw InputError(file, p + ".duration_ns", "a positive duration", "nothing");
             }
             CheckWindowEnd(ps.startNs, ps.durationNs, file, p);
-            ps.hosts = GetHostList(JsonObject(o, file, p), sc.topology, "hosts");
+            ps.hosts = GetHostList(oObj, sc.topology, "hosts");
             LoadFlowCdf(ps.cdfPath, p + ".cdf"); // validate now, before anything runs
             sc.poisson.push_back(ps);
         }
@@ -766,10 +744,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
             std::string p = "traffic.incast"
                             + (il.size() > 1 ? "[" + std::to_string(i) + "]" : std::string());
             const json& o = il[i];
-            JsonObject(o, file, p); // an object, or InputError
-            JsonObject(o, file, p)
-                .CheckKeys(
-                    {"receiver", "senders", "size_bytes", "start_ns", "load", "duration_ns"});
+            const JsonObject oObj(o, file, p);
+            oObj.CheckKeys(
+                {"receiver", "senders", "size_bytes", "start_ns", "load", "duration_ns"});
             IncastSpec is;
             if (!o.contains("receiver"))
             {
@@ -797,7 +774,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
             }
             else
             {
-                is.senders = GetHostList(JsonObject(o, file, p), sc.topology, "senders");
+                is.senders = GetHostList(oObj, sc.topology, "senders");
                 if (is.senders.empty())
                 {
                     throw InputError(file,
@@ -817,14 +794,14 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     }
                 }
             }
-            is.sizeBytes = GetBytes(JsonObject(o, file, p), "size_bytes", 0);
+            is.sizeBytes = GetBytes(oObj, "size_bytes", 0);
             if (is.sizeBytes == 0)
             {
                 throw InputError(file, p + ".size_bytes", "a positive byte count", "nothing");
             }
-            is.startNs = JsonObject(o, file, p).OptionalUint("start_ns", 0, 0, units::kMaxNs);
-            is.load = JsonObject(o, file, p).OptionalNumber("load", 0, 0, 1);
-            is.durationNs = JsonObject(o, file, p).OptionalUint("duration_ns", 0, 0, units::kMaxNs);
+            is.startNs = oObj.OptionalUint("start_ns", 0, 0, units::kMaxNs);
+            is.load = oObj.OptionalNumber("load", 0, 0, 1);
+            is.durationNs = oObj.OptionalUint("duration_ns", 0, 0, units::kMaxNs);
             CheckWindowEnd(is.startNs, is.durationNs, file, p);
             if (is.load > 0 && is.durationNs == 0)
             {
@@ -847,10 +824,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
         for (size_t i = 0; i < le.size(); ++i)
         {
             std::string p = "link_events[" + std::to_string(i) + "]";
-            JsonObject(le[i], file, p); // an object, or InputError
-            JsonObject(le[i], file, p).CheckKeys({"link", "at_ns", "state"});
+            const JsonObject eventObj(le[i], file, p);
+            eventObj.CheckKeys({"link", "at_ns", "state"});
             LinkEvent ev;
-            ev.link = uint32_t(JsonObject(le[i], file, p).OptionalUint("link", UINT64_MAX));
+            ev.link = uint32_t(eventObj.OptionalUint("link", UINT64_MAX));
             if (ev.link >= sc.topology.links.size())
             {
                 throw InputError(file,
@@ -859,8 +836,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                      + "]",
                                  le[i].contains("link") ? DescribeJson(le[i]["link"]) : "nothing");
             }
-            ev.atNs = JsonObject(le[i], file, p).OptionalUint("at_ns", 0, 0, units::kMaxNs);
-            std::string st = JsonObject(le[i], file, p).OptionalString("state", "down");
+            ev.atNs = eventObj.OptionalUint("at_ns", 0, 0, units::kMaxNs);
+            std::string st = eventObj.OptionalString("state", "down");
             if (st != "down" && st != "up")
             {
                 throw InputError(file, p + ".state", "\"down\" or \"up\"", "\"" + st + "\"");
@@ -873,9 +850,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("pcap"))
     {
         const json& pc = doc["pcap"];
-        JsonObject(pc, file, "pcap"); // an object, or InputError
-        JsonObject(pc, file, "pcap").CheckKeys({"hosts", "switches"});
-        sc.pcapHosts = GetHostList(JsonObject(pc, file, "pcap"), sc.topology, "hosts");
+        const JsonObject pcObj(pc, file, "pcap");
+        pcObj.CheckKeys({"hosts", "switches"});
+        sc.pcapHosts = GetHostList(pcObj, sc.topology, "hosts");
         if (pc.contains("switches"))
         {
             const json& sw = pc["switches"];
@@ -910,9 +887,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("monitor"))
     {
         const json& m = doc["monitor"];
-        JsonObject(m, file, "monitor"); // an object, or InputError
-        JsonObject(m, file, "monitor")
-            .CheckKeys({"interval_ns",
+        const JsonObject mObj(m, file, "monitor");
+        mObj.CheckKeys({"interval_ns",
                         "start_ns",
                         "end_ns",
                         "queues",
@@ -921,12 +897,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
                         "cnps",
                         "pause_state"});
         sc.monitor.intervalNs
-            = JsonObject(m, file, "monitor")
-                  .OptionalUint("interval_ns", sc.monitor.intervalNs, 0, units::kMaxNs);
-        sc.monitor.startNs
-            = JsonObject(m, file, "monitor").OptionalUint("start_ns", 0, 0, units::kMaxNs);
-        sc.monitor.endNs
-            = JsonObject(m, file, "monitor").OptionalUint("end_ns", UINT64_MAX, 0, units::kMaxNs);
+            = mObj.OptionalUint("interval_ns", sc.monitor.intervalNs, 0, units::kMaxNs);
+        sc.monitor.startNs = mObj.OptionalUint("start_ns", 0, 0, units::kMaxNs);
+        sc.monitor.endNs = mObj.OptionalUint("end_ns", UINT64_MAX, 0, units::kMaxNs);
         if (sc.monitor.endNs < sc.monitor.startNs)
         {
             throw InputError(file,
@@ -935,11 +908,11 @@ ParseFabricScenario(const json& doc, const std::string& file)
                                  + ")",
                              std::to_string(sc.monitor.endNs));
         }
-        sc.monitor.queues = JsonObject(m, file, "monitor").OptionalBool("queues", true);
-        sc.monitor.links = JsonObject(m, file, "monitor").OptionalBool("links", true);
-        sc.monitor.qpRates = JsonObject(m, file, "monitor").OptionalBool("qp_rates", true);
-        sc.monitor.cnps = JsonObject(m, file, "monitor").OptionalBool("cnps", true);
-        sc.monitor.pauseState = JsonObject(m, file, "monitor").OptionalBool("pause_state", true);
+        sc.monitor.queues = mObj.OptionalBool("queues", true);
+        sc.monitor.links = mObj.OptionalBool("links", true);
+        sc.monitor.qpRates = mObj.OptionalBool("qp_rates", true);
+        sc.monitor.cnps = mObj.OptionalBool("cnps", true);
+        sc.monitor.pauseState = mObj.OptionalBool("pause_state", true);
     }
 
     // A watchdog that resolves deadlocks gets the chance to: detection then only reports.
@@ -947,15 +920,12 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("deadlock"))
     {
         const json& d = doc["deadlock"];
-        JsonObject(d, file, "deadlock"); // an object, or InputError
-        JsonObject(d, file, "deadlock").CheckKeys({"check_interval_ns", "stall_ns", "on_detect"});
+        const JsonObject dObj(d, file, "deadlock");
+        dObj.CheckKeys({"check_interval_ns", "stall_ns", "on_detect"});
         sc.deadlock.checkIntervalNs
-            = JsonObject(d, file, "deadlock")
-                  .OptionalUint("check_interval_ns", sc.deadlock.checkIntervalNs, 0, units::kMaxNs);
-        sc.deadlock.stallNs = JsonObject(d, file, "deadlock")
-                                  .OptionalUint("stall_ns", sc.deadlock.stallNs, 0, units::kMaxNs);
-        std::string on = JsonObject(d, file, "deadlock")
-                             .OptionalString("on_detect", sc.deadlock.stop ? "stop" : "report");
+            = dObj.OptionalUint("check_interval_ns", sc.deadlock.checkIntervalNs, 0, units::kMaxNs);
+        sc.deadlock.stallNs = dObj.OptionalUint("stall_ns", sc.deadlock.stallNs, 0, units::kMaxNs);
+        std::string on = dObj.OptionalString("on_detect", sc.deadlock.stop ? "stop" : "report");
         if (on != "stop" && on != "report")
         {
             throw InputError(
@@ -972,7 +942,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
     if (doc.contains("attributes"))
     {
         const json& a = doc["attributes"];
-        JsonObject(a, file, "attributes"); // an object, or InputError
+        const JsonObject aObj(a, file, "attributes");
         for (auto it = a.begin(); it != a.end(); ++it)
         {
             std::string v = it->is_string() ? it->get<std::string>() : it->dump();

@@ -39,14 +39,7 @@ InferenceDoc(uint32_t mtu)
         {"serving",
          {{"requests",
            {{"rate_per_s", 0}, {"count", 1}, {"prompt_tokens", 256}, {"output_tokens", 2}}}}},
-        {"topology",
-         {{"type", "rail-optimized"},
-          {"servers", 2},
-          {"accels_per_server", 4},
-          {"spines", 1},
-          {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-          {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-          {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}},
+        {"topology", fabricsim::test::SmallRailTopology()},
         {"transport", {{"mtu_bytes", mtu}}}};
 }
 

@@ -46,14 +46,7 @@ SmallInference(const json& requests)
                 {"hardware", "H100"},
                 {"parallelism", {{"tp", 1}, {"dp", 8}, {"ep", 8}, {"dp_attention", true}}},
                 {"serving", {{"requests", requests}}},
-                {"topology",
-                 {{"type", "rail-optimized"},
-                  {"servers", 2},
-                  {"accels_per_server", 4},
-                  {"spines", 1},
-                  {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-                  {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
-                  {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}}}};
+                {"topology", fabricsim::test::SmallRailTopology()}};
 }
 
 } // namespace

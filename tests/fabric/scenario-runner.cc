@@ -61,4 +61,16 @@ RunCli(const std::string& args, std::string& output)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+nlohmann::json
+SmallRailTopology()
+{
+    return {{"type", "rail-optimized"},
+            {"servers", 2},
+            {"accels_per_server", 4},
+            {"spines", 1},
+            {"host_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+            {"fabric_link", {{"rate", "400Gbps"}, {"delay", "1us"}}},
+            {"scale_up", {{"rate", "450GBps"}, {"delay", "100ns"}}}};
+}
+
 } // namespace fabricsim::test

@@ -20,6 +20,10 @@ int RunCli(const std::string& args, std::string& output);
 
 std::string ReadFile(const std::string& path);
 
+/// Two servers of four accelerators on a rail-optimised fabric (one spine, 400G links with 1 us
+/// delay, 450 GB/s scale-up): the small cluster the inference CLI tests run on.
+nlohmann::json SmallRailTopology();
+
 } // namespace fabricsim::test
 
 #endif

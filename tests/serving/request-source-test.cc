@@ -25,6 +25,21 @@ Spec(const json& j)
     return RequestSpec::FromJson(j, "s.json", "serving.requests", 42);
 }
 
+/// The field the InputError for spec \p j names, or "no error".
+std::string
+FieldOf(const json& j)
+{
+    try
+    {
+        Spec(j);
+    }
+    catch (const fabricsim::InputError& e)
+    {
+        return e.Field();
+    }
+    return "no error";
+}
+
 std::string
 WriteTemp(const std::string& name, const std::string& text)
 {
@@ -237,40 +252,29 @@ TEST(RequestSource, ArrivalsPastTheClockAreRefusedNotWrapped)
 
 TEST(RequestSource, BadSpecsNameTheField)
 {
-    auto field = [](const json& j)
-    {
-        try
-        {
-            Spec(j);
-        }
-        catch (const fabricsim::InputError& e)
-        {
-            return e.Field();
-        }
-        return std::string("no error");
-    };
-    EXPECT_EQ(field({{"count", 3}, {"prompt_tokens", 1}, {"output_tokens", 1}}),
+    EXPECT_EQ(FieldOf({{"count", 3}, {"prompt_tokens", 1}, {"output_tokens", 1}}),
               "serving.requests.rate_per_s");
-    EXPECT_EQ(field({{"rate_per_s", 1}, {"count", 3}, {"prompt_tokens", 1}}),
+    EXPECT_EQ(FieldOf({{"rate_per_s", 1}, {"count", 3}, {"prompt_tokens", 1}}),
               "serving.requests.output_tokens");
-    EXPECT_EQ(field({{"rate_per_s", 1},
-                     {"count", 3},
-                     {"prompt_tokens", {{"dist", "zipf"}}},
-                     {"output_tokens", 1}}),
+    EXPECT_EQ(FieldOf({{"rate_per_s", 1},
+                       {"count", 3},
+                       {"prompt_tokens", {{"dist", "zipf"}}},
+                       {"output_tokens", 1}}),
               "serving.requests.prompt_tokens.dist");
-    EXPECT_EQ(field({{"rate_per_s", -1}, {"count", 3}, {"prompt_tokens", 1}, {"output_tokens", 1}}),
-              "serving.requests.rate_per_s");
-    EXPECT_EQ(field({{"rate_per_s", 1},
-                     {"count", 3},
-                     {"prompt_tokens", 1},
-                     {"output_tokens", 1},
-                     {"prompt_len", 5}}),
+    EXPECT_EQ(
+        FieldOf({{"rate_per_s", -1}, {"count", 3}, {"prompt_tokens", 1}, {"output_tokens", 1}}),
+        "serving.requests.rate_per_s");
+    EXPECT_EQ(FieldOf({{"rate_per_s", 1},
+                       {"count", 3},
+                       {"prompt_tokens", 1},
+                       {"output_tokens", 1},
+                       {"prompt_len", 5}}),
               "serving.requests.prompt_len");
-    EXPECT_EQ(field({{"trace", "x.csv"}, {"count", 3}}), "serving.requests.count");
-    EXPECT_EQ(field({{"rate_per_s", 1},
-                     {"count", 3},
-                     {"prompt_tokens", {{"dist", "uniform"}, {"min", 10}, {"max", 5}}},
-                     {"output_tokens", 1}}),
+    EXPECT_EQ(FieldOf({{"trace", "x.csv"}, {"count", 3}}), "serving.requests.count");
+    EXPECT_EQ(FieldOf({{"rate_per_s", 1},
+                       {"count", 3},
+                       {"prompt_tokens", {{"dist", "uniform"}, {"min", 10}, {"max", 5}}},
+                       {"output_tokens", 1}}),
               "serving.requests.prompt_tokens.max");
 }
 
@@ -284,30 +288,18 @@ TEST(RequestSource, TokenCountsStopAtTheirMaximum)
     ASSERT_EQ(reqs.size(), 2u);
     EXPECT_EQ(reqs[0].promptTokens, max);
     EXPECT_EQ(reqs[1].outputTokens, max);
-    auto field = [](const json& j)
-    {
-        try
-        {
-            Spec(j);
-        }
-        catch (const fabricsim::InputError& e)
-        {
-            return e.Field();
-        }
-        return std::string("no error");
-    };
     const json base = {{"rate_per_s", 1}, {"count", 3}, {"output_tokens", 1}};
     json j = base;
     j["prompt_tokens"] = std::numeric_limits<uint64_t>::max();
-    EXPECT_EQ(field(j), "serving.requests.prompt_tokens");
+    EXPECT_EQ(FieldOf(j), "serving.requests.prompt_tokens");
     j["prompt_tokens"] = max + 1;
-    EXPECT_EQ(field(j), "serving.requests.prompt_tokens");
+    EXPECT_EQ(FieldOf(j), "serving.requests.prompt_tokens");
     j["prompt_tokens"] = 0;
-    EXPECT_EQ(field(j), "serving.requests.prompt_tokens"); // once "n"
+    EXPECT_EQ(FieldOf(j), "serving.requests.prompt_tokens"); // once "n"
     j["prompt_tokens"] = {{"dist", "constant"}, {"value", max + 1}};
-    EXPECT_EQ(field(j), "serving.requests.prompt_tokens.value");
+    EXPECT_EQ(FieldOf(j), "serving.requests.prompt_tokens.value");
     j["prompt_tokens"] = {{"dist", "exponential"}, {"mean", 10}, {"max", max + 1}};
-    EXPECT_EQ(field(j), "serving.requests.prompt_tokens.max");
+    EXPECT_EQ(FieldOf(j), "serving.requests.prompt_tokens.max");
     std::string big
         = WriteTemp("big.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n0,1,1000000000001\n");
     try
