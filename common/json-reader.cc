@@ -427,6 +427,22 @@ JsonObject::OptionalNumber(const std::string& key, double def, double lo, double
     return v ? ToNumber(*v, m_file, Field(key), lo, hi) : def;
 }
 
+double
+JsonObject::Quantity(const std::string& key, UnitKind kind, bool allowZero) const
+{
+    return ReadQuantity(Require(key, UnitHint(kind)), kind, m_file, Field(key), allowZero);
+}
+
+double
+JsonObject::OptionalQuantity(const std::string& key,
+                             UnitKind kind,
+                             double def,
+                             bool allowZero) const
+{
+    const json* v = Find(key);
+    return v ? ReadQuantity(*v, kind, m_file, Field(key), allowZero) : def;
+}
+
 bool
 JsonObject::Bool(const std::string& key) const
 {

@@ -15,6 +15,8 @@
 #ifndef FABRICSIM_COMMON_JSON_READER_H
 #define FABRICSIM_COMMON_JSON_READER_H
 
+#include "units.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -119,6 +121,15 @@ class JsonObject
     double Number(const std::string& key, double lo, double hi) const;
     /// Finite number in [\p lo, \p hi], \p def when absent.
     double OptionalNumber(const std::string& key, double def, double lo, double hi) const;
+
+    /// A quantity with units of \p kind in base units (see ReadQuantity in units.h), > 0
+    /// (>= 0 when \p allowZero); required.
+    double Quantity(const std::string& key, UnitKind kind, bool allowZero = false) const;
+    /// As Quantity, \p def when absent.
+    double OptionalQuantity(const std::string& key,
+                            UnitKind kind,
+                            double def,
+                            bool allowZero = false) const;
 
     /// true or false (required).
     bool Bool(const std::string& key) const;

@@ -276,6 +276,31 @@ CheckRateRange(double bps,
 } // namespace
 
 double
+ReadQuantity(const nlohmann::json& v,
+             UnitKind kind,
+             const std::string& file,
+             const std::string& field,
+             bool allowZero)
+{
+    std::optional<double> x;
+    if (v.is_number())
+    {
+        x = v.get<double>();
+    }
+    else if (v.is_string())
+    {
+        x = ParseQuantity(v.get<std::string>(), kind);
+    }
+    if (!x || !std::isfinite(*x) || *x < 0 || (!allowZero && *x == 0))
+    {
+        std::string hint = UnitHint(kind);
+        hint += allowZero ? ", >= 0" : ", > 0";
+        throw fabricsim::InputError(file, field, hint, DescribeJson(v));
+    }
+    return *x;
+}
+
+double
 ParseRate(const nlohmann::json& value, const std::string& file, const std::string& field)
 {
     const std::string expected = "a rate like \"100Gbps\"";

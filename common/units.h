@@ -39,6 +39,17 @@ std::optional<double> ParseQuantity(const std::string& text, UnitKind kind);
 std::string UnitHint(UnitKind kind);
 
 /**
+ * \brief A quantity with units (see ParseQuantity) read from JSON: a number is taken in base
+ * units, a string parsed; it must be finite and > 0 (>= 0 when \p allowZero).
+ * \throws fabricsim::InputError naming file and field otherwise
+ */
+double ReadQuantity(const nlohmann::json& v,
+                    UnitKind kind,
+                    const std::string& file,
+                    const std::string& field,
+                    bool allowZero = false);
+
+/**
  * Parse a link rate: a JSON number is bits/s; a string is a number and a unit such as
  * "100Gbps", "400G", "3.6Tbps" (bits) or "450GBps" (bytes, capital B).
  * \throws fabricsim::InputError naming file and field when the value is not a positive rate

@@ -12,66 +12,57 @@ namespace
 
 /// First present key among \p keys as a required integer.
 uint64_t
-RequireAny(const json& j, std::initializer_list<const char*> keys, const JsonWhere& where)
+RequireAny(const JsonObject& o, std::initializer_list<const char*> keys)
 {
     for (const char* k : keys)
     {
-        if (FindField(j, k))
+        if (o.Has(k))
         {
-            return JsonObject(j, where.file, where.prefix).Uint(k, 1);
+            return o.Uint(k, 1);
         }
     }
-    return JsonObject(j, where.file, where.prefix).Uint(*keys.begin(), 1);
+    return o.Uint(*keys.begin(), 1);
 }
 
 } // namespace
 
 EncoderSpec
-EncoderSpec::FromJson(const json& j, const JsonWhere& where)
+EncoderSpec::FromJson(const JsonObject& o)
 {
-    if (!j.is_object())
-    {
-        throw fabricsim::InputError(where.file, where.prefix, "an object", DescribeJson(j));
-    }
     EncoderSpec e;
-    e.modality = JsonObject(j, where.file, where.prefix).OptionalString("modality", "vision");
+    e.modality = o.OptionalString("modality", "vision");
     if (e.modality != "vision" && e.modality != "audio")
     {
-        throw fabricsim::InputError(where.file,
-                                    where.Field("modality"),
-                                    "\"vision\" or \"audio\"",
-                                    "\"" + e.modality + "\"");
+        throw fabricsim::InputError(
+            o.File(), o.Field("modality"), "\"vision\" or \"audio\"", "\"" + e.modality + "\"");
     }
-    e.numLayers = uint32_t(RequireAny(j, {"num_hidden_layers", "depth"}, where));
-    e.hiddenSize = uint32_t(RequireAny(j, {"hidden_size", "embed_dim"}, where));
-    e.numHeads = uint32_t(RequireAny(j, {"num_attention_heads", "num_heads"}, where));
+    e.numLayers = uint32_t(RequireAny(o, {"num_hidden_layers", "depth"}));
+    e.hiddenSize = uint32_t(RequireAny(o, {"hidden_size", "embed_dim"}));
+    e.numHeads = uint32_t(RequireAny(o, {"num_attention_heads", "num_heads"}));
     if (e.hiddenSize % e.numHeads != 0)
     {
-        throw fabricsim::InputError(where.file,
-                                    where.Field("num_attention_heads"),
+        throw fabricsim::InputError(o.File(),
+                                    o.Field("num_attention_heads"),
                                     "a divisor of hidden_size " + std::to_string(e.hiddenSize),
                                     std::to_string(e.numHeads));
     }
-    e.intermediateSize = uint32_t(JsonObject(j, where.file, where.prefix)
-                                      .OptionalUint("intermediate_size", 4ULL * e.hiddenSize, 1));
-    e.gatedMlp = JsonObject(j, where.file, where.prefix).OptionalBool("gated_mlp", false);
-    double merge
-        = double(JsonObject(j, where.file, where.prefix).OptionalUint("spatial_merge_size", 1, 1));
+    e.intermediateSize = uint32_t(o.OptionalUint("intermediate_size", 4ULL * e.hiddenSize, 1));
+    e.gatedMlp = o.OptionalBool("gated_mlp", false);
+    double merge = double(o.OptionalUint("spatial_merge_size", 1, 1));
     if (e.modality == "vision")
     {
-        if (FindField(j, "tokens_per_image"))
+        if (o.Has("tokens_per_image"))
         {
-            e.tokensPerImage
-                = double(JsonObject(j, where.file, where.prefix).Uint("tokens_per_image", 1));
+            e.tokensPerImage = double(o.Uint("tokens_per_image", 1));
         }
-        else if (FindField(j, "image_size") || FindField(j, "patch_size"))
+        else if (o.Has("image_size") || o.Has("patch_size"))
         {
-            uint64_t image = JsonObject(j, where.file, where.prefix).Uint("image_size", 1);
-            uint64_t patch = JsonObject(j, where.file, where.prefix).Uint("patch_size", 1);
+            uint64_t image = o.Uint("image_size", 1);
+            uint64_t patch = o.Uint("patch_size", 1);
             if (image % patch != 0)
             {
-                throw fabricsim::InputError(where.file,
-                                            where.Field("patch_size"),
+                throw fabricsim::InputError(o.File(),
+                                            o.Field("patch_size"),
                                             "a divisor of image_size " + std::to_string(image),
                                             std::to_string(patch));
             }
@@ -79,31 +70,26 @@ EncoderSpec::FromJson(const json& j, const JsonWhere& where)
         }
         else
         {
-            throw fabricsim::InputError(where.file,
-                                        where.Field("tokens_per_image"),
+            throw fabricsim::InputError(o.File(),
+                                        o.Field("tokens_per_image"),
                                         "patch tokens per image (or image_size and patch_size)",
                                         "nothing (field missing)");
         }
-        e.outputTokensPerImage
-            = JsonObject(j, where.file, where.prefix)
-                  .OptionalNumber(
-                      "output_tokens_per_image", e.tokensPerImage / (merge * merge), 1e-9, 1e12);
+        e.outputTokensPerImage = o.OptionalNumber(
+            "output_tokens_per_image", e.tokensPerImage / (merge * merge), 1e-9, 1e12);
     }
     else
     {
-        if (!FindField(j, "tokens_per_audio_second"))
+        if (!o.Has("tokens_per_audio_second"))
         {
-            throw fabricsim::InputError(where.file,
-                                        where.Field("tokens_per_audio_second"),
+            throw fabricsim::InputError(o.File(),
+                                        o.Field("tokens_per_audio_second"),
                                         "encoder tokens per second of audio",
                                         "nothing (field missing)");
         }
-        e.tokensPerAudioSecond = JsonObject(j, where.file, where.prefix)
-                                     .OptionalNumber("tokens_per_audio_second", 0, 1e-9, 1e9);
-        e.outputTokensPerAudioSecond
-            = JsonObject(j, where.file, where.prefix)
-                  .OptionalNumber(
-                      "output_tokens_per_audio_second", e.tokensPerAudioSecond / merge, 1e-9, 1e9);
+        e.tokensPerAudioSecond = o.OptionalNumber("tokens_per_audio_second", 0, 1e-9, 1e9);
+        e.outputTokensPerAudioSecond = o.OptionalNumber(
+            "output_tokens_per_audio_second", e.tokensPerAudioSecond / merge, 1e-9, 1e9);
     }
     return e;
 }

@@ -4,7 +4,7 @@
 #ifndef FABRICSIM_WORKLOADS_ENCODER_SPEC_H
 #define FABRICSIM_WORKLOADS_ENCODER_SPEC_H
 
-#include "json-read.h"
+#include "json-reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -45,9 +45,9 @@ struct EncoderSpec
     uint32_t llmHiddenSize = 0; //!< the LLM's hidden size (projector output), set by ModelSpec
 
     /**
-     * \brief Parse an "encoder" block; errors name \p where.
+     * \brief Parse an "encoder" block; errors name its file and path.
      */
-    static EncoderSpec FromJson(const nlohmann::json& j, const JsonWhere& where);
+    static EncoderSpec FromJson(const JsonObject& o);
 
     /// Parameters of one layer: 4 H^2 (QKV + out) + (2 or 3) H I + 2 H (norms).
     uint64_t LayerParams() const;

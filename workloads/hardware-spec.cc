@@ -74,75 +74,52 @@ HardwarePresets()
     return p;
 }
 
-/// Read the fields present in \p j into \p h (everything optional here; checked after).
+/// Read the fields present in \p o into \p h (everything optional here; checked after).
 void
-ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
+ApplyFields(HardwareSpec& h, const JsonObject& o)
 {
-    JsonObject(j, w.file, w.prefix)
-        .CheckKeys({"preset",
-                    "name",
-                    "peak_flops",
-                    "hbm_capacity",
-                    "hbm_bw",
-                    "eta_compute",
-                    "eta_memory",
-                    "launch_overhead",
-                    "scale_up_bw",
-                    "nic_bw",
-                    "price_per_hour"});
-    h.name = JsonObject(j, w.file, w.prefix).OptionalString("name", h.name);
-    if (const json* pf = FindField(j, "peak_flops"))
+    o.CheckKeys({"preset",
+                 "name",
+                 "peak_flops",
+                 "hbm_capacity",
+                 "hbm_bw",
+                 "eta_compute",
+                 "eta_memory",
+                 "launch_overhead",
+                 "scale_up_bw",
+                 "nic_bw",
+                 "price_per_hour"});
+    h.name = o.OptionalString("name", h.name);
+    if (const json* pf = o.Find("peak_flops"))
     {
         if (!pf->is_object())
         {
-            throw fabricsim::InputError(
-                w.file,
-                w.Field("peak_flops"),
-                "an object of dtype -> rate, e.g. {\"bf16\": \"989TFLOPS\"}",
-                DescribeJson(*pf));
+            o.Fail("peak_flops",
+                   "an object of dtype -> rate, e.g. {\"bf16\": \"989TFLOPS\"}",
+                   DescribeJson(*pf));
         }
+        JsonObject peaks(*pf, o.File(), o.Field("peak_flops"));
         for (auto it = pf->begin(); it != pf->end(); ++it)
         {
-            std::string field = JsonPath(w.Field("peak_flops"), it.key());
             auto t = ParseDType(it.key());
             if (!t)
             {
-                throw fabricsim::InputError(
-                    w.file, field, "a dtype key (bf16, fp16, fp8, fp32)", "\"" + it.key() + "\"");
+                peaks.Fail(it.key(), "a dtype key (bf16, fp16, fp8, fp32)", "\"" + it.key() + "\"");
             }
-            h.peakFlops[DTypeName(*t)]
-                = ReadQuantity(it.value(), UnitKind::FlopsPerSec, w.file, field);
+            h.peakFlops[DTypeName(*t)] = peaks.Quantity(it.key(), UnitKind::FlopsPerSec);
         }
     }
-    if (const json* v = FindField(j, "hbm_capacity"))
-    {
-        h.hbmCapacityBytes = ReadQuantity(*v, UnitKind::Bytes, w.file, w.Field("hbm_capacity"));
-    }
-    if (const json* v = FindField(j, "hbm_bw"))
-    {
-        h.hbmBwBytesPerSec = ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("hbm_bw"));
-    }
-    h.etaCompute
-        = JsonObject(j, w.file, w.prefix).OptionalNumber("eta_compute", h.etaCompute, 0.01, 1.0);
-    h.etaMemory
-        = JsonObject(j, w.file, w.prefix).OptionalNumber("eta_memory", h.etaMemory, 0.01, 1.0);
-    if (const json* v = FindField(j, "launch_overhead"))
-    {
-        h.launchOverheadSec
-            = ReadQuantity(*v, UnitKind::Seconds, w.file, w.Field("launch_overhead"), true);
-    }
-    if (const json* v = FindField(j, "scale_up_bw"))
-    {
-        h.scaleUpBwBytesPerSec
-            = ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("scale_up_bw"), true);
-    }
-    if (const json* v = FindField(j, "nic_bw"))
-    {
-        h.nicBwBytesPerSec
-            = ReadQuantity(*v, UnitKind::BytesPerSec, w.file, w.Field("nic_bw"), true);
-    }
-    h.pricePerHour = JsonObject(j, w.file, w.prefix)
-                         .OptionalNumber("price_per_hour", h.pricePerHour, 0.0, 1e6);
+    h.hbmCapacityBytes = o.OptionalQuantity("hbm_capacity", UnitKind::Bytes, h.hbmCapacityBytes);
+    h.hbmBwBytesPerSec = o.OptionalQuantity("hbm_bw", UnitKind::BytesPerSec, h.hbmBwBytesPerSec);
+    h.etaCompute = o.OptionalNumber("eta_compute", h.etaCompute, 0.01, 1.0);
+    h.etaMemory = o.OptionalNumber("eta_memory", h.etaMemory, 0.01, 1.0);
+    h.launchOverheadSec
+        = o.OptionalQuantity("launch_overhead", UnitKind::Seconds, h.launchOverheadSec, true);
+    h.scaleUpBwBytesPerSec
+        = o.OptionalQuantity("scale_up_bw", UnitKind::BytesPerSec, h.scaleUpBwBytesPerSec, true);
+    h.nicBwBytesPerSec
+        = o.OptionalQuantity("nic_bw", UnitKind::BytesPerSec, h.nicBwBytesPerSec, true);
+    h.pricePerHour = o.OptionalNumber("price_per_hour", h.pricePerHour, 0.0, 1e6);
 }
 
 } // namespace
@@ -150,41 +127,41 @@ ApplyFields(HardwareSpec& h, const json& j, const JsonWhere& w)
 HardwareSpec
 HardwareSpec::FromJson(const json& j, const std::string& file, const std::string& prefix)
 {
-    JsonWhere w{file, prefix};
     if (!j.is_object())
     {
         throw fabricsim::InputError(file, prefix, "an accelerator object", DescribeJson(j));
     }
+    JsonObject o(j, file, prefix);
     HardwareSpec h;
-    if (FindField(j, "preset"))
+    if (o.Has("preset"))
     {
-        std::string name = JsonObject(j, w.file, w.prefix).OptionalString("preset", "");
+        std::string name = o.OptionalString("preset", "");
         try
         {
             h = Preset(name);
         }
         catch (const fabricsim::InputError& e)
         {
-            throw fabricsim::InputError(file, w.Field("preset"), e.Expected(), e.Found());
+            throw fabricsim::InputError(file, o.Field("preset"), e.Expected(), e.Found());
         }
     }
-    ApplyFields(h, j, w);
+    ApplyFields(h, o);
     if (h.peakFlops.count("bf16") == 0 && h.peakFlops.count("fp16") == 0)
     {
         throw fabricsim::InputError(file,
-                                    w.Field("peak_flops") + ".bf16",
+                                    o.Field("peak_flops") + ".bf16",
                                     "a 16-bit peak, e.g. \"989TFLOPS\"",
                                     "nothing (field missing)");
     }
     if (h.hbmCapacityBytes <= 0)
     {
         throw fabricsim::InputError(
-            file, w.Field("hbm_capacity"), "a size like \"80GB\"", "nothing (field missing)");
+            file, o.Field("hbm_capacity"), "a size like \"80GB\"", "nothing (field missing)");
     }
     if (h.hbmBwBytesPerSec <= 0)
     {
         throw fabricsim::InputError(
-            file, w.Field("hbm_bw"), "a bandwidth like \"3.35TB/s\"", "nothing (field missing)");
+            file, o.Field("hbm_bw"), "a bandwidth like \"3.35TB/s\"", "nothing (field missing)");
     }
     if (h.name.empty())
     {
@@ -220,7 +197,7 @@ HardwareSpec::Preset(const std::string& name)
         {
             HardwareSpec h;
             h.name = n;
-            ApplyFields(h, j, JsonWhere{"", "preset " + n});
+            ApplyFields(h, JsonObject(j, "", "preset " + n));
             return h;
         }
         list += (list.empty() ? "" : ", ") + n;

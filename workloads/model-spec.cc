@@ -16,9 +16,9 @@ namespace
 
 /// A dtype field (string); \p def when absent.
 DType
-ReadDType(const json& c, const std::string& key, DType def, const JsonWhere& w)
+ReadDType(const JsonObject& o, const std::string& key, DType def)
 {
-    const json* v = FindField(c, key);
+    const json* v = o.Find(key);
     if (!v)
     {
         return def;
@@ -26,8 +26,8 @@ ReadDType(const json& c, const std::string& key, DType def, const JsonWhere& w)
     std::optional<DType> t = v->is_string() ? ParseDType(v->get<std::string>()) : std::nullopt;
     if (!t)
     {
-        throw fabricsim::InputError(w.file,
-                                    w.Field(key),
+        throw fabricsim::InputError(o.File(),
+                                    o.Field(key),
                                     "a dtype (bfloat16, float16, float32, float8_e4m3fn, fp8)",
                                     DescribeJson(*v));
     }
@@ -36,12 +36,12 @@ ReadDType(const json& c, const std::string& key, DType def, const JsonWhere& w)
 
 /// The MoE block, or nothing for a dense model.
 std::optional<MoeSpec>
-ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
+ReadMoe(const JsonObject& o, uint32_t layers)
 {
     const char* expertKey = nullptr;
     for (const char* k : {"n_routed_experts", "num_experts", "num_local_experts"})
     {
-        if (FindField(c, k) && JsonObject(c, w.file, w.prefix).OptionalUint(k, 0) > 0)
+        if (o.Find(k) && o.OptionalUint(k, 0) > 0)
         {
             expertKey = k;
             break;
@@ -52,56 +52,54 @@ ReadMoe(const json& c, uint32_t layers, const JsonWhere& w)
         return std::nullopt;
     }
     MoeSpec m;
-    m.numExperts = uint32_t(JsonObject(c, w.file, w.prefix).Uint(expertKey, 1));
-    m.topK = uint32_t(JsonObject(c, w.file, w.prefix).Uint("num_experts_per_tok", 1));
+    m.numExperts = uint32_t(o.Uint(expertKey, 1));
+    m.topK = uint32_t(o.Uint("num_experts_per_tok", 1));
     if (m.topK > m.numExperts)
     {
-        throw fabricsim::InputError(w.file,
-                                    w.Field("num_experts_per_tok"),
+        throw fabricsim::InputError(o.File(),
+                                    o.Field("num_experts_per_tok"),
                                     "at most " + std::string(expertKey) + " = "
                                         + std::to_string(m.numExperts),
                                     std::to_string(m.topK));
     }
-    if (FindField(c, "moe_intermediate_size"))
+    if (o.Find("moe_intermediate_size"))
     {
-        m.expertIntermediate
-            = uint32_t(JsonObject(c, w.file, w.prefix).Uint("moe_intermediate_size", 1));
+        m.expertIntermediate = uint32_t(o.Uint("moe_intermediate_size", 1));
     }
     else
     {
-        m.expertIntermediate
-            = uint32_t(JsonObject(c, w.file, w.prefix).Uint("intermediate_size", 1));
+        m.expertIntermediate = uint32_t(o.Uint("intermediate_size", 1));
     }
-    m.numSharedExperts
-        = uint32_t(JsonObject(c, w.file, w.prefix).OptionalUint("n_shared_experts", 0));
+    m.numSharedExperts = uint32_t(o.OptionalUint("n_shared_experts", 0));
     m.sharedIntermediate = uint64_t(m.numSharedExperts) * m.expertIntermediate;
-    uint64_t qwenShared
-        = JsonObject(c, w.file, w.prefix).OptionalUint("shared_expert_intermediate_size", 0);
+    uint64_t qwenShared = o.OptionalUint("shared_expert_intermediate_size", 0);
     if (qwenShared > 0)
     {
         m.sharedIntermediate += qwenShared;
         m.sharedExpertGate = true;
     }
     // DeepSeek: MoE from layer first_k_dense_replace on, every moe_layer_freq-th layer.
-    uint64_t firstDense = JsonObject(c, w.file, w.prefix).OptionalUint("first_k_dense_replace", 0);
-    uint64_t freq = JsonObject(c, w.file, w.prefix).OptionalUint("moe_layer_freq", 1, 1);
+    uint64_t firstDense = o.OptionalUint("first_k_dense_replace", 0);
+    uint64_t freq = o.OptionalUint("moe_layer_freq", 1, 1);
     // Qwen: MoE every decoder_sparse_step-th layer (1-based), except mlp_only_layers.
-    uint64_t step = JsonObject(c, w.file, w.prefix).OptionalUint("decoder_sparse_step", 1, 1);
+    uint64_t step = o.OptionalUint("decoder_sparse_step", 1, 1);
     std::vector<bool> mlpOnly(layers, false);
-    if (const json* v = FindField(c, "mlp_only_layers"))
+    if (const json* v = o.Find("mlp_only_layers"))
     {
         if (!v->is_array())
         {
-            throw fabricsim::InputError(
-                w.file, w.Field("mlp_only_layers"), "an array of layer indices", DescribeJson(*v));
+            throw fabricsim::InputError(o.File(),
+                                        o.Field("mlp_only_layers"),
+                                        "an array of layer indices",
+                                        DescribeJson(*v));
         }
         for (size_t i = 0; i < v->size(); ++i)
         {
             const json& e = (*v)[i];
             if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() >= layers)
             {
-                throw fabricsim::InputError(w.file,
-                                            JsonIndex(w.Field("mlp_only_layers"), i),
+                throw fabricsim::InputError(o.File(),
+                                            JsonIndex(o.Field("mlp_only_layers"), i),
                                             "a layer index in [0, " + std::to_string(layers) + ")",
                                             DescribeJson(e));
             }
@@ -129,30 +127,28 @@ DirOf(const std::string& file)
 ModelSpec
 ModelSpec::FromConfig(const json& c, const std::string& file, const std::string& prefix)
 {
-    JsonWhere w{file, prefix};
     if (!c.is_object())
     {
         throw fabricsim::InputError(file, prefix, "a config.json object", DescribeJson(c));
     }
+    JsonObject o(c, file, prefix);
     ModelSpec m;
-    m.modelType = JsonObject(c, w.file, w.prefix).OptionalString("model_type", "");
-    m.hiddenSize = uint32_t(JsonObject(c, w.file, w.prefix).Uint("hidden_size", 1));
-    m.numLayers = uint32_t(JsonObject(c, w.file, w.prefix).Uint("num_hidden_layers", 1));
-    m.numHeads = uint32_t(JsonObject(c, w.file, w.prefix).Uint("num_attention_heads", 1));
-    m.numKvHeads = uint32_t(
-        JsonObject(c, w.file, w.prefix).OptionalUint("num_key_value_heads", m.numHeads, 1));
-    m.vocabSize = uint32_t(JsonObject(c, w.file, w.prefix).Uint("vocab_size", 1));
-    m.tieWordEmbeddings
-        = JsonObject(c, w.file, w.prefix).OptionalBool("tie_word_embeddings", false);
+    m.modelType = o.OptionalString("model_type", "");
+    m.hiddenSize = uint32_t(o.Uint("hidden_size", 1));
+    m.numLayers = uint32_t(o.Uint("num_hidden_layers", 1));
+    m.numHeads = uint32_t(o.Uint("num_attention_heads", 1));
+    m.numKvHeads = uint32_t(o.OptionalUint("num_key_value_heads", m.numHeads, 1));
+    m.vocabSize = uint32_t(o.Uint("vocab_size", 1));
+    m.tieWordEmbeddings = o.OptionalBool("tie_word_embeddings", false);
 
-    if (FindField(c, "kv_lora_rank"))
+    if (o.Find("kv_lora_rank"))
     {
         m.attention = AttentionKind::Mla;
-        m.mla.kvLoraRank = uint32_t(JsonObject(c, w.file, w.prefix).Uint("kv_lora_rank", 1));
-        m.mla.qLoraRank = uint32_t(JsonObject(c, w.file, w.prefix).OptionalUint("q_lora_rank", 0));
-        m.mla.qkRopeHeadDim = uint32_t(JsonObject(c, w.file, w.prefix).Uint("qk_rope_head_dim", 1));
-        m.mla.qkNopeHeadDim = uint32_t(JsonObject(c, w.file, w.prefix).Uint("qk_nope_head_dim", 1));
-        m.mla.vHeadDim = uint32_t(JsonObject(c, w.file, w.prefix).Uint("v_head_dim", 1));
+        m.mla.kvLoraRank = uint32_t(o.Uint("kv_lora_rank", 1));
+        m.mla.qLoraRank = uint32_t(o.OptionalUint("q_lora_rank", 0));
+        m.mla.qkRopeHeadDim = uint32_t(o.Uint("qk_rope_head_dim", 1));
+        m.mla.qkNopeHeadDim = uint32_t(o.Uint("qk_nope_head_dim", 1));
+        m.mla.vHeadDim = uint32_t(o.Uint("v_head_dim", 1));
         m.headDim = m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim;
     }
     else
@@ -160,19 +156,19 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         if (m.numHeads % m.numKvHeads != 0)
         {
             throw fabricsim::InputError(file,
-                                        w.Field("num_key_value_heads"),
+                                        o.Field("num_key_value_heads"),
                                         "a divisor of num_attention_heads "
                                             + std::to_string(m.numHeads),
                                         std::to_string(m.numKvHeads));
         }
-        if (FindField(c, "head_dim"))
+        if (o.Find("head_dim"))
         {
-            m.headDim = uint32_t(JsonObject(c, w.file, w.prefix).Uint("head_dim", 1));
+            m.headDim = uint32_t(o.Uint("head_dim", 1));
         }
         else if (m.hiddenSize % m.numHeads != 0)
         {
             throw fabricsim::InputError(file,
-                                        w.Field("head_dim"),
+                                        o.Field("head_dim"),
                                         "head_dim (hidden_size " + std::to_string(m.hiddenSize)
                                             + " is not a multiple of num_attention_heads)",
                                         "nothing (field missing)");
@@ -184,26 +180,24 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     }
 
     bool qwen2 = m.modelType.rfind("qwen2", 0) == 0;
-    bool attentionBias = JsonObject(c, w.file, w.prefix).OptionalBool("attention_bias", false);
+    bool attentionBias = o.OptionalBool("attention_bias", false);
     m.qkvBias = attentionBias || qwen2;
     m.outBias = attentionBias;
-    m.qkNorm = JsonObject(c, w.file, w.prefix)
-                   .OptionalBool("qk_norm", m.modelType.rfind("qwen3", 0) == 0);
+    m.qkNorm = o.OptionalBool("qk_norm", m.modelType.rfind("qwen3", 0) == 0);
 
-    m.moe = ReadMoe(c, m.numLayers, w);
+    m.moe = ReadMoe(o, m.numLayers);
     bool anyDense = !m.moe || m.NumMoeLayers() < m.numLayers;
     if (anyDense)
     {
-        m.intermediateSize = uint32_t(JsonObject(c, w.file, w.prefix).Uint("intermediate_size", 1));
+        m.intermediateSize = uint32_t(o.Uint("intermediate_size", 1));
     }
     else
     {
-        m.intermediateSize
-            = uint32_t(JsonObject(c, w.file, w.prefix).OptionalUint("intermediate_size", 0));
+        m.intermediateSize = uint32_t(o.OptionalUint("intermediate_size", 0));
     }
 
-    std::string dtypeKey = FindField(c, "torch_dtype") ? "torch_dtype" : "dtype";
-    DType base = ReadDType(c, dtypeKey, DType::Bf16, w);
+    std::string dtypeKey = o.Find("torch_dtype") ? "torch_dtype" : "dtype";
+    DType base = ReadDType(o, dtypeKey, DType::Bf16);
     if (base == DType::Fp8)
     {
         // An fp8 checkpoint still computes activations and the KV cache in 16 bit by default.
@@ -214,7 +208,7 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     {
         m.weightDtype = base;
     }
-    if (const json* q = FindField(c, "quantization_config"))
+    if (const json* q = o.Find("quantization_config"))
     {
         if (q->is_object() && q->value("quant_method", "") == "fp8")
         {
@@ -223,24 +217,24 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     }
     m.activationDtype = base;
     m.kvCacheDtype = base;
-    m.weightDtype = ReadDType(c, "weight_dtype", m.weightDtype, w);
-    m.activationDtype = ReadDType(c, "activation_dtype", m.activationDtype, w);
-    m.kvCacheDtype = ReadDType(c, "kv_cache_dtype", m.kvCacheDtype, w);
+    m.weightDtype = ReadDType(o, "weight_dtype", m.weightDtype);
+    m.activationDtype = ReadDType(o, "activation_dtype", m.activationDtype);
+    m.kvCacheDtype = ReadDType(o, "kv_cache_dtype", m.kvCacheDtype);
 
-    if (const json* e = FindField(c, "encoder"))
+    if (o.Has("encoder"))
     {
-        m.encoder = EncoderSpec::FromJson(*e, w.Child("encoder"));
+        m.encoder = EncoderSpec::FromJson(o.Object("encoder"));
         m.encoder->llmHiddenSize = m.hiddenSize;
     }
 
-    m.name = JsonObject(c, w.file, w.prefix).OptionalString("name", "");
+    m.name = o.OptionalString("name", "");
     if (m.name.empty())
     {
-        m.name = JsonObject(c, w.file, w.prefix).OptionalString("_name_or_path", "");
+        m.name = o.OptionalString("_name_or_path", "");
     }
     if (m.name.empty())
     {
-        const json* a = FindField(c, "architectures");
+        const json* a = o.Find("architectures");
         if (a && a->is_array() && !a->empty() && (*a)[0].is_string())
         {
             m.name = (*a)[0].get<std::string>();
@@ -268,7 +262,6 @@ ModelSpec::Preset(const std::string& name)
 ModelSpec
 ModelSpec::Load(const json& v, const std::string& file, const std::string& field)
 {
-    JsonWhere w{file, field};
     if (v.is_string())
     {
         std::string s = v.get<std::string>();
@@ -300,11 +293,12 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
         throw fabricsim::InputError(
             file, field, "a preset name, a path or an object", DescribeJson(v));
     }
-    if (FindField(v, "preset") || FindField(v, "config"))
+    JsonObject o(v, file, field);
+    if (o.Has("preset") || o.Has("config"))
     {
-        bool isPreset = FindField(v, "preset") != nullptr;
+        bool isPreset = o.Has("preset");
         const char* key = isPreset ? "preset" : "config";
-        std::string ref = JsonObject(v, w.file, w.prefix).OptionalString(key, "");
+        std::string ref = o.OptionalString(key, "");
         json base;
         std::string baseFile = file;
         if (isPreset)
@@ -315,7 +309,7 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
             }
             catch (const fabricsim::InputError& e)
             {
-                throw fabricsim::InputError(file, w.Field(key), e.Expected(), e.Found());
+                throw fabricsim::InputError(file, o.Field(key), e.Expected(), e.Found());
             }
         }
         else

@@ -13,18 +13,17 @@ using nlohmann::json;
 ParallelismSpec
 ParallelismSpec::FromJson(const json& j, const std::string& file, const std::string& prefix)
 {
-    JsonWhere w{file, prefix};
-    JsonObject(j, file, prefix)
-        .CheckKeys(
-            {"tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"});
+    JsonObject o(j, file, prefix);
+    o.CheckKeys(
+        {"tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"});
     ParallelismSpec p;
-    p.tp = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("tp", 1, 1));
-    p.pp = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("pp", 1, 1));
-    p.ep = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("ep", 1, 1));
-    p.dp = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("dp", 1, 1));
-    p.dpAttention = JsonObject(j, w.file, w.prefix).OptionalBool("dp_attention", false);
-    p.sequenceParallel = JsonObject(j, w.file, w.prefix).OptionalBool("sequence_parallel", false);
-    std::string flavor = JsonObject(j, w.file, w.prefix).OptionalString("pp_send", "megatron");
+    p.tp = uint32_t(o.OptionalUint("tp", 1, 1));
+    p.pp = uint32_t(o.OptionalUint("pp", 1, 1));
+    p.ep = uint32_t(o.OptionalUint("ep", 1, 1));
+    p.dp = uint32_t(o.OptionalUint("dp", 1, 1));
+    p.dpAttention = o.OptionalBool("dp_attention", false);
+    p.sequenceParallel = o.OptionalBool("sequence_parallel", false);
+    std::string flavor = o.OptionalString("pp_send", "megatron");
     if (flavor == "megatron")
     {
         p.ppSend = PpSendFlavor::Megatron;
@@ -36,20 +35,11 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
     else
     {
         throw fabricsim::InputError(
-            file, w.Field("pp_send"), "\"megatron\" or \"vllm\"", "\"" + flavor + "\"");
+            file, o.Field("pp_send"), "\"megatron\" or \"vllm\"", "\"" + flavor + "\"");
     }
-    if (const json* v = FindField(j, "pp_layers"))
+    for (uint64_t n : o.UintArray("pp_layers", false, 1, UINT32_MAX))
     {
-        if (!v->is_array())
-        {
-            throw fabricsim::InputError(
-                file, w.Field("pp_layers"), "an array of layer counts", DescribeJson(*v));
-        }
-        for (size_t i = 0; i < v->size(); ++i)
-        {
-            p.ppLayers.push_back(uint32_t(JsonObject::ToUint(
-                (*v)[i], file, JsonIndex(w.Field("pp_layers"), i), 1, UINT32_MAX)));
-        }
+        p.ppLayers.push_back(uint32_t(n));
     }
     return p;
 }
@@ -59,10 +49,9 @@ ParallelismSpec::Validate(const ModelSpec& m,
                           const std::string& file,
                           const std::string& prefix) const
 {
-    JsonWhere w{file, prefix};
     auto fail = [&](const std::string& key, const std::string& expected, uint64_t found)
     {
-        throw fabricsim::InputError(file, w.Field(key), expected, std::to_string(found));
+        throw fabricsim::InputError(file, JsonPath(prefix, key), expected, std::to_string(found));
     };
     if (m.numHeads % tp != 0)
     {
@@ -105,8 +94,10 @@ ParallelismSpec::Validate(const ModelSpec& m,
         }
         if (dpAttention)
         {
-            throw fabricsim::InputError(
-                file, w.Field("dp_attention"), "false (DP attention needs an MoE model)", "true");
+            throw fabricsim::InputError(file,
+                                        JsonPath(prefix, "dp_attention"),
+                                        "false (DP attention needs an MoE model)",
+                                        "true");
         }
         return;
     }

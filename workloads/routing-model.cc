@@ -36,23 +36,18 @@ RoutingModel::Zipf(double s, uint64_t seed)
 RoutingModel
 RoutingModel::FromJson(const json& j, const std::string& file, const std::string& prefix)
 {
-    JsonWhere w{file, prefix};
-    if (!j.is_object())
-    {
-        throw fabricsim::InputError(file, prefix, "an object", DescribeJson(j));
-    }
-    std::string kind = JsonObject(j, w.file, w.prefix).OptionalString("kind", "uniform");
+    JsonObject o(j, file, prefix);
+    std::string kind = o.OptionalString("kind", "uniform");
     if (kind == "uniform")
     {
         return Uniform();
     }
     if (kind == "zipf")
     {
-        return Zipf(JsonObject(j, w.file, w.prefix).OptionalNumber("s", 1.0, 0.0, 10.0),
-                    JsonObject(j, w.file, w.prefix).OptionalUint("seed", 1));
+        return Zipf(o.OptionalNumber("s", 1.0, 0.0, 10.0), o.OptionalUint("seed", 1));
     }
     throw fabricsim::InputError(
-        file, w.Field("kind"), "\"uniform\" or \"zipf\"", "\"" + kind + "\"");
+        file, o.Field("kind"), "\"uniform\" or \"zipf\"", "\"" + kind + "\"");
 }
 
 bool

@@ -184,3 +184,21 @@ TEST(JsonReader, SignedIntegersAndArrays)
     EXPECT_EQ(ErrorOf([&] { o.Array("s"); }).Expected(), "an array");
     EXPECT_EQ(ErrorOf([&] { o.UintArray("none", true); }).Field(), "r.none");
 }
+
+TEST(JsonReader, QuantitiesWithUnits)
+{
+    json j = {{"bw", "3.35TB/s"}, {"size", 80e9}, {"zero", "0us"}, {"bad", "3 parsecs"}};
+    JsonObject o(j, "f.json", "hardware");
+    EXPECT_DOUBLE_EQ(o.Quantity("bw", fabricsim::UnitKind::BytesPerSec), 3.35e12);
+    EXPECT_DOUBLE_EQ(o.Quantity("size", fabricsim::UnitKind::Bytes), 80e9);
+    EXPECT_DOUBLE_EQ(o.OptionalQuantity("none", fabricsim::UnitKind::Seconds, 7e-6), 7e-6);
+    EXPECT_DOUBLE_EQ(o.Quantity("zero", fabricsim::UnitKind::Seconds, true), 0.0);
+    // Zero is refused unless allowed; wrong units and absent required fields name the field.
+    InputError zero = ErrorOf([&] { o.Quantity("zero", fabricsim::UnitKind::Seconds); });
+    EXPECT_EQ(zero.Field(), "hardware.zero");
+    EXPECT_NE(zero.Expected().find("> 0"), std::string::npos);
+    EXPECT_EQ(ErrorOf([&] { o.Quantity("bad", fabricsim::UnitKind::Seconds); }).Found(),
+              "\"3 parsecs\"");
+    EXPECT_EQ(ErrorOf([&] { o.Quantity("none", fabricsim::UnitKind::Bytes); }).Field(),
+              "hardware.none");
+}

@@ -15,23 +15,23 @@ namespace
 {
 
 std::vector<uint32_t>
-ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
+ReadHostList(const JsonObject& o, const std::string& key)
 {
+    const json& v = o.Require(key, "a non-empty array of host indexes");
     if (!v.is_array() || v.empty())
     {
-        throw fabricsim::InputError(
-            w.file, w.Field(key), "a non-empty array of host indexes", DescribeJson(v));
+        o.Fail(key, "a non-empty array of host indexes", DescribeJson(v));
     }
     std::vector<uint32_t> out;
     std::set<uint32_t> seen;
     for (size_t i = 0; i < v.size(); ++i)
     {
-        const uint32_t h
-            = uint32_t(JsonObject::ToUint(v[i], w.file, JsonIndex(w.Field(key), i), 0, UINT32_MAX));
+        const uint32_t h = uint32_t(
+            JsonObject::ToUint(v[i], o.File(), JsonIndex(o.Field(key), i), 0, UINT32_MAX));
         if (!seen.insert(h).second)
         {
-            throw fabricsim::InputError(w.file,
-                                        JsonIndex(w.Field(key), i),
+            throw fabricsim::InputError(o.File(),
+                                        JsonIndex(o.Field(key), i),
                                         "distinct host indexes",
                                         "host " + std::to_string(h) + " twice");
         }
@@ -41,49 +41,45 @@ ReadHostList(const json& v, const JsonWhere& w, const std::string& key)
 }
 
 BatchingSpec
-ReadBatching(const json* j, const JsonWhere& w, const BatchingSpec& def)
+ReadBatching(const std::optional<JsonObject>& j, const BatchingSpec& def)
 {
     BatchingSpec b = def;
     if (!j)
     {
         return b;
     }
-    JsonObject(*j, w.file, w.prefix)
-        .CheckKeys({"max_num_batched_tokens", "max_num_seqs", "chunked_prefill"});
+    const JsonObject& o = *j;
+    o.CheckKeys({"max_num_batched_tokens", "max_num_seqs", "chunked_prefill"});
     b.maxNumBatchedTokens
-        = uint32_t(JsonObject(*j, w.file, w.prefix)
-                       .OptionalUint("max_num_batched_tokens", def.maxNumBatchedTokens, 1));
-    b.maxNumSeqs = uint32_t(
-        JsonObject(*j, w.file, w.prefix).OptionalUint("max_num_seqs", def.maxNumSeqs, 1));
-    b.chunkedPrefill
-        = JsonObject(*j, w.file, w.prefix).OptionalBool("chunked_prefill", def.chunkedPrefill);
+        = uint32_t(o.OptionalUint("max_num_batched_tokens", def.maxNumBatchedTokens, 1));
+    b.maxNumSeqs = uint32_t(o.OptionalUint("max_num_seqs", def.maxNumSeqs, 1));
+    b.chunkedPrefill = o.OptionalBool("chunked_prefill", def.chunkedPrefill);
     return b;
 }
 
 PoolSpec
-ReadPool(const json& j,
-         const JsonWhere& w,
+ReadPool(const JsonObject& o,
          const ParallelismSpec& defPar,
          const BatchingSpec& defBatching,
          const ModelSpec& model)
 {
-    JsonObject(j, w.file, w.prefix).CheckKeys({"parallelism", "hosts", "first_host", "batching"});
+    o.CheckKeys({"parallelism", "hosts", "first_host", "batching"});
     PoolSpec p;
     p.par = defPar;
-    if (const json* par = FindField(j, "parallelism"))
+    if (const json* par = o.Find("parallelism"))
     {
-        p.par = ParallelismSpec::FromJson(*par, w.file, w.Field("parallelism"));
+        p.par = ParallelismSpec::FromJson(*par, o.File(), o.Field("parallelism"));
     }
-    p.par.Validate(model, w.file, w.Field("parallelism"));
-    p.batching = ReadBatching(FindField(j, "batching"), w.Child("batching"), defBatching);
-    p.firstHost = uint32_t(JsonObject(j, w.file, w.prefix).OptionalUint("first_host", 0, 0));
-    if (const json* h = FindField(j, "hosts"))
+    p.par.Validate(model, o.File(), o.Field("parallelism"));
+    p.batching = ReadBatching(o.OptionalObject("batching"), defBatching);
+    p.firstHost = uint32_t(o.OptionalUint("first_host", 0, 0));
+    if (o.Has("hosts"))
     {
-        p.hosts = ReadHostList(*h, w, "hosts");
+        p.hosts = ReadHostList(o, "hosts");
         if (p.hosts.size() != p.par.WorldSize())
         {
-            throw fabricsim::InputError(w.file,
-                                        w.Field("hosts"),
+            throw fabricsim::InputError(o.File(),
+                                        o.Field("hosts"),
                                         std::to_string(p.par.WorldSize()) + " hosts (tp x pp x dp)",
                                         std::to_string(p.hosts.size()));
         }
@@ -92,22 +88,22 @@ ReadPool(const json& j,
 }
 
 KvCacheSpec
-ReadKvCache(const json* j, const JsonWhere& w)
+ReadKvCache(const std::optional<JsonObject>& j)
 {
     KvCacheSpec kv;
     if (!j)
     {
         return kv;
     }
-    JsonObject(*j, w.file, w.prefix)
-        .CheckKeys({"placement",
-                    "block_size",
-                    "gpu_memory_utilization",
-                    "num_blocks",
-                    "capacity",
-                    "bandwidth",
-                    "pool_hosts"});
-    std::string place = JsonObject(*j, w.file, w.prefix).OptionalString("placement", "hbm");
+    const JsonObject& o = *j;
+    o.CheckKeys({"placement",
+                 "block_size",
+                 "gpu_memory_utilization",
+                 "num_blocks",
+                 "capacity",
+                 "bandwidth",
+                 "pool_hosts"});
+    std::string place = o.OptionalString("placement", "hbm");
     if (place == "hbm")
     {
         kv.placement = KvPlacement::Hbm;
@@ -123,60 +119,55 @@ ReadKvCache(const json* j, const JsonWhere& w)
     else
     {
         throw fabricsim::InputError(
-            w.file, w.Field("placement"), "\"hbm\", \"host\" or \"remote\"", "\"" + place + "\"");
+            o.File(), o.Field("placement"), "\"hbm\", \"host\" or \"remote\"", "\"" + place + "\"");
     }
-    kv.blockSize = uint32_t(JsonObject(*j, w.file, w.prefix).OptionalUint("block_size", 16, 1));
-    kv.gpuMemoryUtilization
-        = JsonObject(*j, w.file, w.prefix).OptionalNumber("gpu_memory_utilization", 0.9, 0.01, 1.0);
-    kv.numBlocksOverride = JsonObject(*j, w.file, w.prefix).OptionalUint("num_blocks", 0, 1);
-    if (const json* c = FindField(*j, "capacity"))
-    {
-        kv.tierCapacityBytes = ReadQuantity(*c, UnitKind::Bytes, w.file, w.Field("capacity"));
-    }
-    if (const json* b = FindField(*j, "bandwidth"))
+    kv.blockSize = uint32_t(o.OptionalUint("block_size", 16, 1));
+    kv.gpuMemoryUtilization = o.OptionalNumber("gpu_memory_utilization", 0.9, 0.01, 1.0);
+    kv.numBlocksOverride = o.OptionalUint("num_blocks", 0, 1);
+    kv.tierCapacityBytes = o.OptionalQuantity("capacity", UnitKind::Bytes, kv.tierCapacityBytes);
+    if (const json* b = o.Find("bandwidth"))
     {
         if (kv.placement == KvPlacement::Remote)
         {
-            throw fabricsim::InputError(w.file,
-                                        w.Field("bandwidth"),
+            throw fabricsim::InputError(o.File(),
+                                        o.Field("bandwidth"),
                                         "no bandwidth for a remote pool (the fabric sets it)",
                                         DescribeJson(*b));
         }
-        kv.tierBwBytesPerSec
-            = ReadQuantity(*b, UnitKind::BytesPerSec, w.file, w.Field("bandwidth"));
+        kv.tierBwBytesPerSec = o.Quantity("bandwidth", UnitKind::BytesPerSec);
     }
-    if (const json* p = FindField(*j, "pool_hosts"))
+    if (o.Has("pool_hosts"))
     {
-        kv.poolHosts = ReadHostList(*p, w, "pool_hosts");
+        kv.poolHosts = ReadHostList(o, "pool_hosts");
     }
     if (kv.placement == KvPlacement::Remote && kv.poolHosts.empty())
     {
-        throw fabricsim::InputError(w.file,
-                                    w.Field("pool_hosts"),
+        throw fabricsim::InputError(o.File(),
+                                    o.Field("pool_hosts"),
                                     "the hosts of the remote KV pool (placement \"remote\")",
                                     "nothing");
     }
     if (kv.placement != KvPlacement::Remote && !kv.poolHosts.empty())
     {
-        throw fabricsim::InputError(w.file,
-                                    w.Field("pool_hosts"),
+        throw fabricsim::InputError(o.File(),
+                                    o.Field("pool_hosts"),
                                     "no pool hosts unless placement is \"remote\"",
-                                    DescribeJson(j->at("pool_hosts")));
+                                    DescribeJson(*o.Find("pool_hosts")));
     }
     return kv;
 }
 
 ExecutionSpec
-ReadExecution(const json* j, const JsonWhere& w)
+ReadExecution(const std::optional<JsonObject>& j)
 {
     ExecutionSpec e;
     if (!j)
     {
         return e;
     }
-    JsonObject(*j, w.file, w.prefix)
-        .CheckKeys({"ep_overlap", "cuda_graphs", "cuda_graph_max_batch", "graph_kernel_overhead"});
-    std::string ov = JsonObject(*j, w.file, w.prefix).OptionalString("ep_overlap", "none");
+    const JsonObject& o = *j;
+    o.CheckKeys({"ep_overlap", "cuda_graphs", "cuda_graph_max_batch", "graph_kernel_overhead"});
+    std::string ov = o.OptionalString("ep_overlap", "none");
     if (ov == "none")
     {
         e.epOverlap = EpOverlap::None;
@@ -188,21 +179,17 @@ ReadExecution(const json* j, const JsonWhere& w)
     else
     {
         throw fabricsim::InputError(
-            w.file, w.Field("ep_overlap"), "\"none\" or \"two_batch\"", "\"" + ov + "\"");
+            o.File(), o.Field("ep_overlap"), "\"none\" or \"two_batch\"", "\"" + ov + "\"");
     }
-    e.cudaGraphs = JsonObject(*j, w.file, w.prefix).OptionalBool("cuda_graphs", true);
-    e.cudaGraphMaxBatch
-        = uint32_t(JsonObject(*j, w.file, w.prefix).OptionalUint("cuda_graph_max_batch", 512, 1));
-    if (const json* g = FindField(*j, "graph_kernel_overhead"))
-    {
-        e.graphKernelOverheadSec
-            = ReadQuantity(*g, UnitKind::Seconds, w.file, w.Field("graph_kernel_overhead"), true);
-    }
+    e.cudaGraphs = o.OptionalBool("cuda_graphs", true);
+    e.cudaGraphMaxBatch = uint32_t(o.OptionalUint("cuda_graph_max_batch", 512, 1));
+    e.graphKernelOverheadSec = o.OptionalQuantity(
+        "graph_kernel_overhead", UnitKind::Seconds, e.graphKernelOverheadSec, true);
     return e;
 }
 
 PlacementSpec
-ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
+ReadPlacement(const std::optional<JsonObject>& j, const json& topology)
 {
     PlacementSpec p;
     // A rail-optimised topology tells how many accelerators a server has and how many hosts exist.
@@ -210,7 +197,7 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
     {
         auto positive = [&](const char* key) -> uint64_t
         {
-            const json* v = FindField(topology, key);
+            const json* v = JsonObject(topology, "", "topology").Find(key);
             return v && v->is_number_integer() && v->get<int64_t>() > 0 ? v->get<uint64_t>() : 0;
         };
         uint64_t a = positive("accels_per_server");
@@ -229,8 +216,9 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
     {
         return p;
     }
-    JsonObject(*j, w.file, w.prefix).CheckKeys({"tp", "accels_per_server", "first_host", "hosts"});
-    std::string tp = JsonObject(*j, w.file, w.prefix).OptionalString("tp", "scale_up");
+    const JsonObject& o = *j;
+    o.CheckKeys({"tp", "accels_per_server", "first_host", "hosts"});
+    std::string tp = o.OptionalString("tp", "scale_up");
     if (tp == "scale_up")
     {
         p.tp = TpPlacement::ScaleUp;
@@ -242,48 +230,49 @@ ReadPlacement(const json* j, const JsonWhere& w, const json& topology)
     else
     {
         throw fabricsim::InputError(
-            w.file, w.Field("tp"), "\"scale_up\" or \"across_servers\"", "\"" + tp + "\"");
+            o.File(), o.Field("tp"), "\"scale_up\" or \"across_servers\"", "\"" + tp + "\"");
     }
-    p.accelsPerServer = uint32_t(
-        JsonObject(*j, w.file, w.prefix).OptionalUint("accels_per_server", p.accelsPerServer, 1));
+    p.accelsPerServer = uint32_t(o.OptionalUint("accels_per_server", p.accelsPerServer, 1));
     return p;
 }
 
 SloSpec
-ReadSlo(const json* j, const JsonWhere& w)
+ReadSlo(const std::optional<JsonObject>& j)
 {
     SloSpec s;
     if (!j)
     {
         return s;
     }
-    JsonObject(*j, w.file, w.prefix).CheckKeys({"ttft_ms", "tpot_ms", "attainment"});
+    const JsonObject& o = *j;
+    o.CheckKeys({"ttft_ms", "tpot_ms", "attainment"});
     for (const char* k : {"ttft_ms", "tpot_ms"})
     {
-        if (!FindField(*j, k))
+        if (!o.Has(k))
         {
-            throw fabricsim::InputError(w.file, w.Field(k), "a latency target in ms", "nothing");
+            o.Fail(k, "a latency target in ms", "nothing");
         }
     }
     s.enabled = true;
-    s.ttftMs = JsonObject(*j, w.file, w.prefix).OptionalNumber("ttft_ms", 0, 1e-9, 1e9);
-    s.tpotMs = JsonObject(*j, w.file, w.prefix).OptionalNumber("tpot_ms", 0, 1e-9, 1e9);
-    s.attainment = JsonObject(*j, w.file, w.prefix).OptionalNumber("attainment", 0.9, 1e-6, 1.0);
+    s.ttftMs = o.OptionalNumber("ttft_ms", 0, 1e-9, 1e9);
+    s.tpotMs = o.OptionalNumber("tpot_ms", 0, 1e-9, 1e9);
+    s.attainment = o.OptionalNumber("attainment", 0.9, 1e-6, 1.0);
     return s;
 }
 
 RecordSpec
-ReadRecord(const json* j, const JsonWhere& w)
+ReadRecord(const std::optional<JsonObject>& j)
 {
     RecordSpec r;
     if (!j)
     {
         return r;
     }
-    JsonObject(*j, w.file, w.prefix).CheckKeys({"programs", "timeline", "max_steps"});
-    r.programs = JsonObject(*j, w.file, w.prefix).OptionalBool("programs", false);
-    r.timeline = JsonObject(*j, w.file, w.prefix).OptionalBool("timeline", false);
-    r.maxSteps = JsonObject(*j, w.file, w.prefix).OptionalUint("max_steps", 0, 0);
+    const JsonObject& o = *j;
+    o.CheckKeys({"programs", "timeline", "max_steps"});
+    r.programs = o.OptionalBool("programs", false);
+    r.timeline = o.OptionalBool("timeline", false);
+    r.maxSteps = o.OptionalUint("max_steps", 0, 0);
     return r;
 }
 
@@ -319,81 +308,69 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
     }
     InferenceScenario s;
     s.file = file;
-    JsonWhere root{file, ""};
+    JsonObject root(j, file, "");
     for (const char* k : {"model", "hardware", "serving"})
     {
-        if (!FindField(j, k))
+        if (!root.Has(k))
         {
-            throw fabricsim::InputError(file, k, std::string("a \"") + k + "\" entry", "nothing");
+            root.Fail(k, std::string("a \"") + k + "\" entry", "nothing");
         }
     }
-    s.seed = JsonObject(j, root.file, root.prefix).OptionalUint("seed", 1, 0);
+    s.seed = root.OptionalUint("seed", 1, 0);
     s.model = ModelSpec::Load(j["model"], file, "model");
     s.hw = HardwareSpec::Load(j["hardware"], file, "hardware");
     ParallelismSpec par;
-    if (const json* p = FindField(j, "parallelism"))
+    if (const json* p = root.Find("parallelism"))
     {
         par = ParallelismSpec::FromJson(*p, file, "parallelism");
     }
 
-    const json& sv = j["serving"];
-    JsonWhere w{file, "serving"};
-    JsonObject(sv, w.file, w.prefix)
-        .CheckKeys({"requests",
-                    "batching",
-                    "kv_cache",
-                    "disaggregation",
-                    "slo",
-                    "execution",
-                    "placement",
-                    "expert_routing",
-                    "record"});
-    if (!FindField(sv, "requests"))
+    JsonObject sv = root.Object("serving");
+    sv.CheckKeys({"requests",
+                  "batching",
+                  "kv_cache",
+                  "disaggregation",
+                  "slo",
+                  "execution",
+                  "placement",
+                  "expert_routing",
+                  "record"});
+    s.requests = RequestSpec::FromJson(
+        sv.Require("requests", "a request source"), file, sv.Field("requests"), s.seed);
+    BatchingSpec batching = ReadBatching(sv.OptionalObject("batching"), {});
+    s.kv = ReadKvCache(sv.OptionalObject("kv_cache"));
+    s.slo = ReadSlo(sv.OptionalObject("slo"));
+    s.exec = ReadExecution(sv.OptionalObject("execution"));
+    std::optional<JsonObject> placement = sv.OptionalObject("placement");
+    s.placement = ReadPlacement(placement, j.contains("topology") ? j["topology"] : json());
+    s.record = ReadRecord(sv.OptionalObject("record"));
+    if (const json* r = sv.Find("expert_routing"))
     {
-        throw fabricsim::InputError(file, w.Field("requests"), "a request source", "nothing");
-    }
-    s.requests = RequestSpec::FromJson(sv["requests"], file, w.Field("requests"), s.seed);
-    BatchingSpec batching = ReadBatching(FindField(sv, "batching"), w.Child("batching"), {});
-    s.kv = ReadKvCache(FindField(sv, "kv_cache"), w.Child("kv_cache"));
-    s.slo = ReadSlo(FindField(sv, "slo"), w.Child("slo"));
-    s.exec = ReadExecution(FindField(sv, "execution"), w.Child("execution"));
-    s.placement = ReadPlacement(FindField(sv, "placement"),
-                                w.Child("placement"),
-                                j.contains("topology") ? j["topology"] : json());
-    s.record = ReadRecord(FindField(sv, "record"), w.Child("record"));
-    if (const json* r = FindField(sv, "expert_routing"))
-    {
-        s.routing = RoutingModel::FromJson(*r, file, w.Field("expert_routing"));
+        s.routing = RoutingModel::FromJson(*r, file, sv.Field("expert_routing"));
     }
 
-    const json* dis = FindField(sv, "disaggregation");
-    JsonWhere dw = w.Child("disaggregation");
+    std::optional<JsonObject> dis = sv.OptionalObject("disaggregation");
     if (dis)
     {
-        JsonObject(*dis, dw.file, dw.prefix)
-            .CheckKeys({"enabled", "prefill", "decode", "kv_transfer"});
+        dis->CheckKeys({"enabled", "prefill", "decode", "kv_transfer"});
     }
-    s.disagg.enabled = dis && JsonObject(*dis, dw.file, dw.prefix).OptionalBool("enabled", true);
+    s.disagg.enabled = dis && dis->OptionalBool("enabled", true);
     if (!s.disagg.enabled)
     {
         par.Validate(s.model, file, "parallelism");
         s.pool.par = par;
         s.pool.batching = batching;
-        if (const json* pl = FindField(sv, "placement"))
+        if (placement)
         {
-            JsonWhere pw = w.Child("placement");
-            s.pool.firstHost
-                = uint32_t(JsonObject(*pl, pw.file, pw.prefix).OptionalUint("first_host", 0, 0));
-            if (const json* hosts = FindField(*pl, "hosts"))
+            s.pool.firstHost = uint32_t(placement->OptionalUint("first_host", 0, 0));
+            if (placement->Has("hosts"))
             {
-                s.pool.hosts = ReadHostList(*hosts, pw, "hosts");
+                s.pool.hosts = ReadHostList(*placement, "hosts");
                 if (s.pool.hosts.size() != par.WorldSize())
                 {
-                    throw fabricsim::InputError(file,
-                                                pw.Field("hosts"),
-                                                std::to_string(par.WorldSize())
-                                                    + " hosts (tp x pp x dp)",
-                                                std::to_string(s.pool.hosts.size()));
+                    placement->Fail("hosts",
+                                    std::to_string(par.WorldSize()) + " hosts (tp x pp x dp)",
+                                    std::to_string(s.pool.hosts.size()));
                 }
             }
         }
@@ -402,29 +379,25 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
     {
         for (const char* k : {"prefill", "decode"})
         {
-            if (!FindField(*dis, k))
-            {
-                throw fabricsim::InputError(file, dw.Field(k), "a pool object", "nothing");
-            }
+            dis->Require(k, "a pool object");
         }
-        s.disagg.prefill = ReadPool((*dis)["prefill"], dw.Child("prefill"), par, batching, s.model);
-        s.disagg.decode = ReadPool((*dis)["decode"], dw.Child("decode"), par, batching, s.model);
-        if (const json* pl = FindField(sv, "placement");
-            pl && (FindField(*pl, "hosts") || FindField(*pl, "first_host")))
+        s.disagg.prefill = ReadPool(dis->Object("prefill"), par, batching, s.model);
+        JsonObject decode = dis->Object("decode");
+        s.disagg.decode = ReadPool(decode, par, batching, s.model);
+        if (placement && (placement->Has("hosts") || placement->Has("first_host")))
         {
             throw fabricsim::InputError(file,
-                                        w.Field("placement.hosts"),
+                                        sv.Field("placement.hosts"),
                                         "hosts and first_host inside each disaggregation pool",
                                         "a single-pool placement");
         }
-        if (!FindField((*dis)["decode"], "first_host") && s.disagg.decode.hosts.empty())
+        if (!decode.Has("first_host") && s.disagg.decode.hosts.empty())
         {
             // By default the decode pool follows the prefill pool's hosts.
             s.disagg.decode.firstHost
                 = s.disagg.prefill.firstHost + s.disagg.prefill.par.WorldSize();
         }
-        std::string mode
-            = JsonObject(*dis, dw.file, dw.prefix).OptionalString("kv_transfer", "bulk");
+        std::string mode = dis->OptionalString("kv_transfer", "bulk");
         if (mode == "bulk")
         {
             s.disagg.transfer = KvTransferMode::Bulk;
@@ -435,8 +408,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         }
         else
         {
-            throw fabricsim::InputError(
-                file, dw.Field("kv_transfer"), "\"bulk\" or \"layerwise\"", "\"" + mode + "\"");
+            dis->Fail("kv_transfer", "\"bulk\" or \"layerwise\"", "\"" + mode + "\"");
         }
     }
     return s;

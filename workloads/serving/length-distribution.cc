@@ -69,58 +69,51 @@ TokenCount(uint64_t n, const std::string& file, const std::string& field)
 LengthDistribution
 LengthDistribution::FromJson(const json& j, const std::string& file, const std::string& field)
 {
-    JsonWhere w{file, field};
     if (j.is_number())
     {
-        // A bare count, read as the field it is (its errors once named a field "n").
-        const size_t dot = field.find_last_of('.');
-        const std::string key = dot == std::string::npos ? field : field.substr(dot + 1);
-        const JsonWhere parent{file, dot == std::string::npos ? "" : field.substr(0, dot)};
-        return Constant(TokenCount(
-            JsonObject(json{{key, j}}, parent.file, parent.prefix).Uint(key, 1), file, field));
+        // A bare count, read as the field it is.
+        return Constant(TokenCount(JsonObject::ToUint(j, file, field, 1), file, field));
     }
     if (!j.is_object())
     {
         throw fabricsim::InputError(
             file, field, "a token count or a distribution object {\"dist\": ...}", DescribeJson(j));
     }
-    std::string kind = JsonObject(j, w.file, w.prefix).OptionalString("dist", "");
-    JsonObject(j, file, field).CheckKeys({"dist", "value", "min", "max", "mean", "std"});
+    JsonObject o(j, file, field);
+    std::string kind = o.OptionalString("dist", "");
+    o.CheckKeys({"dist", "value", "min", "max", "mean", "std"});
     LengthDistribution d;
-    d.min = double(TokenCount(
-        JsonObject(j, w.file, w.prefix).OptionalUint("min", 1, 1), file, w.Field("min")));
-    d.max = double(TokenCount(
-        JsonObject(j, w.file, w.prefix).OptionalUint("max", kMaxTokens, 1), file, w.Field("max")));
+    d.min = double(TokenCount(o.OptionalUint("min", 1, 1), file, o.Field("min")));
+    d.max = double(TokenCount(o.OptionalUint("max", kMaxTokens, 1), file, o.Field("max")));
     if (d.max < d.min)
     {
         throw fabricsim::InputError(file,
-                                    w.Field("max"),
+                                    o.Field("max"),
                                     "a value >= min (" + std::to_string(uint64_t(d.min)) + ")",
                                     DescribeJson(j["max"]));
     }
     auto requireMean = [&]()
     {
-        if (!FindField(j, "mean"))
+        if (!o.Has("mean"))
         {
-            throw fabricsim::InputError(file, w.Field("mean"), "a mean length > 0", "nothing");
+            o.Fail("mean", "a mean length > 0", "nothing");
         }
-        return JsonObject(j, w.file, w.prefix).OptionalNumber("mean", 1, 1e-9, 1e12);
+        return o.OptionalNumber("mean", 1, 1e-9, 1e12);
     };
     if (kind == "constant")
     {
         d.kind = Kind::Constant;
-        d.value = double(
-            TokenCount(JsonObject(j, w.file, w.prefix).Uint("value", 1), file, w.Field("value")));
+        d.value = double(TokenCount(o.Uint("value", 1), file, o.Field("value")));
         d.min = 1;
         d.max = double(kMaxTokens);
     }
     else if (kind == "uniform")
     {
         d.kind = Kind::Uniform;
-        if (!FindField(j, "min") || !FindField(j, "max"))
+        if (!o.Has("min") || !o.Has("max"))
         {
             throw fabricsim::InputError(file,
-                                        w.Field(FindField(j, "min") ? "max" : "min"),
+                                        o.Field(o.Has("min") ? "max" : "min"),
                                         "an integer bound (uniform needs min and max)",
                                         "nothing");
         }
@@ -129,7 +122,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     {
         d.kind = kind == "normal" ? Kind::Normal : Kind::LogNormal;
         d.mean = requireMean();
-        d.stddev = JsonObject(j, w.file, w.prefix).OptionalNumber("std", 0, 0, 1e12);
+        d.stddev = o.OptionalNumber("std", 0, 0, 1e12);
     }
     else if (kind == "exponential")
     {
@@ -139,7 +132,7 @@ LengthDistribution::FromJson(const json& j, const std::string& file, const std::
     else
     {
         throw fabricsim::InputError(file,
-                                    w.Field("dist"),
+                                    o.Field("dist"),
                                     "\"constant\", \"uniform\", \"normal\", \"lognormal\" or "
                                     "\"exponential\"",
                                     "\"" + kind + "\"");

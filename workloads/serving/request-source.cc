@@ -179,21 +179,16 @@ RequestSpec::FromJson(const json& j,
                       const std::string& field,
                       uint64_t defaultSeed)
 {
-    JsonWhere w{file, field};
-    if (!j.is_object())
-    {
-        throw fabricsim::InputError(file, field, "an object", DescribeJson(j));
-    }
+    JsonObject o(j, file, field);
     RequestSpec s;
-    s.seed = JsonObject(j, w.file, w.prefix).OptionalUint("seed", defaultSeed, 0);
-    if (const json* t = FindField(j, "trace"))
+    s.seed = o.OptionalUint("seed", defaultSeed, 0);
+    if (const json* t = o.Find("trace"))
     {
-        JsonObject(j, file, w.prefix)
-            .CheckKeys({"trace", "time_scale", "limit", "seed"},
-                       "a trace replaces the synthetic fields");
+        o.CheckKeys({"trace", "time_scale", "limit", "seed"},
+                    "a trace replaces the synthetic fields");
         if (!t->is_string() || t->get<std::string>().empty())
         {
-            throw fabricsim::InputError(file, w.Field("trace"), "a file path", DescribeJson(*t));
+            throw fabricsim::InputError(file, o.Field("trace"), "a file path", DescribeJson(*t));
         }
         s.fromTrace = true;
         s.tracePath = t->get<std::string>();
@@ -201,61 +196,60 @@ RequestSpec::FromJson(const json& j,
         {
             s.tracePath = Directory(file) + s.tracePath;
         }
-        s.timeScale = JsonObject(j, w.file, w.prefix).OptionalNumber("time_scale", 1, 1e-12, 1e12);
-        s.limit = JsonObject(j, w.file, w.prefix).OptionalUint("limit", 0, 0);
+        s.timeScale = o.OptionalNumber("time_scale", 1, 1e-12, 1e12);
+        s.limit = o.OptionalUint("limit", 0, 0);
         return s;
     }
-    JsonObject(j, file, w.prefix)
-        .CheckKeys({"trace",
-                    "rate_per_s",
-                    "count",
-                    "prompt_tokens",
-                    "output_tokens",
-                    "arrival",
-                    "images",
-                    "audio_seconds",
-                    "seed"});
-    if (!FindField(j, "rate_per_s"))
+    o.CheckKeys({"trace",
+                 "rate_per_s",
+                 "count",
+                 "prompt_tokens",
+                 "output_tokens",
+                 "arrival",
+                 "images",
+                 "audio_seconds",
+                 "seed"});
+    if (!o.Has("rate_per_s"))
     {
         throw fabricsim::InputError(file,
-                                    w.Field("rate_per_s"),
+                                    o.Field("rate_per_s"),
                                     "an arrival rate in requests/s (or a \"trace\")",
                                     "nothing");
     }
-    s.ratePerSec = JsonObject(j, w.file, w.prefix).OptionalNumber("rate_per_s", 1, 0, 1e12);
-    s.count = JsonObject(j, w.file, w.prefix).Uint("count", 1);
+    s.ratePerSec = o.OptionalNumber("rate_per_s", 1, 0, 1e12);
+    s.count = o.Uint("count", 1);
     // The requests' mean span, (count - 1) / rate, must leave room within ns-3's 106-day clock
     // for Poisson's spread: otherwise arrivals wrap int64 ps (a negative TTFT follows).
     const double minRate = double(s.count - 1) / (units::kMaxSeconds / 4);
     if (s.ratePerSec > 0 && s.ratePerSec < minRate)
     {
         throw fabricsim::InputError(file,
-                                    w.Field("rate_per_s"),
+                                    o.Field("rate_per_s"),
                                     "0 (all at once) or at least " + std::to_string(minRate)
                                         + " requests/s, so that " + std::to_string(s.count)
                                         + " arrivals fit 106 days",
-                                    DescribeJson(*FindField(j, "rate_per_s")));
+                                    DescribeJson(*o.Find("rate_per_s")));
     }
     for (const char* k : {"prompt_tokens", "output_tokens"})
     {
-        const json* v = FindField(j, k);
+        const json* v = o.Find(k);
         if (!v)
         {
             throw fabricsim::InputError(
-                file, w.Field(k), "a token count or distribution", "nothing");
+                file, o.Field(k), "a token count or distribution", "nothing");
         }
         (std::string(k) == "prompt_tokens" ? s.prompt : s.output)
-            = LengthDistribution::FromJson(*v, file, w.Field(k));
+            = LengthDistribution::FromJson(*v, file, o.Field(k));
     }
-    std::string arrival = JsonObject(j, w.file, w.prefix).OptionalString("arrival", "poisson");
+    std::string arrival = o.OptionalString("arrival", "poisson");
     if (arrival != "poisson" && arrival != "uniform")
     {
         throw fabricsim::InputError(
-            file, w.Field("arrival"), "\"poisson\" or \"uniform\"", "\"" + arrival + "\"");
+            file, o.Field("arrival"), "\"poisson\" or \"uniform\"", "\"" + arrival + "\"");
     }
     s.poisson = arrival == "poisson";
-    s.images = JsonObject(j, w.file, w.prefix).OptionalNumber("images", 0, 0, 1e6);
-    s.audioSeconds = JsonObject(j, w.file, w.prefix).OptionalNumber("audio_seconds", 0, 0, 1e7);
+    s.images = o.OptionalNumber("images", 0, 0, 1e6);
+    s.audioSeconds = o.OptionalNumber("audio_seconds", 0, 0, 1e7);
     return s;
 }
 
