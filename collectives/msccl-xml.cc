@@ -1,5 +1,6 @@
 #include "msccl-xml.h"
 
+#include "file-reader.h"
 #include "input-error.h"
 #include "text-file.h"
 #include "xml-reader.h"
@@ -399,7 +400,7 @@ ParseMscclXml(const std::string& text, const std::string& fileName)
 MscclDocument
 ReadMscclXmlFile(const std::string& path)
 {
-    return ParseMscclXml(ReadTextFile(path), path);
+    return ParseMscclXml(ReadFileBounded(path, "MSCCL XML file"), path);
 }
 
 Schedule

@@ -1,5 +1,6 @@
 #include "schedule-json.h"
 
+#include "file-reader.h"
 #include "input-error.h"
 #include "json-describe.h"
 #include "json-reader.h"
@@ -196,7 +197,7 @@ ParseScheduleJson(const std::string& text, const std::string& fileName)
 Schedule
 ReadScheduleJsonFile(const std::string& path)
 {
-    return ParseScheduleJson(ReadTextFile(path), path);
+    return ParseScheduleJson(ReadFileBounded(path, "schedule JSON file"), path);
 }
 
 std::string

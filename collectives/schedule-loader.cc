@@ -1,8 +1,8 @@
 #include "schedule-loader.h"
 
+#include "file-reader.h"
 #include "input-error.h"
 #include "schedule-json.h"
-#include "text-file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -33,7 +33,7 @@ EndsWith(const std::string& s, const std::string& suffix)
 MscclDocument
 LoadScheduleFile(const std::string& path)
 {
-    const std::string text = ReadTextFile(path);
+    const std::string text = ReadFileBounded(path, "schedule file (MSCCL XML or JSON)");
     bool json = EndsWith(path, ".json");
     if (!json && !EndsWith(path, ".xml"))
     {

@@ -1,9 +1,5 @@
 #include "text-file.h"
 
-#include "input-error.h"
-
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,32 +9,6 @@
 
 namespace fabricsim
 {
-
-std::string
-ReadTextFile(const std::string& path)
-{
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0)
-    {
-        throw fabricsim::InputError(path, "", "a readable file", std::strerror(errno));
-    }
-    if (S_ISDIR(st.st_mode))
-    {
-        throw fabricsim::InputError(path, "", "a readable file", "a directory");
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw fabricsim::InputError(path, "", "a readable file", std::strerror(errno));
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad())
-    {
-        throw fabricsim::InputError(path, "", "a readable file", "a read error");
-    }
-    return ss.str();
-}
 
 void
 WriteTextFileAtomic(const std::string& path, const std::string& content)

@@ -183,6 +183,22 @@ ParseJson(std::string_view text,
     return root;
 }
 
+std::vector<json>
+ReadJsonLines(const std::string& path, const std::string& what, const FileLimits& limits)
+{
+    LineReader r(path, what, limits);
+    std::vector<json> records;
+    std::string line;
+    while (r.Next(line))
+    {
+        if (line.find_first_not_of(" \t") != std::string::npos)
+        {
+            records.push_back(ParseJson(line, path, r.Where()));
+        }
+    }
+    return records;
+}
+
 std::string
 JsonPath(const std::string& parent, const std::string& key)
 {

@@ -15,6 +15,7 @@
 #ifndef FABRICSIM_COMMON_JSON_READER_H
 #define FABRICSIM_COMMON_JSON_READER_H
 
+#include "file-reader.h"
 #include "units.h"
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,14 @@ nlohmann::json ParseJson(std::string_view text,
                          const std::string& file,
                          const std::string& path = "",
                          const JsonLimits& limits = {});
+
+/**
+ * \brief The records of a JSON-lines file (one value per line; blank lines skipped), read
+ * within \p limits; errors name the file and "line N". \p what says what the file should be.
+ */
+std::vector<nlohmann::json> ReadJsonLines(const std::string& path,
+                                          const std::string& what,
+                                          const FileLimits& limits = kDataFileLimits);
 
 /// The path of \p key inside \p parent: "a.b" + "c" = "a.b.c"; at the root just "c".
 std::string JsonPath(const std::string& parent, const std::string& key);

@@ -54,7 +54,7 @@ FuzzFlowFile(const uint8_t* data, size_t size)
             catch (const fabricsim::InputError&)
             {
             }
-            LoadFlowCdf(path, "traffic.poisson.cdf");
+            LoadFlowCdf(path, {"", "traffic.poisson.cdf"});
         });
 }
 

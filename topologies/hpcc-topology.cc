@@ -18,10 +18,10 @@ namespace
 {
 
 /// Reads non-blank lines and remembers their 1-based line numbers for error messages.
-class LineReader
+class TokenLines
 {
   public:
-    explicit LineReader(std::istream& in)
+    explicit TokenLines(std::istream& in)
         : m_in(in)
     {
     }
@@ -91,7 +91,7 @@ ParseIndex(const std::string& tok, uint64_t limit, uint32_t& out)
 Topology
 ParseHpccTopology(std::istream& in, const std::string& file)
 {
-    LineReader r(in);
+    TokenLines r(in);
     std::vector<std::string> tok;
     if (!r.Next(tok))
     {

@@ -3,13 +3,14 @@
  */
 #include "topology.h"
 
+#include "file-reader.h"
 #include "input-error.h"
 #include "topology-json.h"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <utility>
 
 namespace fabricsim
@@ -185,12 +186,8 @@ BuildHpccFile(const JsonObject& spec, const std::string& baseDir)
     {
         path = (baseDir.empty() ? std::string(".") : baseDir) + "/" + path;
     }
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw fabricsim::InputError(
-            spec.File(), spec.Field("path"), "a readable HPCC topology file", path);
-    }
+    std::istringstream in(ReadFileBounded(
+        path, "HPCC topology file", kConfigFileLimits, {spec.File(), spec.Field("path")}));
     Topology topo = ParseHpccTopology(in, path);
     topo.type = "hpcc-file";
     return topo;

@@ -1,12 +1,10 @@
 #include "json-read.h"
 
-#include "input-error.h"
+#include "file-reader.h"
 #include "json-reader.h"
 
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 namespace fabricsim
 {
@@ -16,15 +14,7 @@ using nlohmann::json;
 json
 LoadJsonFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw fabricsim::InputError(
-            path, "", "a readable JSON file", "no such file or not readable");
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    return ParseJson(text.str(), path);
+    return ParseJson(ReadFileBounded(path, "JSON file"), path);
 }
 
 std::string

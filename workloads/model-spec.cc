@@ -3,8 +3,9 @@
 #include "input-error.h"
 #include "json-read.h"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
 
 namespace fabricsim
 {
@@ -274,7 +275,7 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
             }
         }
         std::string path = (!s.empty() && s[0] != '/') ? DirOf(file) + s : s;
-        if (std::ifstream(path).good())
+        if (::access(path.c_str(), F_OK) == 0) // the reader says what is wrong with it, if anything
         {
             return FromFile(path);
         }

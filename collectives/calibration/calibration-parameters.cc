@@ -1,9 +1,9 @@
 #include "calibration-parameters.h"
 
+#include "file-reader.h"
 #include "input-error.h"
 #include "json-describe.h"
 #include "json-reader.h"
-#include "text-file.h"
 #include "topology.h"
 #include "units.h"
 
@@ -318,7 +318,7 @@ namespace
 nlohmann::json
 ReadOverlay(const std::string& path)
 {
-    const nlohmann::json o = ParseJson(ReadTextFile(path), path);
+    const nlohmann::json o = ParseJson(ReadFileBounded(path, "calibration overlay"), path);
     if (!o.is_object() || !o.contains("fabricsim_overlay"))
     {
         throw fabricsim::InputError(

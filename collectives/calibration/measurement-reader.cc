@@ -1,7 +1,7 @@
 #include "measurement-reader.h"
 
+#include "file-reader.h"
 #include "input-error.h"
-#include "text-file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -402,7 +402,7 @@ ParseNcclTestsLog(std::string_view text, const std::string& file, const std::str
 MeasurementSet
 ReadMeasurements(const std::string& path, const std::string& collectiveHint)
 {
-    const std::string text = ReadTextFile(path);
+    const std::string text = ReadFileBounded(path, "measurement table", kDataFileLimits);
     const std::string first = text.substr(0, text.find('\n'));
     if (first.find(',') != std::string::npos && first[0] != '#')
     {

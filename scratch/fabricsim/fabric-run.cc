@@ -95,7 +95,8 @@ ExpandTraffic(const FabricScenario& sc, const FabricTopologyHelper& fabric)
     for (size_t i = 0; i < sc.poisson.size(); ++i)
     {
         const PoissonSpec& ps = sc.poisson[i];
-        auto cdf = LoadFlowCdf(ps.cdfPath, "traffic.poisson.cdf");
+        auto cdf
+            = LoadFlowCdf(ps.cdfPath, {sc.file, "traffic.poisson[" + std::to_string(i) + "].cdf"});
         double mean = CdfMean(cdf);
         std::vector<uint32_t> hosts = ps.hosts;
         if (hosts.empty())

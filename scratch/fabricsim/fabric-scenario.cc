@@ -1,5 +1,6 @@
 #include "fabric-scenario.h"
 
+#include "file-reader.h"
 #include "input-error.h"
 #include "json-describe.h"
 #include "json-reader.h"
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 namespace fabricsim
@@ -94,21 +94,16 @@ Resolve(const std::string& dir, const std::string& p)
 }
 
 void
-ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const std::string& field)
+ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const FileReferrer& ref)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw InputError(path, field, "a readable HPCC flow file", "cannot open file");
-    }
+    LineReader in(path, "HPCC flow file", kDataFileLimits, ref);
     std::string line;
-    size_t lineNo = 0;
     uint64_t count = 0;
     bool haveCount = false;
     uint64_t seen = 0;
-    while (std::getline(in, line))
+    while (in.Next(line))
     {
-        ++lineNo;
+        const uint64_t lineNo = in.LineNumber();
         auto hash = line.find('#');
         if (hash != std::string::npos)
         {
@@ -179,7 +174,7 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const std::string
     if (!haveCount || seen != count)
     {
         throw InputError(path,
-                         field,
+                         ref.field,
                          std::to_string(count) + " flows as the first line says",
                          std::to_string(seen) + " flows");
     }
@@ -391,14 +386,7 @@ ApplySet(json& doc, const std::string& assignment, const std::string& file)
 json
 LoadScenarioJson(const std::string& path, const std::vector<std::string>& sets)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw InputError(path, "", "a readable scenario file", "cannot open file");
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    json doc = ParseJson(text.str(), path);
+    json doc = ParseJson(ReadFileBounded(path, "scenario file"), path);
     if (!doc.is_object())
     {
         throw InputError(path, "", "a JSON object at the top level", DescribeJson(doc));
@@ -411,19 +399,14 @@ LoadScenarioJson(const std::string& path, const std::vector<std::string>& sets)
 }
 
 std::vector<std::pair<double, double>>
-LoadFlowCdf(const std::string& path, const std::string& field)
+LoadFlowCdf(const std::string& path, const FileReferrer& ref)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw InputError(path, field, "a readable flow-size CDF file", "cannot open file");
-    }
+    LineReader in(path, "flow-size CDF file", kDataFileLimits, ref);
     std::vector<std::pair<double, double>> cdf;
     std::string line;
-    size_t lineNo = 0;
-    while (std::getline(in, line))
+    while (in.Next(line))
     {
-        ++lineNo;
+        const uint64_t lineNo = in.LineNumber();
         auto hash = line.find('#');
         if (hash != std::string::npos)
         {
@@ -449,7 +432,7 @@ LoadFlowCdf(const std::string& path, const std::string& field)
     if (cdf.size() < 2 || cdf.back().second != 100)
     {
         throw InputError(path,
-                         field,
+                         ref.field,
                          "a CDF of at least 2 points ending at 100%",
                          std::to_string(cdf.size()) + " points");
     }
@@ -687,8 +670,9 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 throw InputError(
                     file, "traffic.flow_file", "a path string", DescribeJson(t["flow_file"]));
             }
-            ParseHpccFlowFile(
-                Resolve(sc.dir, t["flow_file"].get<std::string>()), sc, "traffic.flow_file");
+            ParseHpccFlowFile(Resolve(sc.dir, t["flow_file"].get<std::string>()),
+                              sc,
+                              {file, "traffic.flow_file"});
         }
         auto asList = [&](const char* key)
         {
@@ -735,7 +719,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
             }
             CheckWindowEnd(ps.startNs, ps.durationNs, file, p);
             ps.hosts = GetHostList(oObj, sc.topology, "hosts");
-            LoadFlowCdf(ps.cdfPath, p + ".cdf"); // validate now, before anything runs
+            LoadFlowCdf(ps.cdfPath, {file, p + ".cdf"}); // validate now, before anything runs
             sc.poisson.push_back(ps);
         }
         auto il = asList("incast");

@@ -6,6 +6,7 @@
 #ifndef FABRICSIM_FABRIC_SCENARIO_H
 #define FABRICSIM_FABRIC_SCENARIO_H
 
+#include "file-reader.h"
 #include "topology.h"
 
 #include <nlohmann/json.hpp>
@@ -166,8 +167,9 @@ void ApplySet(nlohmann::json& doc, const std::string& assignment, const std::str
 FabricScenario ParseFabricScenario(const nlohmann::json& doc, const std::string& file);
 
 /// Parse the flow-size CDF format of the corpus ("size_bytes cumulative_percent" lines).
+/// \p ref is the scenario field that named the file.
 std::vector<std::pair<double, double>> LoadFlowCdf(const std::string& path,
-                                                   const std::string& field);
+                                                   const FileReferrer& ref);
 /// Mean of a CDF under linear interpolation.
 double CdfMean(const std::vector<std::pair<double, double>>& cdf);
 

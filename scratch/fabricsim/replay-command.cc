@@ -6,17 +6,16 @@
 #include "compressed-file.h"
 #include "fabric-backend.h"
 #include "fabric-setup.h"
+#include "file-reader.h"
 #include "hardware-spec.h"
 #include "input-error.h"
 #include "kineto-import.h"
 #include "output-dir.h"
 #include "program-trace-import.h"
 #include "schedule-collectives.h"
-#include "text-file.h"
 #include "trace-replay.h"
 
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -50,34 +49,22 @@ PositiveNumber(const std::string& v, const std::string& opt)
     return x;
 }
 
-/// The first bytes of a file, decompressed when gzip (enough to tell the format).
-std::string
-Head(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw fabricsim::InputError(path, "", "a readable trace file", "cannot open file");
-    }
-    char buf[64] = {};
-    in.read(buf, sizeof buf);
-    return std::string(buf, size_t(in.gcount()));
-}
-
 ImportedTrace
 Import(const ReplayCommandOptions& opt)
 {
     std::string format = opt.format;
     if (format == "auto")
     {
-        const std::string head = Head(opt.traces.front());
-        std::ifstream in(opt.traces.front());
-        std::string first;
-        std::getline(in, first);
-        // A program trace's records are short lines; a one-line Chrome trace is not parsed twice.
-        format = first.size() < (1u << 20) && LooksLikeProgramTrace(first) ? "program"
-                 : IsGzip(head) || LooksLikeKineto(head)                   ? "kineto"
-                                                                           : "chakra";
+        // The first line, up to 1 MiB: a program trace's records are short lines, and a one-line
+        // Chrome trace is not read twice to find out.
+        const std::string head = ReadFileHead(opt.traces.front(), "trace file", 1 << 20);
+        const size_t nl = head.find('\n');
+        const std::string first = head.substr(0, nl);
+        format
+            = (nl != std::string::npos || head.size() < (1u << 20)) && LooksLikeProgramTrace(first)
+                  ? "program"
+              : IsGzip(head.substr(0, 64)) || LooksLikeKineto(head.substr(0, 64)) ? "kineto"
+                                                                                  : "chakra";
     }
     if (format == "program")
     {

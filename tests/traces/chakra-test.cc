@@ -1,7 +1,7 @@
 #include "chakra-import.h"
 #include "compressed-file.h"
+#include "file-reader.h"
 #include "input-error.h"
-#include "text-file.h"
 #include "trace-test-util.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@ namespace
 TEST(ChakraCorpus, TheRealTraceDecodesNodeForNode)
 {
     REQUIRE_CORPUS(path, "traces/chakra/chakra.0.et");
-    const std::string bytes = ReadTextFile(path);
+    const std::string bytes = ReadFileBounded(path, "Chakra trace", fabricsim::kDataFileLimits);
     ChakraTrace t = ParseChakra(bytes, path);
     EXPECT_EQ(t.version, "");
     std::map<std::string, std::string> meta;

@@ -1,7 +1,7 @@
 #include "compressed-file.h"
+#include "file-reader.h"
 #include "input-error.h"
 #include "kineto-import.h"
-#include "text-file.h"
 #include "trace-test-util.h"
 
 #include <gtest/gtest.h>
@@ -215,7 +215,7 @@ TEST(KinetoImport, MalformedTracesNameTheFileAndField)
 TEST(CompressedFile, GzipIsDetectedByItsMagicAndCorruptionIsAnError)
 {
     REQUIRE_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
-    const std::string raw = ReadTextFile(path);
+    const std::string raw = ReadFileBounded(path, "Kineto trace", fabricsim::kDataFileLimits);
     ASSERT_TRUE(IsGzip(raw));
     EXPECT_EQ(raw.size(), 749757u);
     const std::string text = Gunzip(raw, path);

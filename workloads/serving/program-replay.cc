@@ -4,8 +4,6 @@
 #include "input-error.h"
 #include "json-reader.h"
 
-#include <fstream>
-
 namespace fabricsim
 {
 
@@ -99,24 +97,7 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
 ProgramReplay
 ProgramReplay::Load(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw fabricsim::InputError(
-            path, "", "a readable program trace (JSON lines)", "cannot open");
-    }
-    std::vector<json> records;
-    std::string line;
-    size_t n = 0;
-    while (std::getline(in, line))
-    {
-        ++n;
-        if (line.find_first_not_of(" \t\r") == std::string::npos)
-        {
-            continue;
-        }
-        records.push_back(ParseJson(line, path, "line " + std::to_string(n)));
-    }
+    std::vector<json> records = ReadJsonLines(path, "program trace (JSON lines)");
     return ProgramReplay(records, path);
 }
 

@@ -293,21 +293,15 @@ GenerateRequests(const RequestSpec& spec)
 std::vector<Request>
 LoadRequestTrace(const std::string& path, double timeScale)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw fabricsim::InputError(
-            path, "", "a readable request trace (CSV or JSON lines)", "cannot open");
-    }
+    LineReader in(path, "request trace (CSV or JSON lines)");
     std::vector<TraceRow> rows;
     std::vector<std::string> header;
     std::string line;
-    size_t lineNo = 0;
     bool jsonLines = false;
     bool decided = false;
-    while (std::getline(in, line))
+    while (in.Next(line))
     {
-        ++lineNo;
+        const uint64_t lineNo = in.LineNumber();
         std::string t = Trim(line);
         if (t.empty() || t[0] == '#')
         {

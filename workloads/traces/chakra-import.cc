@@ -1,7 +1,6 @@
 #include "chakra-import.h"
 
 #include "input-error.h"
-#include "text-file.h"
 
 #include <sys/stat.h>
 

@@ -1,5 +1,6 @@
 #include "chakra-trace.h"
 
+#include "file-reader.h"
 #include "input-error.h"
 #include "protobuf-wire.h"
 #include "text-file.h"
@@ -725,7 +726,7 @@ ParseChakra(std::string_view bytes, const std::string& file)
 ChakraTrace
 ReadChakraFile(const std::string& path)
 {
-    return ParseChakra(ReadTextFile(path), path);
+    return ParseChakra(ReadFileBounded(path, "Chakra trace", kDataFileLimits), path);
 }
 
 std::string

@@ -1,7 +1,7 @@
 #include "compressed-file.h"
 
+#include "file-reader.h"
 #include "input-error.h"
-#include "text-file.h"
 
 #include <zlib.h>
 
@@ -89,7 +89,7 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
 std::string
 ReadMaybeGzipFile(const std::string& path, uint64_t maxBytes)
 {
-    std::string raw = ReadTextFile(path);
+    std::string raw = ReadFileBounded(path, "trace file", kDataFileLimits);
     if (IsGzip(raw))
     {
         return Gunzip(raw, path, maxBytes);

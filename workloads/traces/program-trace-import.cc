@@ -6,7 +6,6 @@
 #include "step-program.h"
 #include "unit-conversions.h"
 
-#include <fstream>
 #include <functional>
 #include <map>
 
@@ -258,24 +257,7 @@ ImportProgramRecords(const std::vector<nlohmann::json>& records, const std::stri
 ImportedTrace
 ImportProgramTrace(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw fabricsim::InputError(
-            path, "", "a readable program trace (JSON lines)", "cannot open file");
-    }
-    std::vector<nlohmann::json> records;
-    std::string line;
-    size_t n = 0;
-    while (std::getline(in, line))
-    {
-        ++n;
-        if (line.find_first_not_of(" \t\r") == std::string::npos)
-        {
-            continue;
-        }
-        records.push_back(ParseJson(line, path, "line " + std::to_string(n)));
-    }
+    std::vector<nlohmann::json> records = ReadJsonLines(path, "program trace (JSON lines)");
     return ImportProgramRecords(records, path);
 }
 
