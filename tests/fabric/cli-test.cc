@@ -112,27 +112,36 @@ TEST_P(CliBadInput, ExitsTwoNamingFieldAndWritesNothing)
 INSTANTIATE_TEST_SUITE_P(
     Cases,
     CliBadInput,
-    testing::Values(BadCase{"unknown_key", "transport.ccc=\"dcqcn\"", "ccc"},
-                    BadCase{"wrong_type", "stop_ns=\"soon\"", "stop_ns"},
-                    BadCase{"host_range", "traffic.flows.0.dst=9", "traffic.flows[0].dst"},
-                    BadCase{"unknown_cc", "transport.cc=\"cubic\"", "dcqcn"},
-                    BadCase{"bad_rate", "topology.host_link={\"rate\":\"fast\"}", "rate"},
-                    // Times past 106 days wrap in ns-3's int64 ps; sizes past 2^64 in uint64.
-                    BadCase{"start_past_time_range",
-                            "traffic.flows.0.start_ns=9300000000000000",
-                            "traffic.flows[0].start_ns"},
-                    BadCase{"stop_past_time_range", "stop_ns=18000000000000000000", "stop_ns"},
-                    BadCase{"incast_window_past_time_range",
-                            "traffic.incast={\"receiver\":0,\"senders\":2,\"size_bytes\":1000,"
-                            "\"start_ns\":5,\"load\":0.1,\"duration_ns\":9223372036854775}",
-                            "traffic.incast.duration_ns"},
-                    BadCase{
-                        "size_past_uint64", "traffic.flows.0.size_bytes=\"1e30GB\"", "size_bytes"},
-                    BadCase{"disconnected",
-                            "topology={\"type\":\"custom\",\"nodes\":[{\"name\":\"a\",\"kind\":"
-                            "\"host\"},{\"name\":\"b\",\"kind\":\"host\"},{\"name\":\"s\",\"kind\":"
-                            "\"switch\"}],\"links\":[{\"a\":\"a\",\"b\":\"s\"}]}",
-                            "disconnected"}),
+    testing::Values(
+        BadCase{"unknown_key", "transport.ccc=\"dcqcn\"", "ccc"},
+        BadCase{"wrong_type", "stop_ns=\"soon\"", "stop_ns"},
+        BadCase{"host_range", "traffic.flows.0.dst=9", "traffic.flows[0].dst"},
+        BadCase{"unknown_cc", "transport.cc=\"cubic\"", "dcqcn"},
+        BadCase{"bad_rate", "topology.host_link={\"rate\":\"fast\"}", "rate"},
+        // Times past 106 days wrap in ns-3's int64 ps; sizes past 2^64 in uint64.
+        BadCase{"start_past_time_range",
+                "traffic.flows.0.start_ns=9300000000000000",
+                "traffic.flows[0].start_ns"},
+        BadCase{"stop_past_time_range", "stop_ns=18000000000000000000", "stop_ns"},
+        BadCase{"incast_window_past_time_range",
+                "traffic.incast={\"receiver\":0,\"senders\":2,\"size_bytes\":1000,"
+                "\"start_ns\":5,\"load\":0.1,\"duration_ns\":9223372036854775}",
+                "traffic.incast.duration_ns"},
+        BadCase{"size_past_uint64", "traffic.flows.0.size_bytes=\"1e30GB\"", "size_bytes"},
+        BadCase{"disconnected",
+                "topology={\"type\":\"custom\",\"nodes\":[{\"name\":\"a\",\"kind\":"
+                "\"host\"},{\"name\":\"b\",\"kind\":\"host\"},{\"name\":\"s\",\"kind\":"
+                "\"switch\"}],\"links\":[{\"a\":\"a\",\"b\":\"s\"}]}",
+                "disconnected"},
+        // Files that never end or are not files: refused before a byte is read.
+        BadCase{"cdf_is_a_device",
+                "traffic.poisson={\"cdf\":\"/dev/zero\",\"duration_ns\":1000}",
+                "traffic.poisson.cdf"},
+        BadCase{
+            "flow_file_is_a_device", "traffic={\"flow_file\":\"/dev/zero\"}", "character device"},
+        BadCase{"topology_is_a_directory",
+                "topology={\"type\":\"hpcc-file\",\"path\":\"/\"}",
+                "a directory"}),
     [](const testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
 
 TEST(Cli, MissingFileAndBadJsonExitTwo)
@@ -145,6 +154,13 @@ TEST(Cli, MissingFileAndBadJsonExitTwo)
     EXPECT_EQ(fabricsim::test::RunCli("run " + dir + "/b.json --out " + dir + "/out", out), 2);
     EXPECT_NE(out.find("valid JSON"), std::string::npos) << out;
     EXPECT_EQ(fabricsim::test::RunCli("run " + dir + "/b.json --ns3::NoSuch::Attr=1", out), 2);
+    EXPECT_EQ(fabricsim::test::RunCli("run /dev/zero --out " + dir + "/out", out), 2);
+    EXPECT_NE(out.find("/dev/zero: expected a readable scenario file, found a character device"),
+              std::string::npos)
+        << out;
+    EXPECT_EQ(fabricsim::test::RunCli("run " + dir + " --out " + dir + "/out", out), 2);
+    EXPECT_NE(out.find("found a directory"), std::string::npos) << out;
+    EXPECT_FALSE(fs::exists(dir + "/out"));
 }
 
 TEST(Cli, AttributeReferenceIsUpToDate)
