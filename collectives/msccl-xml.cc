@@ -2,7 +2,7 @@
 
 #include "file-reader.h"
 #include "input-error.h"
-#include "text-file.h"
+#include "output-writer.h"
 #include "xml-reader.h"
 
 #include <cerrno>
@@ -464,7 +464,7 @@ WriteMscclXml(const Schedule& s)
 void
 WriteMscclXmlFile(const Schedule& schedule, const std::string& path)
 {
-    WriteTextFileAtomic(path, WriteMscclXml(schedule));
+    WriteFileAtomic(path, WriteMscclXml(schedule));
 }
 
 } // namespace fabricsim

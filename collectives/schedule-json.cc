@@ -4,7 +4,7 @@
 #include "input-error.h"
 #include "json-describe.h"
 #include "json-reader.h"
-#include "text-file.h"
+#include "output-writer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -289,7 +289,7 @@ WriteScheduleJson(const Schedule& s, int indent)
 void
 WriteScheduleJsonFile(const Schedule& schedule, const std::string& path)
 {
-    WriteTextFileAtomic(path, WriteScheduleJson(schedule));
+    WriteFileAtomic(path, WriteScheduleJson(schedule));
 }
 
 } // namespace fabricsim

@@ -14,7 +14,7 @@
 #include "nccl-report.h"
 #include "nccl-tuner.h"
 #include "nelder-mead.h"
-#include "output-dir.h"
+#include "output-writer.h"
 #include "schedule-collectives.h"
 #include "unit-conversions.h"
 
@@ -665,17 +665,15 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         {
             overlay["gpu_clock_mhz"] = tuner.gpuClockMhz;
         }
-        WriteFileAtomic(dir.Path("overlay.json"),
-                        overlay.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-                            + "\n");
+        dir.Write("overlay.json",
+                  overlay.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     }
     if (!results.empty())
     {
-        WriteFileAtomic(dir.Path("points.csv"), PointsCsv(results));
-        WriteFileAtomic(
-            dir.Path("busbw.svg"),
-            BusBwPlotSvg(results,
-                         "fabricsim calibrate: " + summary["scenario"].get<std::string>()));
+        dir.Write("points.csv", PointsCsv(results));
+        dir.Write("busbw.svg",
+                  BusBwPlotSvg(results,
+                               "fabricsim calibrate: " + summary["scenario"].get<std::string>()));
     }
     if (!moe.empty())
     {
@@ -729,17 +727,17 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
             = {{"dispatch_dtype_normal", opt.deepepDispatchDtype},
                {"routing",
                 "uniform: LL sends one copy per chosen expert, normal one per destination rank"}};
-        WriteFileAtomic(dir.Path("moe.csv"), csv.str());
+        dir.Write("moe.csv", csv.str());
     }
     summary["simulations"] = pred.Runs();
-    WriteFileAtomic(dir.Path("summary.json"),
-                    summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    dir.Write("summary.json",
+              summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     const double wall
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    WriteFileAtomic(dir.Path("timing.json"),
-                    nlohmann::json{{"wall_s", wall}}.dump(
-                        2, ' ', false, nlohmann::json::error_handler_t::replace)
-                        + "\n");
+    dir.Write("timing.json",
+              nlohmann::json{{"wall_s", wall}}.dump(
+                  2, ' ', false, nlohmann::json::error_handler_t::replace)
+                  + "\n");
 
     out << std::fixed << std::setprecision(2);
     out << "# fabricsim calibrate: " << points.size() << " collective points, " << moe.size()

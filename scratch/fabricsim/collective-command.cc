@@ -6,7 +6,7 @@
 #include "generators.h"
 #include "input-error.h"
 #include "nccl-report.h"
-#include "output-dir.h"
+#include "output-writer.h"
 #include "schedule-collectives.h"
 #include "schedule-loader.h"
 #include "schedule-validator.h"
@@ -479,12 +479,12 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
     summary["rows"] = jrows;
     summary["avg_busbw_gbps"] = AverageBusBandwidth(rows);
     summary["complete"] = allComplete;
-    WriteFileAtomic(dir.Path("collective.json"), summary.dump(2) + "\n");
-    WriteFileAtomic(dir.Path("collective.csv"), NcclRowsCsv(rows));
+    dir.Write("collective.json", summary.dump(2) + "\n");
+    dir.Write("collective.csv", NcclRowsCsv(rows));
     const double wall
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     // Wall-clock time lives apart so collective.json is byte-identical for a seed.
-    WriteFileAtomic(dir.Path("timing.json"), nlohmann::json{{"wall_s", wall}}.dump(2) + "\n");
+    dir.Write("timing.json", nlohmann::json{{"wall_s", wall}}.dump(2) + "\n");
     dir.Commit();
     return allComplete ? 0 : 1;
 }

@@ -2,7 +2,7 @@
 
 #include "fabric-setup.h"
 #include "input-error.h"
-#include "output-dir.h"
+#include "output-writer.h"
 
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-traffic-helper.h"
@@ -246,27 +246,20 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     traffic.SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
 
     FabricStatsHelper stats(*fabric);
-    std::ofstream pfcLog(dir.Path("pfc.csv"));
-    stats.EnablePfcLog(&pfcLog);
+    stats.EnablePfcLog(&dir.Stream("pfc.csv"));
     // Monitor series: files exist only for the series that are on (nothing is scheduled when off).
-    std::ofstream qlog, llog, rlog, clog, plog;
     if (sc.monitor.intervalNs > 0)
     {
         MonitorStreams ms;
-        auto open = [&dir](bool on, std::ofstream& f, const char* name) -> std::ostream*
+        auto open = [&dir](bool on, const char* name) -> std::ostream*
         {
-            if (!on)
-            {
-                return nullptr;
-            }
-            f.open(dir.Path(name));
-            return &f;
+            return on ? &dir.Stream(name) : nullptr;
         };
-        ms.queues = open(sc.monitor.queues, qlog, "queue.csv");
-        ms.links = open(sc.monitor.links, llog, "link_util.csv");
-        ms.qpRates = open(sc.monitor.qpRates, rlog, "qp_rate.csv");
-        ms.cnps = open(sc.monitor.cnps, clog, "cnp.csv");
-        ms.pauseState = open(sc.monitor.pauseState, plog, "pause.csv");
+        ms.queues = open(sc.monitor.queues, "queue.csv");
+        ms.links = open(sc.monitor.links, "link_util.csv");
+        ms.qpRates = open(sc.monitor.qpRates, "qp_rate.csv");
+        ms.cnps = open(sc.monitor.cnps, "cnp.csv");
+        ms.pauseState = open(sc.monitor.pauseState, "pause.csv");
         uint64_t end = std::min(sc.monitor.endNs, sc.stopNs);
         stats.EnableMonitor(ms,
                             NanoSeconds(sc.monitor.intervalNs),
@@ -364,17 +357,12 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     summary["deadlock"] = jdl;
     // Wall-clock figures live in timing.json so that summary.json is byte-identical per seed.
     summary["sim"] = {{"simulated_ns", simNs}, {"events", events}, {"wall_s_in", "timing.json"}};
-    WriteFileAtomic(dir.Path("summary.json"), summary.dump(2) + "\n");
-    WriteFileAtomic(dir.Path("fct.csv"), fct.str());
+    dir.Write("summary.json", summary.dump(2) + "\n");
+    dir.Write("fct.csv", fct.str());
     json timing = {{"wall_s", wall},
                    {"events", events},
                    {"events_per_s", wall > 0 ? double(events) / wall : 0}};
-    WriteFileAtomic(dir.Path("timing.json"), timing.dump(2) + "\n");
-    pfcLog.close();
-    for (auto* f : {&qlog, &llog, &rlog, &clog, &plog})
-    {
-        f->close();
-    }
+    dir.Write("timing.json", timing.dump(2) + "\n");
     Simulator::Destroy();
     dir.Commit();
 

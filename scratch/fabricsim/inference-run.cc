@@ -2,7 +2,7 @@
 
 #include "fabric-backend.h"
 #include "input-error.h"
-#include "output-dir.h"
+#include "output-writer.h"
 #include "packet-transport.h"
 #include "schedule-collectives.h"
 #include "serving-simulation.h"
@@ -201,20 +201,20 @@ RunInferenceScenario(const json& doc,
         }
         s["stuck"] = stuck;
     }
-    WriteFileAtomic(dir.Path("summary.json"), s.dump(2) + "\n");
-    WriteFileAtomic(dir.Path("timing.json"),
-                    json{{"wall_s", wall},
-                         {"events", events},
-                         {"events_per_s", wall > 0 ? double(events) / wall : 0}}
-                            .dump(2)
-                        + "\n");
+    dir.Write("summary.json", s.dump(2) + "\n");
+    dir.Write("timing.json",
+              json{{"wall_s", wall},
+                   {"events", events},
+                   {"events_per_s", wall > 0 ? double(events) / wall : 0}}
+                      .dump(2)
+                  + "\n");
     if (isc.record.programs)
     {
-        result.WriteProgramTrace(dir.Path("programs.jsonl"));
+        result.WriteProgramTrace(dir.Stream("programs.jsonl"));
     }
     if (isc.record.timeline && result.timeline)
     {
-        result.timeline->Write(dir.Path("timeline.json"));
+        result.timeline->Write(dir.Stream("timeline.json"));
     }
     dir.Commit();
     PrintTable(s, isc, opt, out);

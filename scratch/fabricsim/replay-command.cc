@@ -10,7 +10,7 @@
 #include "hardware-spec.h"
 #include "input-error.h"
 #include "kineto-import.h"
-#include "output-dir.h"
+#include "output-writer.h"
 #include "program-trace-import.h"
 #include "schedule-collectives.h"
 #include "trace-replay.h"
@@ -404,14 +404,15 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
     rep["communication"] = comms;
     rep["complete"] = c.complete && a.complete && b.complete;
     rep["stuck"] = c.stuck;
-    WriteFileAtomic(dir.Path("replay.json"),
-                    rep.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    WriteFileAtomic(dir.Path("communication.csv"), csv.str());
+    dir.Write("replay.json",
+              rep.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    dir.Write("communication.csv", csv.str());
     if (opt.exportChakra)
     {
         for (uint32_t r = 0; r < trace.ranks.size(); ++r)
         {
-            WriteChakraFile(dir.Path("trace." + std::to_string(r) + ".et"), ExportChakra(trace, r));
+            dir.Write("trace." + std::to_string(r) + ".et",
+                      SerializeChakra(ExportChakra(trace, r)));
         }
     }
 

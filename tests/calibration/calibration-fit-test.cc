@@ -3,7 +3,7 @@
 #include "calibration-test-util.h"
 #include "input-error.h"
 #include "nelder-mead.h"
-#include "output-dir.h"
+#include "output-writer.h"
 
 #include <cmath>
 #include <fstream>

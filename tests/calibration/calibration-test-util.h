@@ -6,7 +6,7 @@
 #define FABRICSIM_TESTS_CALIBRATION_TEST_UTIL_H
 
 #include "cli-commands.h"
-#include "output-dir.h"
+#include "output-writer.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -24,7 +24,10 @@ ExpectReplayMatches(const InferenceScenario& sc, const FakeCollectives::Params& 
     ASSERT_FALSE(original.programTrace.empty());
     // Through the file format, as a user would replay it.
     std::string path = test::UniqueTempPath("programs.jsonl");
-    original.WriteProgramTrace(path);
+    {
+        std::ofstream out(path);
+        original.WriteProgramTrace(out);
+    }
     ProgramReplay replay = ProgramReplay::Load(path);
     EXPECT_EQ(replay.NumSteps(), original.steps.size());
     FakeCollectives api(fp);

@@ -1,8 +1,5 @@
 #include "chrome-trace.h"
 
-#include <fstream>
-#include <stdexcept>
-
 namespace fabricsim
 {
 
@@ -73,18 +70,9 @@ ChromeTrace::ToJson() const
 }
 
 void
-ChromeTrace::Write(const std::string& path) const
+ChromeTrace::Write(std::ostream& out) const
 {
-    std::ofstream out(path);
-    if (!out)
-    {
-        throw std::runtime_error("cannot write timeline " + path);
-    }
     out << ToJson().dump() << "\n";
-    if (!out)
-    {
-        throw std::runtime_error("cannot write timeline " + path);
-    }
 }
 
 } // namespace fabricsim

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,8 +57,8 @@ class ChromeTrace
     /// The trace object ({"traceEvents": [...], "displayTimeUnit": "ns"}).
     nlohmann::json ToJson() const;
 
-    /// Write ToJson() to \p path (std::runtime_error if it cannot be written).
-    void Write(const std::string& path) const;
+    /// Write ToJson() to \p out (its errors are the caller's to check).
+    void Write(std::ostream& out) const;
 
   private:
     std::vector<nlohmann::json> m_events;                               //!< slices

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -179,8 +180,9 @@ struct ServingResult
      */
     nlohmann::json ToJson(bool perStep = true) const;
 
-    /// Write the recorded programs as JSON lines (std::runtime_error on failure).
-    void WriteProgramTrace(const std::string& path) const;
+    /// Write the recorded programs as JSON lines to \p out (its errors are the caller's to
+    /// check: OutputDir::Commit does).
+    void WriteProgramTrace(std::ostream& out) const;
 };
 
 } // namespace fabricsim

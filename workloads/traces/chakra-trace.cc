@@ -2,8 +2,8 @@
 
 #include "file-reader.h"
 #include "input-error.h"
+#include "output-writer.h"
 #include "protobuf-wire.h"
-#include "text-file.h"
 
 #include <cstring>
 
@@ -753,7 +753,7 @@ SerializeChakra(const ChakraTrace& trace)
 void
 WriteChakraFile(const std::string& path, const ChakraTrace& trace)
 {
-    WriteTextFileAtomic(path, SerializeChakra(trace));
+    WriteFileAtomic(path, SerializeChakra(trace));
 }
 
 } // namespace fabricsim
