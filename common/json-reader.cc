@@ -296,6 +296,28 @@ JsonObject::Fail(const std::string& key,
 }
 
 std::optional<uint64_t>
+JsonObject::MemberUint(const json& obj, const std::string& key)
+{
+    if (!obj.is_object())
+    {
+        return std::nullopt;
+    }
+    auto it = obj.find(key);
+    return it == obj.end() ? std::nullopt : AsUint(*it);
+}
+
+std::string
+JsonObject::MemberString(const json& obj, const std::string& key)
+{
+    if (!obj.is_object())
+    {
+        return "";
+    }
+    auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<uint64_t>
 JsonObject::AsUint(const json& v)
 {
     if (v.is_number_unsigned())

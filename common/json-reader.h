@@ -161,6 +161,11 @@ class JsonObject
     /// \p v as a non-negative integer by the rules above, or nothing: for metadata read
     /// leniently (profiler arguments that may be absent or of another type).
     static std::optional<uint64_t> AsUint(const nlohmann::json& v);
+    /// Member \p key of \p obj read leniently as AsUint does; nothing when \p obj is not an
+    /// object or the member is absent or not such an integer.
+    static std::optional<uint64_t> MemberUint(const nlohmann::json& obj, const std::string& key);
+    /// Member \p key of \p obj when it is a string, else "" (lenient, as MemberUint).
+    static std::string MemberString(const nlohmann::json& obj, const std::string& key);
     /// \p v as an integer in [\p min, \p max] by the rules above; errors name \p field.
     static uint64_t ToUint(const nlohmann::json& v,
                            const std::string& file,

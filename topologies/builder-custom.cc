@@ -30,9 +30,9 @@ ResolveEnd(const JsonObject& link,
         }
         return it->second;
     }
-    if (v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() < numNodes)
+    if (const std::optional<uint64_t> i = JsonObject::AsUint(v); i && *i < numNodes)
     {
-        return v.get<uint32_t>();
+        return uint32_t(*i);
     }
     link.Fail(key, expected + " (0.." + std::to_string(numNodes - 1) + ")", DescribeJson(v));
 }

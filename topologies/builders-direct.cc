@@ -50,11 +50,12 @@ BuildTorus(const JsonObject& spec)
     std::vector<uint32_t> dims;
     for (const auto& v : d)
     {
-        if (!v.is_number_integer() || v.get<int64_t>() < 2 || v.get<int64_t>() > 1024)
+        const uint64_t x = JsonObject::AsUint(v).value_or(0);
+        if (x < 2 || x > 1024)
         {
             throw fabricsim::InputError(spec.File(), spec.Field("dims"), expected, DescribeJson(d));
         }
-        dims.push_back(v.get<uint32_t>());
+        dims.push_back(uint32_t(x));
     }
     uint64_t total = 1;
     for (uint32_t x : dims)

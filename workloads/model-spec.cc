@@ -97,14 +97,15 @@ ReadMoe(const JsonObject& o, uint32_t layers)
         for (size_t i = 0; i < v->size(); ++i)
         {
             const json& e = (*v)[i];
-            if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() >= layers)
+            const std::optional<uint64_t> l = JsonObject::AsUint(e);
+            if (!l || *l >= layers)
             {
                 throw fabricsim::InputError(o.File(),
                                             JsonIndex(o.Field("mlp_only_layers"), i),
                                             "a layer index in [0, " + std::to_string(layers) + ")",
                                             DescribeJson(e));
             }
-            mlpOnly[size_t(e.get<int64_t>())] = true;
+            mlpOnly[size_t(*l)] = true;
         }
     }
     m.moeLayer.resize(layers);

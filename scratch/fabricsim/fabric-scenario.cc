@@ -56,15 +56,15 @@ CheckWindowEnd(uint64_t startNs,
 uint32_t
 GetHost(const json& v, const Topology& topo, const std::string& file, const std::string& field)
 {
-    if (!v.is_number_integer() || v.get<int64_t>() < 0
-        || v.get<int64_t>() >= int64_t(topo.NumHosts()))
+    const std::optional<uint64_t> h = JsonObject::AsUint(v);
+    if (!h || *h >= topo.NumHosts())
     {
         throw InputError(file,
                          field,
                          "a host index in [0, " + std::to_string(topo.NumHosts() - 1) + "]",
                          DescribeJson(v));
     }
-    return uint32_t(v.get<int64_t>());
+    return uint32_t(*h);
 }
 
 std::vector<uint32_t>
@@ -737,10 +737,10 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 throw InputError(file, p + ".receiver", "a host index", "nothing");
             }
             is.receiver = GetHost(o["receiver"], sc.topology, file, p + ".receiver");
-            if (o.contains("senders") && o["senders"].is_number_integer())
+            if (o.contains("senders") && o["senders"].is_number())
             {
-                int64_t n = o["senders"].get<int64_t>();
-                if (n < 1 || n >= int64_t(sc.topology.NumHosts()))
+                const uint64_t n = JsonObject::AsUint(o["senders"]).value_or(0);
+                if (n < 1 || n >= sc.topology.NumHosts())
                 {
                     throw InputError(file,
                                      p + ".senders",

@@ -202,3 +202,16 @@ TEST(JsonReader, QuantitiesWithUnits)
     EXPECT_EQ(ErrorOf([&] { o.Quantity("none", fabricsim::UnitKind::Bytes); }).Field(),
               "hardware.none");
 }
+
+TEST(JsonReader, LenientMembersForMetadata)
+{
+    json args = {{"n", 4.0}, {"neg", -1}, {"s", "x"}, {"half", 2.5}};
+    EXPECT_EQ(JsonObject::MemberUint(args, "n"), 4u);
+    EXPECT_FALSE(JsonObject::MemberUint(args, "neg"));
+    EXPECT_FALSE(JsonObject::MemberUint(args, "half"));
+    EXPECT_FALSE(JsonObject::MemberUint(args, "none"));
+    EXPECT_FALSE(JsonObject::MemberUint(json::array({1}), "n"));
+    EXPECT_EQ(JsonObject::MemberString(args, "s"), "x");
+    EXPECT_EQ(JsonObject::MemberString(args, "n"), "");
+    EXPECT_EQ(JsonObject::MemberString(json(3), "s"), "");
+}

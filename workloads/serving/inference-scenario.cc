@@ -198,7 +198,7 @@ ReadPlacement(const std::optional<JsonObject>& j, const json& topology)
         auto positive = [&](const char* key) -> uint64_t
         {
             const json* v = JsonObject(topology, "", "topology").Find(key);
-            return v && v->is_number_integer() && v->get<int64_t>() > 0 ? v->get<uint64_t>() : 0;
+            return v ? JsonObject::AsUint(*v).value_or(0) : 0;
         };
         uint64_t a = positive("accels_per_server");
         uint64_t s = positive("servers");

@@ -80,22 +80,13 @@ IdOf(const json& v)
     return -1;
 }
 
-/// Non-negative integer member of \p args, if it is one (JsonObject::AsUint: whole numbers).
+/// Sets \p v to the non-negative integer member \p key of \p args if it is one.
 bool
 GetCount(const json& args, const char* key, uint64_t& v)
 {
-    auto it = args.find(key);
-    const std::optional<uint64_t> x
-        = it == args.end() ? std::nullopt : JsonObject::AsUint(*it); // the common integer rule
+    const std::optional<uint64_t> x = JsonObject::MemberUint(args, key); // the common rule
     v = x.value_or(v);
     return x.has_value();
-}
-
-std::string
-GetString(const json& args, const char* key)
-{
-    auto it = args.find(key);
-    return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 /// "[0, 1, 2]" (PyTorch writes the list as a string) or a JSON array of ranks.
@@ -155,16 +146,16 @@ ParseRankList(const json& v, std::vector<uint32_t>& out)
 bool
 ReadCommArgs(const json& args, CommMeta& m)
 {
-    m.collName = GetString(args, "Collective name");
+    m.collName = JsonObject::MemberString(args, "Collective name");
     m.haveIn = GetCount(args, "In msg nelems", m.inNelems);
     m.haveOut = GetCount(args, "Out msg nelems", m.outNelems);
-    m.dtype = GetString(args, "dtype");
+    m.dtype = JsonObject::MemberString(args, "dtype");
     uint64_t g = 0;
     if (GetCount(args, "Group size", g))
     {
         m.groupSize = int64_t(std::min<uint64_t>(g, 1u << 24));
     }
-    m.pgName = GetString(args, "Process Group Name");
+    m.pgName = JsonObject::MemberString(args, "Process Group Name");
     auto it = args.find("Process Group Ranks");
     m.havePgRanks = it != args.end() && ParseRankList(*it, m.pgRanks) && !m.pgRanks.empty();
     return !m.collName.empty() && (m.haveIn || m.haveOut);
@@ -296,7 +287,7 @@ class KinetoReader
             auto dp = m_doc.find("deviceProperties");
             if (dp != m_doc.end() && dp->is_array() && !dp->empty() && (*dp)[0].is_object())
             {
-                m_rank.device = GetString((*dp)[0], "name");
+                m_rank.device = JsonObject::MemberString((*dp)[0], "name");
             }
         }
         else
@@ -346,7 +337,7 @@ class KinetoReader
                 auto r = pg.find("ranks");
                 if (r != pg.end() && ParseRankList(*r, ranks) && !ranks.empty())
                 {
-                    m_pgRanks[GetString(pg, "pg_name")] = ranks;
+                    m_pgRanks[JsonObject::MemberString(pg, "pg_name")] = ranks;
                 }
             }
         }
@@ -392,8 +383,8 @@ class KinetoReader
                 Bad(at + ".ts", "a time in microseconds below 1e17", DescribeJson(*ts));
             }
             ev.dur = dur->get<double>();
-            ev.name = GetString(e, "name");
-            ev.cat = Lower(GetString(e, "cat"));
+            ev.name = JsonObject::MemberString(e, "name");
+            ev.cat = Lower(JsonObject::MemberString(e, "cat"));
             if (e.contains("pid"))
             {
                 ev.pid = IdOf(e["pid"]);
