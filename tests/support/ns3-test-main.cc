@@ -1,4 +1,7 @@
-// GoogleTest main for ns-3 based tests: picosecond time before any Time exists.
+// GoogleTest main for ns-3 based tests: the resource caps, then picosecond time before any Time
+// exists.
+#include "test-guard.h"
+
 #include "ns3/nstime.h"
 
 #include <gtest/gtest.h>
@@ -6,6 +9,7 @@
 int
 main(int argc, char** argv)
 {
+    fabricsim::test::CapTestResources();
     ns3::Time::SetResolution(ns3::Time::PS);
     testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
