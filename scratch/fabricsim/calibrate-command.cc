@@ -607,7 +607,7 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
     }
 
     nlohmann::json summary;
-    summary["scenario"] = sc.raw.value("name", sc.file);
+    summary["scenario"] = sc.name;
     summary["backend"] = opt.backend;
     summary["measurements"] = opt.files;
     summary["points"] = points.size();

@@ -369,7 +369,7 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
     }
     OutputDir dir(opt.outDir);
 
-    const std::string scenarioName = sc.raw.value("name", sc.file);
+    const std::string scenarioName = sc.name;
     out << "# fabricsim collective: " << ToString(kind) << " on " << n << " ranks, "
         << (opt.scheduleFile.empty() ? "algorithm " + opt.algo : "schedule " + opt.scheduleFile)
         << ", backend " << opt.backend << "\n"

@@ -312,7 +312,7 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     const std::vector<double> slow = traffic.Slowdowns();
     const auto Percentile = &FabricTrafficHelper::Percentile;
     json summary;
-    summary["scenario"] = sc.raw.value("name", sc.file);
+    summary["scenario"] = sc.name;
     summary["seed"] = sc.seed;
     uint32_t nsw = 0;
     for (auto& n : sc.topology.nodes)

@@ -36,6 +36,41 @@ GetBytes(const JsonObject& o, const std::string& key, uint64_t def)
     return uint64_t(*b + 0.5);
 }
 
+/**
+ * Flow sizes the model carries: its packets number within the NIC's 32-bit PSN space at the
+ * scenario's MTU, and sending it over the slowest link takes at most half of ns-3's clock (106
+ * days; the other half leaves room for headers, queueing and the start time). Topology and
+ * transport are read before traffic, so both are known here.
+ */
+void
+CheckFlowSize(const FabricScenario& sc,
+              uint64_t bytes,
+              const std::string& file,
+              const std::string& field,
+              const std::string& found = "")
+{
+    const uint64_t byPsn = 0xfffffffeULL * sc.transport.mtuBytes;
+    double minRate = 0;
+    for (const auto& l : sc.topology.links)
+    {
+        minRate = minRate == 0 ? l.spec.rateBps : std::min(minRate, l.spec.rateBps);
+    }
+    const double byTime = minRate / 8 * units::kMaxSeconds / 2;
+    if (bytes > byPsn || (minRate > 0 && double(bytes) > byTime))
+    {
+        const bool psn = double(byPsn) <= byTime || minRate == 0;
+        const uint64_t most = psn ? byPsn : uint64_t(byTime);
+        throw InputError(
+            file,
+            field,
+            "a flow size of at most " + std::to_string(most) + " bytes ("
+                + (psn ? "2^32 - 2 packets of mtu_bytes " + std::to_string(sc.transport.mtuBytes)
+                       : "53 days at the slowest link's rate")
+                + ")",
+            found.empty() ? std::to_string(bytes) : found);
+    }
+}
+
 /// Arrivals of a window fall before start + duration, which must still be a time ns-3 holds.
 void
 CheckWindowEnd(uint64_t startNs,
@@ -141,6 +176,10 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const FileReferre
         FlowSpec f;
         f.src = GetHost(json(src), sc.topology, path, where + " src");
         f.dst = GetHost(json(dst), sc.topology, path, where + " dst");
+        if (f.src == f.dst)
+        {
+            throw InputError(path, where + " dst", "a host other than src", std::to_string(dst));
+        }
         if (prio < 0 || prio > 7)
         {
             throw InputError(path, where + " priority", "0..7", std::to_string(prio));
@@ -166,6 +205,7 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const FileReferre
         }
         f.priority = int(prio);
         f.sizeBytes = uint64_t(size);
+        CheckFlowSize(sc, f.sizeBytes, path, where + " size_bytes");
         f.startNs = uint64_t(std::llround(start * 1e9));
         f.tag = "file";
         sc.flows.push_back(f);
@@ -474,6 +514,8 @@ ParseFabricScenario(const json& doc, const std::string& file)
                     "deadlock",
                     "routes",
                     "attributes"});
+    sc.name = root.OptionalString("name", file);
+    root.OptionalString("description", ""); // a string, if given
     sc.seed = root.OptionalUint("seed", 1, 1);
     sc.stopNs = root.OptionalUint("stop_ns", 1000000000ULL, 1, units::kMaxNs);
     if (!doc.contains("topology"))
@@ -649,6 +691,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                 {
                     throw InputError(file, p + ".size_bytes", "a positive byte count", "0");
                 }
+                CheckFlowSize(sc, s.sizeBytes, file, p + ".size_bytes");
                 s.startNs = fObj.OptionalUint("start_ns", 0, 0, units::kMaxNs);
                 s.priority = int(fObj.OptionalUint("priority", sc.transport.priority));
                 if (s.priority > 6)
@@ -719,7 +762,14 @@ ParseFabricScenario(const json& doc, const std::string& file)
             }
             CheckWindowEnd(ps.startNs, ps.durationNs, file, p);
             ps.hosts = GetHostList(oObj, sc.topology, "hosts");
-            LoadFlowCdf(ps.cdfPath, {file, p + ".cdf"}); // validate now, before anything runs
+            // Validate now, before anything runs: the largest size must be a flow the model
+            // carries.
+            const double largest = LoadFlowCdf(ps.cdfPath, {file, p + ".cdf"}).back().first;
+            CheckFlowSize(sc,
+                          largest < 0x1p64 ? uint64_t(largest) : UINT64_MAX,
+                          ps.cdfPath,
+                          "largest size_bytes",
+                          DescribeJson(json(largest)));
             sc.poisson.push_back(ps);
         }
         auto il = asList("incast");
@@ -783,6 +833,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
             {
                 throw InputError(file, p + ".size_bytes", "a positive byte count", "nothing");
             }
+            CheckFlowSize(sc, is.sizeBytes, file, p + ".size_bytes");
             is.startNs = oObj.OptionalUint("start_ns", 0, 0, units::kMaxNs);
             is.load = oObj.OptionalNumber("load", 0, 0, 1);
             is.durationNs = oObj.OptionalUint("duration_ns", 0, 0, units::kMaxNs);

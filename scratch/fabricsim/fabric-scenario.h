@@ -137,6 +137,7 @@ struct FabricScenario
 {
     std::string file; ///< path it was read from ("" for inline)
     std::string dir;  ///< directory for relative paths
+    std::string name; ///< "name", else the file
     nlohmann::json raw;
     uint64_t seed = 1;
     uint64_t stopNs = 0;

@@ -173,7 +173,7 @@ RunInferenceScenario(const json& doc,
     }
 
     json s = result.ToJson(true);
-    s["scenario"] = doc.value("name", file);
+    s["scenario"] = sc.name;
     s["seed"] = isc.seed;
     s["backend"] = opt.backend;
     json fj = {

@@ -352,7 +352,7 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
     }
     const uint32_t steps = std::max<uint32_t>(1, trace.ranks.front().steps);
     nlohmann::json rep;
-    rep["scenario"] = sc.raw.value("name", sc.file);
+    rep["scenario"] = sc.name;
     rep["backend"] = opt.backend;
     rep["traces"] = opt.traces;
     rep["trace"] = SummarizeTrace(trace);

@@ -133,6 +133,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "\"host\"},{\"name\":\"b\",\"kind\":\"host\"},{\"name\":\"s\",\"kind\":"
                 "\"switch\"}],\"links\":[{\"a\":\"a\",\"b\":\"s\"}]}",
                 "disconnected"},
+        BadCase{"name_not_a_string", "name=5", "field 'name'"},
+        // Past 2^32 packets the NIC's PSN space wraps: refused, not aborted.
+        BadCase{"flow_past_psn_space",
+                "traffic.flows.0.size_bytes=1152921504606846976",
+                "2^32 - 2 packets"},
         // Files that never end or are not files: refused before a byte is read.
         BadCase{"cdf_is_a_device",
                 "traffic.poisson={\"cdf\":\"/dev/zero\",\"duration_ns\":1000}",
@@ -143,6 +148,29 @@ INSTANTIATE_TEST_SUITE_P(
                 "topology={\"type\":\"hpcc-file\",\"path\":\"/\"}",
                 "a directory"}),
     [](const testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
+
+TEST(Cli, FlowFilesAndCdfsHoldOnlyFlowsTheModelCarries)
+{
+    auto dir = fabricsim::test::TempDir("flow-files");
+    json base = {{"seed", 1}, {"topology", {{"type", "single-switch"}, {"hosts", 4}}}};
+    std::ofstream(dir + "/self.txt") << "1\n2 2 3 100 1000 0\n";
+    std::ofstream(dir + "/huge.cdf") << "100 0\n1e30 100\n";
+    base["traffic"] = {{"flow_file", "self.txt"}};
+    std::string out;
+    // A flow from a host to itself has no route: refused naming its line, no output left.
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "run " + WriteScenario(dir, "a.json", base) + " --out " + dir + "/out", out),
+              2);
+    EXPECT_NE(out.find("self.txt: field 'line 2 dst': expected a host other than src"),
+              std::string::npos)
+        << out;
+    base["traffic"] = {{"poisson", {{"cdf", "huge.cdf"}, {"duration_ns", 1000}}}};
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "run " + WriteScenario(dir, "b.json", base) + " --out " + dir + "/out", out),
+              2);
+    EXPECT_NE(out.find("huge.cdf: field 'largest size_bytes'"), std::string::npos) << out;
+    EXPECT_FALSE(fs::exists(dir + "/out"));
+}
 
 TEST(Cli, MissingFileAndBadJsonExitTwo)
 {
