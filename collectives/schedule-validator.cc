@@ -47,6 +47,25 @@ SizesExecutable(const Schedule& s, std::vector<Problem>& problems)
                 ok = false;
             }
         }
+        // A step moving more chunks than any buffer can hold would have symbolic execution
+        // allocate for it (cnt = 2^31 - 1 ended in bad_alloc).
+        for (const auto& tb : p.m_threadblocks)
+        {
+            for (const auto& st : tb.m_steps)
+            {
+                if (st.m_count > kMaxChunks)
+                {
+                    problems.push_back(Problem{p.m_rank,
+                                               tb.m_id,
+                                               st.m_index,
+                                               ProblemKind::kStructure,
+                                               "count: expected at most "
+                                                   + std::to_string(kMaxChunks) + " chunks, found "
+                                                   + std::to_string(st.m_count)});
+                    ok = false;
+                }
+            }
+        }
     }
     return ok;
 }

@@ -21,51 +21,96 @@ namespace fabricsim
 namespace
 {
 
-const char* kUsage
-    = "usage:\n"
-      "  fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] "
-      "[--ns3::Type::Attr=value ...]\n"
-      "                [--progress | --no-progress] [--backend packet|analytical] [--trace] "
-      "[--record]\n"
-      "      Run a fabric or inference scenario (default: scenarios/default.json); write "
-      "DIR/summary.json\n"
-      "      and CSVs. Inference: --trace writes a Perfetto timeline, --record the replayable "
-      "programs.\n"
-      "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e "
-      "MAX] [-f FACTOR]\n"
-      "                [-n ITERS] [-w WARMUP] [--backend packet|analytical] [--out DIR] "
-      "[--channels N]\n"
-      "                [--chunks N] [--proto Simple|LL|LL128] [--root R] [--ranks N] [--local-size "
-      "L]\n"
-      "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
-      "      nccl-tests-style sweep of one collective on the scenario's fabric (ranks = its hosts "
-      "in order;\n"
-      "      sizes take K/M/G suffixes); prints the nccl-tests table, writes DIR/collective.json "
-      "and .csv.\n"
-      "  fabricsim replay TRACE... --scenario S.json [--step N] [--compute-scale F] [--hw-to GPU "
-      "[--hw-from GPU]]\n"
-      "                [--backend analytical|packet] [--export-chakra] [--out DIR] [--set "
-      "key.path=value ...]\n"
-      "      Replay PyTorch profiler (.json / .json.gz) or Chakra (.et) traces on the scenario's "
-      "fabric; writes\n"
-      "      DIR/replay.json (recorded vs replayed step time, change per collective) and "
-      "communication.csv.\n"
-      "  fabricsim calibrate MEASUREMENTS... --scenario S.json [--fit p1,p2,...] [--params "
-      "OVERLAY] [--out DIR]\n"
-      "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--fit-min-bytes "
-      "N] [--backend B]\n"
-      "      Run measured points (nccl-tests logs, corpus CSV, DeepEP tables) on the scenario; "
-      "writes per-point\n"
-      "      and aggregate error, busbw.svg and, with --fit, overlay.json (parameters: "
-      "link_efficiency,\n"
-      "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency). "
-      "Any command\n"
-      "      takes --overlay FILE.\n"
-      "  fabricsim validate FILE [--coll C] [--ranks N]\n"
-      "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"
-      "  fabricsim attributes\n"
-      "      Print every fabricsim ns-3 attribute and trace source (markdown).\n"
-      "  fabricsim help\n";
+/// One command's usage: the synopsis lines and what it does.
+struct CommandUsage
+{
+    const char* name;
+    const char* text;
+};
+
+const CommandUsage kCommands[] = {
+    {"run",
+     "  fabricsim run [SCENARIO.json] [--out DIR] [--set key.path=value ...] "
+     "[--ns3::Type::Attr=value ...]\n"
+     "                [--progress | --no-progress] [--backend packet|analytical] [--trace] "
+     "[--record]\n"
+     "      Run a fabric or inference scenario (default: scenarios/default.json); write "
+     "DIR/summary.json\n"
+     "      and CSVs. Inference: --trace writes a Perfetto timeline, --record the replayable "
+     "programs.\n"},
+    {"collective",
+     "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e "
+     "MAX] [-f FACTOR]\n"
+     "                [-n ITERS] [-w WARMUP] [--backend packet|analytical] [--out DIR] "
+     "[--channels N]\n"
+     "                [--chunks N] [--proto Simple|LL|LL128] [--root R] [--ranks N] [--local-size "
+     "L]\n"
+     "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
+     "      nccl-tests-style sweep of one collective on the scenario's fabric (ranks = its hosts "
+     "in order;\n"
+     "      sizes take K/M/G suffixes); prints the nccl-tests table, writes DIR/collective.json "
+     "and .csv.\n"},
+    {"replay",
+     "  fabricsim replay TRACE... --scenario S.json [--step N] [--compute-scale F] [--hw-to GPU "
+     "[--hw-from GPU]]\n"
+     "                [--backend analytical|packet] [--export-chakra] [--out DIR] [--set "
+     "key.path=value ...]\n"
+     "      Replay PyTorch profiler (.json / .json.gz) or Chakra (.et) traces on the scenario's "
+     "fabric; writes\n"
+     "      DIR/replay.json (recorded vs replayed step time, change per collective) and "
+     "communication.csv.\n"},
+    {"calibrate",
+     "  fabricsim calibrate MEASUREMENTS... --scenario S.json [--fit p1,p2,...] [--params "
+     "OVERLAY] [--out DIR]\n"
+     "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--fit-min-bytes "
+     "N] [--backend B]\n"
+     "      Run measured points (nccl-tests logs, corpus CSV, DeepEP tables) on the scenario; "
+     "writes per-point\n"
+     "      and aggregate error, busbw.svg and, with --fit, overlay.json (parameters: "
+     "link_efficiency,\n"
+     "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency). "
+     "Any command\n"
+     "      takes --overlay FILE.\n"},
+    {"validate",
+     "  fabricsim validate FILE [--coll C] [--ranks N]\n"
+     "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"},
+    {"attributes",
+     "  fabricsim attributes\n"
+     "      Print every fabricsim ns-3 attribute and trace source (markdown).\n"},
+    {"help", "  fabricsim help [COMMAND]   (or fabricsim COMMAND --help)\n"},
+};
+
+/// The usage of every command.
+std::string
+Usage()
+{
+    std::string u = "usage:\n";
+    for (const auto& c : kCommands)
+    {
+        u += c.text;
+    }
+    return u;
+}
+
+/// The usage of \p command, or nullptr when there is no such command.
+const char*
+CommandUsageText(const std::string& command)
+{
+    for (const auto& c : kCommands)
+    {
+        if (command == c.name)
+        {
+            return c.text;
+        }
+    }
+    return nullptr;
+}
+
+bool
+IsHelp(const std::string& a)
+{
+    return a == "--help" || a == "-h";
+}
 
 int
 CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
@@ -154,43 +199,77 @@ int
 Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostream& err)
 {
     // --overlay FILE becomes the file's --set assignments (calibrated parameters).
-    const std::vector<std::string> args = ExpandOverlayArgs(rawArgs);
-    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h")
+    if (!rawArgs.empty() && rawArgs[0] == "help" && rawArgs.size() == 2
+        && CommandUsageText(rawArgs[1]))
     {
-        (args.empty() ? err : out) << kUsage;
-        return args.empty() ? 2 : 0;
-    }
-    if (args[0] == "attributes")
-    {
-        out << AttributeReferenceMarkdown();
+        out << "usage:\n" << CommandUsageText(rawArgs[1]);
         return 0;
     }
-    if (args[0] == "run")
+    if (rawArgs.empty() || rawArgs[0] == "help" || IsHelp(rawArgs[0]))
     {
-        return CmdRun(args, out, err);
+        (rawArgs.empty() ? err : out) << Usage();
+        return rawArgs.empty() ? 2 : 0;
     }
-    if (args[0] == "collective")
+    const char* usage = CommandUsageText(rawArgs[0]);
+    if (!usage)
     {
-        return RunCollectiveCommand(ParseCollectiveArgs(args), out, err);
+        err << Usage();
+        throw fabricsim::InputError(
+            "<command line>",
+            "command",
+            "one of: run, collective, replay, calibrate, validate, attributes, help",
+            "\"" + rawArgs[0] + "\"");
     }
-    if (args[0] == "replay")
+    // COMMAND --help (anywhere among its arguments) prints that command's usage and runs nothing.
+    for (size_t i = 1; i < rawArgs.size(); ++i)
     {
-        return RunReplayCommand(ParseReplayArgs(args), out, err);
+        if (IsHelp(rawArgs[i]))
+        {
+            out << "usage:\n" << usage;
+            return 0;
+        }
     }
-    if (args[0] == "calibrate")
+    try
     {
-        return RunCalibrateCommand(ParseCalibrateArgs(args), out, err);
-    }
-    if (args[0] == "validate")
-    {
+        // --overlay FILE becomes the file's --set assignments (calibrated parameters).
+        const std::vector<std::string> args = ExpandOverlayArgs(rawArgs);
+        if (args[0] == "attributes")
+        {
+            if (args.size() > 1)
+            {
+                throw fabricsim::InputError(
+                    kCommandLineSource, args[1], "no arguments to 'fabricsim attributes'", args[1]);
+            }
+            out << AttributeReferenceMarkdown();
+            return 0;
+        }
+        if (args[0] == "run")
+        {
+            return CmdRun(args, out, err);
+        }
+        if (args[0] == "collective")
+        {
+            return RunCollectiveCommand(ParseCollectiveArgs(args), out, err);
+        }
+        if (args[0] == "replay")
+        {
+            return RunReplayCommand(ParseReplayArgs(args), out, err);
+        }
+        if (args[0] == "calibrate")
+        {
+            return RunCalibrateCommand(ParseCalibrateArgs(args), out, err);
+        }
         return RunValidateArgs(args, out, err);
     }
-    err << kUsage;
-    throw fabricsim::InputError(
-        "<command line>",
-        "command",
-        "one of: run, collective, replay, calibrate, validate, attributes, help",
-        "\"" + args[0] + "\"");
+    catch (const fabricsim::InputError& e)
+    {
+        // A wrong option or argument: the command's usage follows the error naming it.
+        if (e.File() == kCommandLineSource)
+        {
+            err << "usage:\n" << usage;
+        }
+        throw;
+    }
 }
 
 } // namespace fabricsim

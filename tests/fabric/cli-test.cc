@@ -172,6 +172,26 @@ TEST(Cli, FlowFilesAndCdfsHoldOnlyFlowsTheModelCarries)
     EXPECT_FALSE(fs::exists(dir + "/out"));
 }
 
+TEST(Cli, EveryCommandHasHelpAndAWrongOptionShowsItsUsage)
+{
+    std::string out;
+    for (std::string c : {"run", "collective", "replay", "calibrate", "validate", "attributes"})
+    {
+        EXPECT_EQ(fabricsim::test::RunCli(c + " --help", out), 0) << c << ": " << out;
+        EXPECT_EQ(out.rfind("usage:\n  fabricsim " + c, 0), 0u) << out;
+        // Help runs nothing: no default scenario is simulated, no output appears.
+        EXPECT_LT(out.size(), 2000u) << out;
+        EXPECT_EQ(fabricsim::test::RunCli("help " + c, out), 0) << out;
+        EXPECT_NE(out.find("fabricsim " + c), std::string::npos) << out;
+    }
+    EXPECT_EQ(fabricsim::test::RunCli("run --bogus", out), 2);
+    EXPECT_NE(out.find("field '--bogus'"), std::string::npos) << out;
+    EXPECT_NE(out.find("usage:\n  fabricsim run "), std::string::npos) << out;
+    EXPECT_EQ(fabricsim::test::RunCli("collective --frob 3", out), 2);
+    EXPECT_NE(out.find("--frob"), std::string::npos) << out;
+    EXPECT_NE(out.find("usage:\n  fabricsim collective "), std::string::npos) << out;
+}
+
 TEST(Cli, MissingFileAndBadJsonExitTwo)
 {
     std::string out;

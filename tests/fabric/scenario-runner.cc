@@ -48,7 +48,9 @@ ReadFile(const std::string& path)
 int
 RunCli(const std::string& args, std::string& output)
 {
-    std::string cmd = std::string(FABRICSIM_BIN) + " " + args + " 2>&1";
+    // Capped as every test process is (tests/support/test-guard), in its own right as well.
+    std::string cmd
+        = "prlimit --as=4194304000 -- " + std::string(FABRICSIM_BIN) + " " + args + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     std::array<char, 4096> buf;
     output.clear();
