@@ -6,6 +6,7 @@
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/shared-buffer-mmu.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -117,7 +118,21 @@ InstallFabric(const FabricScenario& sc)
     ecn.pmax = sc.sw.ecn.pmax;
     ecn.refRateBps = uint64_t(sc.sw.ecn.perRateBps);
     fabric->SetEcn(ecn);
-    fabric->Install();
+    try
+    {
+        fabric->Install();
+    }
+    catch (const BufferTooSmall& e)
+    {
+        // A realistic 256 x 400G switch needs more than the default 32 MiB for PFC headroom.
+        throw InputError(sc.file,
+                         "switch.buffer_bytes",
+                         "at least " + std::to_string(e.Needed() + 1)
+                             + " bytes: the per-queue reserve and PFC headroom of a "
+                             + std::to_string(e.Ports())
+                             + "-port switch (or a smaller switch.headroom_bytes)",
+                         std::to_string(e.Buffer()));
+    }
     fabric->AssignStreams(1000);
     for (auto& ev : sc.linkEvents)
     {

@@ -138,6 +138,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"flow_past_psn_space",
                 "traffic.flows.0.size_bytes=1152921504606846976",
                 "2^32 - 2 packets"},
+        // A realistic 256 x 400G switch with the default 32 MiB buffer cannot hold the PFC
+        // headroom of its ports: named with the size needed instead of an abort.
+        BadCase{"buffer_below_pfc_headroom",
+                "topology={\"type\":\"single-switch\",\"hosts\":256,\"host_link\":"
+                "{\"rate\":\"400Gbps\",\"delay\":\"1us\"}}",
+                "field 'switch.buffer_bytes': expected at least 39448577 bytes"},
         // Files that never end or are not files: refused before a byte is read.
         BadCase{"cdf_is_a_device",
                 "traffic.poisson={\"cdf\":\"/dev/zero\",\"duration_ns\":1000}",

@@ -115,11 +115,21 @@ SharedBufferMmu::Configure(const std::vector<PortInfo>& ports,
             reserved += uint64_t(lossless) * m_headroom[i];
         }
     }
-    NS_ABORT_MSG_IF(reserved >= m_bufferBytes,
-                    "SharedBufferMmu: reserve + headroom (" << reserved << " B) exceed the buffer ("
-                                                            << m_bufferBytes << " B)");
+    if (reserved >= m_bufferBytes)
+    {
+        throw BufferTooSmall(reserved, m_bufferBytes, n);
+    }
     m_sharedPool = m_bufferBytes - reserved;
     m_sharedUsed = 0;
+}
+
+BufferTooSmall::BufferTooSmall(uint64_t needed, uint64_t buffer, size_t ports)
+    : std::runtime_error("SharedBufferMmu: reserve + headroom (" + std::to_string(needed)
+                         + " B) exceed the buffer (" + std::to_string(buffer) + " B)")
+    , m_needed(needed)
+    , m_buffer(buffer)
+    , m_ports(ports)
+{
 }
 
 uint64_t

@@ -11,10 +11,40 @@
 #include "ns3/object.h"
 
 #include <array>
+#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace ns3
 {
+
+/// Thrown by SharedBufferMmu::Configure when the reserve and PFC headroom of the switch's ports
+/// leave no shared pool: a configuration the switch cannot hold, for the caller to report.
+class BufferTooSmall : public std::runtime_error
+{
+  public:
+    BufferTooSmall(uint64_t needed, uint64_t buffer, size_t ports);
+
+    uint64_t Needed() const ///< reserve + headroom of all ports, in bytes
+    {
+        return m_needed;
+    }
+
+    uint64_t Buffer() const ///< the buffer it had to fit
+    {
+        return m_buffer;
+    }
+
+    size_t Ports() const
+    {
+        return m_ports;
+    }
+
+  private:
+    uint64_t m_needed;
+    uint64_t m_buffer;
+    size_t m_ports;
+};
 
 class SharedBufferMmu : public Object
 {
@@ -31,6 +61,7 @@ class SharedBufferMmu : public Object
     /**
      * Size the pools: `nicRateBps` is the port speed whose alpha is AlphaBase (alpha doubles
      * with each doubling of port speed above it).
+     * \throws BufferTooSmall when reserve + headroom leave no shared pool
      */
     void Configure(const std::vector<PortInfo>& ports, uint64_t nicRateBps, uint32_t mtuFrameBytes);
 
