@@ -3,11 +3,18 @@
 #include "input-error.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -51,7 +58,84 @@ WriteAll(const std::string& path, const std::string& text)
     return "";
 }
 
+/// What a run into DIR wrote, one name per line.
+constexpr const char* kManifest = ".fabricsim-outputs";
+
+/// Staging folders not yet committed, and the DIRs their runs created: what a signal removes.
+/// Never destroyed, so that a signal during exit still finds them.
+struct PendingOutputs
+{
+    std::mutex mutex;
+    std::set<std::pair<std::string, std::string>> stages; ///< (stage, DIR if created, else "")
+};
+
+PendingOutputs&
+Pending()
+{
+    static PendingOutputs* p = new PendingOutputs;
+    return *p;
+}
+
+/// Removes \p stage, and \p createdDir when it is left empty.
+void
+RemoveStage(const std::string& stage, const std::string& createdDir)
+{
+    std::error_code ec;
+    fs::remove_all(stage, ec);
+    if (!createdDir.empty() && fs::is_empty(createdDir, ec))
+    {
+        fs::remove(createdDir, ec);
+    }
+}
+
+/// The names the last run into \p dir listed.
+std::set<std::string>
+ReadManifest(const std::string& dir)
+{
+    std::set<std::string> names;
+    std::ifstream in(dir + "/" + kManifest);
+    for (std::string line; std::getline(in, line);)
+    {
+        // Only plain names this writer could have written: never a path out of DIR.
+        if (!line.empty() && line[0] != '.' && line.find('/') == std::string::npos)
+        {
+            names.insert(line);
+        }
+    }
+    return names;
+}
+
 } // namespace
+
+void
+RemovePartialOutputOnSignals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    // Blocked here and so in every thread started later; the waiter below takes them.
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread(
+        [set]()
+        {
+            int sig = 0;
+            if (sigwait(&set, &sig) != 0)
+            {
+                return;
+            }
+            PendingOutputs& p = Pending();
+            std::lock_guard<std::mutex> lock(p.mutex); // a commit under way completes first
+            for (const auto& [stage, created] : p.stages)
+            {
+                RemoveStage(stage, created);
+            }
+            const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+            std::fprintf(stderr, "fabricsim: interrupted by %s; partial output removed\n", name);
+            std::_Exit(128 + sig);
+        })
+        .detach();
+}
 
 void
 WriteFileAtomic(const std::string& path, const std::string& text)
@@ -74,6 +158,7 @@ OutputDir::OutputDir(const std::string& dir, const std::string& field)
     , m_field(field)
 {
     std::error_code ec;
+    m_createdDir = !fs::exists(dir, ec);
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
     {
@@ -81,6 +166,11 @@ OutputDir::OutputDir(const std::string& dir, const std::string& field)
             dir, field, "a directory that can be created", ec ? ec.message() : "not a directory");
     }
     m_stage = dir + "/.partial-" + std::to_string(::getpid());
+    {
+        PendingOutputs& p = Pending();
+        std::lock_guard<std::mutex> lock(p.mutex);
+        p.stages.insert({m_stage, m_createdDir ? m_dir : ""});
+    }
     fs::remove_all(m_stage, ec);
     fs::create_directories(m_stage, ec);
     if (ec)
@@ -91,11 +181,13 @@ OutputDir::OutputDir(const std::string& dir, const std::string& field)
 
 OutputDir::~OutputDir()
 {
+    PendingOutputs& p = Pending();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    p.stages.erase({m_stage, m_createdDir ? m_dir : ""});
     if (!m_committed)
     {
         m_streams.clear();
-        std::error_code ec;
-        fs::remove_all(m_stage, ec);
+        RemoveStage(m_stage, m_createdDir ? m_dir : "");
     }
 }
 
@@ -139,6 +231,8 @@ OutputDir::Commit()
         }
     }
     m_streams.clear();
+    // A signal waits until the files are all in place (or the commit failed).
+    std::lock_guard<std::mutex> lock(Pending().mutex);
     std::error_code ec;
     std::vector<fs::path> staged; // listed first: the loop below empties the folder it lists
     for (auto& e : fs::directory_iterator(m_stage, ec))
@@ -159,6 +253,26 @@ OutputDir::Commit()
             throw InputError(target.string(), "", "a writable output file", ec.message());
         }
     }
+    // The previous run's files that this run did not write would sit beside the new ones as if
+    // they were its own.
+    std::set<std::string> now; // sorted: the manifest is the same for the same run
+    for (const fs::path& p : staged)
+    {
+        now.insert(p.filename().string());
+    }
+    std::string manifest;
+    for (const std::string& n : now)
+    {
+        manifest += n + "\n";
+    }
+    for (const std::string& old : ReadManifest(m_dir))
+    {
+        if (!now.count(old))
+        {
+            fs::remove_all(fs::path(m_dir) / old, ec);
+        }
+    }
+    WriteFileAtomic(m_dir + "/" + kManifest, manifest);
     fs::remove_all(m_stage, ec);
     m_committed = true;
 }

@@ -1,8 +1,10 @@
 /*
  * The one way outputs are written. A run's files are staged in DIR/.partial-<pid> and moved into
  * DIR only when the run has finished and every file was written in full, so a failed, interrupted
- * or disk-full run never leaves files that look complete. A single file is written to a
- * temporary name beside it and renamed into place.
+ * or disk-full run never leaves files that look complete. DIR/.fabricsim-outputs lists what the
+ * last run wrote, so that a new run into the same DIR removes the older run's files it did not
+ * write again (and nothing else). A single file is written to a temporary name beside it and
+ * renamed into place.
  */
 #ifndef FABRICSIM_COMMON_OUTPUT_WRITER_H
 #define FABRICSIM_COMMON_OUTPUT_WRITER_H
@@ -22,6 +24,14 @@ namespace fabricsim
 void WriteFileAtomic(const std::string& path, const std::string& text);
 
 /**
+ * \brief From now on SIGINT and SIGTERM remove the staging folder of every OutputDir not yet
+ * committed (and a DIR it created, left empty) and end the process with 128 + the signal (130,
+ * 143), as shells report it. Call once, first thing in main, before any thread starts: it blocks
+ * the two signals and waits for them in a thread of its own.
+ */
+void RemovePartialOutputOnSignals();
+
+/**
  * \brief An output directory whose files appear together when the run commits.
  */
 class OutputDir
@@ -30,7 +40,8 @@ class OutputDir
     /// Creates \p dir (and parents) and the staging folder; InputError naming \p field (the
     /// option that gave the directory) when it cannot.
     explicit OutputDir(const std::string& dir, const std::string& field = "--out");
-    /// Removes the staging folder (and what was staged) unless Commit succeeded.
+    /// Removes the staging folder (and what was staged) unless Commit succeeded, and DIR when this
+    /// created it and it is empty.
     ~OutputDir();
     OutputDir(const OutputDir&) = delete;
     OutputDir& operator=(const OutputDir&) = delete;
@@ -45,8 +56,9 @@ class OutputDir
     /// at Commit. The same name gives the same stream.
     std::ostream& Stream(const std::string& name);
 
-    /// Closes the streams, checks that every staged file was written in full, and moves them
-    /// into the directory (replacing older files of the same names).
+    /// Closes the streams, checks that every staged file was written in full, moves them into
+    /// the directory (replacing older files of the same names) and removes the files of the
+    /// previous run into it that this one did not write.
     /// \throws InputError naming the file that failed; nothing is moved then
     void Commit();
 
@@ -59,6 +71,7 @@ class OutputDir
     std::string m_dir;
     std::string m_field;
     std::string m_stage;
+    bool m_createdDir = false; ///< DIR did not exist before
     std::map<std::string, std::unique_ptr<std::ofstream>> m_streams;
     bool m_committed = false;
 };

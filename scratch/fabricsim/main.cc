@@ -8,6 +8,7 @@
  */
 #include "cli-commands.h"
 #include "input-error.h"
+#include "output-writer.h"
 
 #include "ns3/nstime.h"
 
@@ -19,6 +20,8 @@ main(int argc, char** argv)
 {
     // Before any Time exists: a 64 B frame on an 800G link lasts 0.64 ns.
     ns3::Time::SetResolution(ns3::Time::PS);
+    // Ctrl-C or a kill mid-run leaves no .partial folder behind (exit 130 / 143).
+    fabricsim::RemovePartialOutputOnSignals();
     std::vector<std::string> args(argv + 1, argv + argc);
     try
     {

@@ -95,7 +95,8 @@ TEST(OutputWriter, RunFilesAppearTogetherAtCommit)
         EXPECT_TRUE(Names(out).size() == 1 && Names(out)[0].rfind(".partial-", 0) == 0);
         dir.Commit();
     }
-    EXPECT_EQ(Names(out), (std::vector<std::string>{"fct.csv", "summary.json"}));
+    EXPECT_EQ(Names(out),
+              (std::vector<std::string>{".fabricsim-outputs", "fct.csv", "summary.json"}));
     EXPECT_EQ(Slurp(out + "/fct.csv"), "id,fct\n1,2\n");
 }
 
@@ -113,7 +114,7 @@ TEST(OutputWriter, AFailedRunLeavesTheOldFilesAndNoStagingFolder)
         dir.Write("summary.json", "new");
         // No Commit: the run failed.
     }
-    EXPECT_EQ(Names(out), std::vector<std::string>{"summary.json"});
+    EXPECT_EQ(Names(out), (std::vector<std::string>{".fabricsim-outputs", "summary.json"}));
     EXPECT_EQ(Slurp(out + "/summary.json"), "old");
 }
 
@@ -149,4 +150,41 @@ TEST(OutputWriter, AnOutputPathThatIsAFileIsNamed)
     {
         EXPECT_EQ(e.Field(), "--out");
     }
+}
+
+TEST(OutputWriter, ARunIntoAnOlderRunsDirectoryReplacesItsFilesWhole)
+{
+    TempDir d;
+    const std::string out = d.path + "/run";
+    {
+        OutputDir dir(out);
+        dir.Write("summary.json", "1");
+        dir.Write("queue.csv", "t,q\n");
+        dir.Commit();
+    }
+    WriteFileAtomic(out + "/notes.txt", "the user's own file");
+    {
+        OutputDir dir(out);
+        dir.Write("summary.json", "2");
+        dir.Commit();
+    }
+    // queue.csv was the older run's; notes.txt was never a run's and stays.
+    EXPECT_EQ(Names(out),
+              (std::vector<std::string>{".fabricsim-outputs", "notes.txt", "summary.json"}));
+    EXPECT_EQ(Slurp(out + "/.fabricsim-outputs"), "summary.json\n");
+}
+
+TEST(OutputWriter, AFailedRunRemovesTheDirectoryItCreated)
+{
+    TempDir d;
+    {
+        OutputDir dir(d.path + "/new/run");
+        dir.Write("summary.json", "{}");
+    }
+    EXPECT_FALSE(fs::exists(d.path + "/new/run"));
+    fs::create_directories(d.path + "/old");
+    {
+        OutputDir dir(d.path + "/old");
+    }
+    EXPECT_TRUE(fs::exists(d.path + "/old")); // it was there before: it stays
 }

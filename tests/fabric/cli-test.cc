@@ -3,6 +3,7 @@
 #include "scenario-runner.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -196,6 +197,25 @@ TEST(Cli, EveryCommandHasHelpAndAWrongOptionShowsItsUsage)
     EXPECT_EQ(fabricsim::test::RunCli("collective --frob 3", out), 2);
     EXPECT_NE(out.find("--frob"), std::string::npos) << out;
     EXPECT_NE(out.find("usage:\n  fabricsim collective "), std::string::npos) << out;
+}
+
+TEST(Cli, InterruptedRunsLeaveNoPartialOutput)
+{
+    // A paper-scale run lasts minutes; SIGINT and SIGTERM after a second stop it.
+    const std::string sc
+        = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/hpcc-eval/paper-fb-hadoop-30.json";
+    auto dir = fabricsim::test::TempDir("interrupted");
+    for (const auto& [sig, rc] : {std::pair<std::string, int>{"INT", 130}, {"TERM", 143}})
+    {
+        const std::string out = dir + "/out-" + sig;
+        const std::string cmd = "timeout --preserve-status -s " + sig
+                                + " 1 prlimit --as=4194304000 -- " + FABRICSIM_BIN + " run " + sc
+                                + " --no-progress --out " + out + " > /dev/null 2>&1";
+        const int st = std::system(cmd.c_str());
+        ASSERT_TRUE(WIFEXITED(st)) << sig;
+        EXPECT_EQ(WEXITSTATUS(st), rc) << sig;
+        EXPECT_FALSE(fs::exists(out)) << sig << ": the run created it, so it goes";
+    }
 }
 
 TEST(Cli, MissingFileAndBadJsonExitTwo)
