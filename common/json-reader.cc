@@ -3,6 +3,8 @@
 #include "input-error.h"
 #include "json-describe.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -183,6 +185,65 @@ ParseJson(std::string_view text,
     return root;
 }
 
+std::string
+NearestName(const std::string& name, const std::vector<std::string>& candidates)
+{
+    auto lower = [](std::string s)
+    {
+        for (char& c : s)
+        {
+            c = char(std::tolower(static_cast<unsigned char>(c)));
+        }
+        return s;
+    };
+    const std::string a = lower(name);
+    const size_t limit = std::min<size_t>(3, std::max<size_t>(1, a.size() / 3));
+    std::string best;
+    size_t bestDist = limit + 1;
+    for (const std::string& cand : candidates)
+    {
+        const std::string b = lower(cand);
+        // Edit distance counting a swap of neighbours as one edit (optimal string alignment);
+        // a length gap past the limit cannot match.
+        if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit)
+        {
+            continue;
+        }
+        std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+        for (size_t i = 0; i <= a.size(); ++i)
+        {
+            for (size_t j = 0; j <= b.size(); ++j)
+            {
+                if (i == 0 || j == 0)
+                {
+                    d[i][j] = i + j;
+                    continue;
+                }
+                d[i][j] = std::min(
+                    {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+                if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                {
+                    d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        const std::vector<size_t>& row = d[a.size()];
+        if (row[b.size()] < bestDist && cand != name)
+        {
+            bestDist = row[b.size()];
+            best = cand;
+        }
+    }
+    return best;
+}
+
+std::string
+DidYouMean(const std::string& name, const std::vector<std::string>& candidates)
+{
+    const std::string n = NearestName(name, candidates);
+    return n.empty() ? "" : " (did you mean \"" + n + "\"?)";
+}
+
 std::vector<json>
 ReadJsonLines(const std::string& path, const std::string& what, const FileLimits& limits)
 {
@@ -254,7 +315,7 @@ JsonObject::CheckKeys(const std::vector<std::string>& known, const std::string& 
             }
             Fail(it.key(),
                  "a known key (one of: " + list + (note.empty() ? "" : "; " + note) + ")",
-                 "unknown key \"" + it.key() + "\"");
+                 "unknown key \"" + it.key() + "\"" + DidYouMean(it.key(), known));
         }
     }
 }

@@ -53,6 +53,15 @@ std::vector<nlohmann::json> ReadJsonLines(const std::string& path,
                                           const std::string& what,
                                           const FileLimits& limits = kDataFileLimits);
 
+/**
+ * \brief The candidate \p name is most likely a misspelling of: the nearest by edit distance
+ * (case ignored), if within a third of its length (at least 1, at most 3 edits); else "".
+ */
+std::string NearestName(const std::string& name, const std::vector<std::string>& candidates);
+
+/// " (did you mean \"x\"?)" for the NearestName of \p name, or "".
+std::string DidYouMean(const std::string& name, const std::vector<std::string>& candidates);
+
 /// The path of \p key inside \p parent: "a.b" + "c" = "a.b.c"; at the root just "c".
 std::string JsonPath(const std::string& parent, const std::string& key);
 /// The path of element \p i of the array at \p parent: "a.b[2]".

@@ -116,6 +116,67 @@ ReadMoe(const JsonObject& o, uint32_t layers)
     return m;
 }
 
+/// The config.json keys FromConfig reads (besides those a base config already has, which an
+/// override may also set).
+const std::vector<std::string> kConfigKeys = {"_name_or_path",
+                                              "activation_dtype",
+                                              "architectures",
+                                              "attention_bias",
+                                              "decoder_sparse_step",
+                                              "dtype",
+                                              "encoder",
+                                              "first_k_dense_replace",
+                                              "head_dim",
+                                              "hidden_size",
+                                              "intermediate_size",
+                                              "kv_cache_dtype",
+                                              "kv_lora_rank",
+                                              "mlp_only_layers",
+                                              "model_type",
+                                              "moe_intermediate_size",
+                                              "moe_layer_freq",
+                                              "n_routed_experts",
+                                              "n_shared_experts",
+                                              "name",
+                                              "num_attention_heads",
+                                              "num_experts",
+                                              "num_experts_per_tok",
+                                              "num_hidden_layers",
+                                              "num_key_value_heads",
+                                              "num_local_experts",
+                                              "q_lora_rank",
+                                              "qk_nope_head_dim",
+                                              "qk_norm",
+                                              "qk_rope_head_dim",
+                                              "quantization_config",
+                                              "shared_expert_intermediate_size",
+                                              "tie_word_embeddings",
+                                              "torch_dtype",
+                                              "v_head_dim",
+                                              "vocab_size",
+                                              "weight_dtype"};
+
+/// An override of a preset or config must name a key of the model: a misspelt one (hiden_size)
+/// would otherwise be ignored and the run go on with the base value.
+void
+CheckOverrideKeys(const JsonObject& o, const json& base, const char* refKey)
+{
+    std::vector<std::string> known = kConfigKeys;
+    for (auto it = base.begin(); it != base.end(); ++it)
+    {
+        known.push_back(it.key());
+    }
+    for (auto it = o.Json().begin(); it != o.Json().end(); ++it)
+    {
+        if (it.key() != refKey && std::find(known.begin(), known.end(), it.key()) == known.end())
+        {
+            o.Fail(it.key(),
+                   "a config.json key of the model (one fabricsim reads or the base config has)",
+                   "unknown key \"" + it.key() + "\"" + DidYouMean(it.key(), known));
+        }
+    }
+}
+
 /// The directory part of \p file ("" when none).
 std::string
 DirOf(const std::string& file)
@@ -319,6 +380,7 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
             baseFile = (!ref.empty() && ref[0] != '/') ? DirOf(file) + ref : ref;
             base = LoadJsonFile(baseFile);
         }
+        CheckOverrideKeys(o, base, key);
         json overrides = v;
         overrides.erase(key);
         base.merge_patch(overrides);

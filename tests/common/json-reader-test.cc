@@ -164,7 +164,7 @@ TEST(JsonReader, UnknownKeysAreNamedWithTheKnownOnes)
     InputError e = ErrorOf([&] { o.CheckKeys({"rate", "delay"}); });
     EXPECT_EQ(e.Field(), "topology.host_link.dealy");
     EXPECT_EQ(e.Expected(), "a known key (one of: rate, delay)");
-    EXPECT_EQ(e.Found(), "unknown key \"dealy\"");
+    EXPECT_EQ(e.Found(), "unknown key \"dealy\" (did you mean \"delay\"?)");
     EXPECT_NO_THROW(o.CheckKeys({"rate", "delay", "dealy"}));
     EXPECT_EQ(ErrorOf([&] { o.CheckKeys({"rate"}, "a trace replaces them"); }).Expected(),
               "a known key (one of: rate; a trace replaces them)");
@@ -214,4 +214,14 @@ TEST(JsonReader, LenientMembersForMetadata)
     EXPECT_EQ(JsonObject::MemberString(args, "s"), "x");
     EXPECT_EQ(JsonObject::MemberString(args, "n"), "");
     EXPECT_EQ(JsonObject::MemberString(json(3), "s"), "");
+}
+
+TEST(JsonReader, NearestNameForMisspeltKeys)
+{
+    const std::vector<std::string> keys = {"hidden_size", "num_hidden_layers", "vocab_size"};
+    EXPECT_EQ(fabricsim::NearestName("hiden_size", keys), "hidden_size");
+    EXPECT_EQ(fabricsim::NearestName("Hidden_Size", keys), "hidden_size");
+    EXPECT_EQ(fabricsim::NearestName("num_layers", keys), ""); // 7 edits away: no guess
+    EXPECT_EQ(fabricsim::NearestName("rate", {"mtu", "pfc"}), "");
+    EXPECT_EQ(fabricsim::DidYouMean("vocab_sise", keys), " (did you mean \"vocab_size\"?)");
 }

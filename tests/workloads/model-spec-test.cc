@@ -279,6 +279,23 @@ TEST(ModelSpec, ErrorsNameTheField)
         EXPECT_EQ(e.Field(), "model");
     }
     EXPECT_THROW(ModelSpec::Load(json{{"preset", "nope"}}), fabricsim::InputError);
+    // A misspelt override would be ignored and the base value used: refused, with the near match.
+    try
+    {
+        ModelSpec::Load(json{{"preset", "Llama-3-8B"}, {"hiden_size", 2048}}, "s.json", "model");
+        FAIL() << "no error";
+    }
+    catch (const fabricsim::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "model.hiden_size");
+        EXPECT_EQ(e.Found(), "unknown key \"hiden_size\" (did you mean \"hidden_size\"?)");
+    }
+    // A key the base config has is an override even when fabricsim does not read it.
+    json withRope = ModelSpec::PresetConfig("Llama-3-8B");
+    withRope["rope_theta"] = 500000.0;
+    const std::string path = ::testing::TempDir() + "/rope-config.json";
+    std::ofstream(path) << withRope.dump();
+    EXPECT_NO_THROW(ModelSpec::Load(json{{"config", path}, {"rope_theta", 1e6}}));
 }
 
 TEST(ModelSpec, VisionEncoder)
