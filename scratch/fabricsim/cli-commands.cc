@@ -77,7 +77,12 @@ const CommandUsage kCommands[] = {
     {"attributes",
      "  fabricsim attributes\n"
      "      Print every fabricsim ns-3 attribute and trace source (markdown).\n"},
-    {"help", "  fabricsim help [COMMAND]   (or fabricsim COMMAND --help)\n"},
+    {"help",
+     "  fabricsim help [COMMAND]   (or fabricsim COMMAND --help)\n"
+     "      Every command takes --memory-limit SIZE (default 80% of this machine's memory): "
+     "work\n"
+     "      estimated past it exits 2 before it starts, and memory it still runs out of exits 2 "
+     "too.\n"},
 };
 
 /// The usage of every command.

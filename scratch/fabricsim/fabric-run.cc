@@ -2,6 +2,7 @@
 
 #include "fabric-setup.h"
 #include "input-error.h"
+#include "memory-limit.h"
 #include "output-writer.h"
 
 #include "ns3/fabric-stats-helper.h"
@@ -87,9 +88,73 @@ StartProgress(Time stop)
     Simulator::Schedule(stop / 200, &ProgressTick, &st);
 }
 
+/// Memory a flow takes for the whole run (spec, queue pair, application, FCT record): 3.1 kB
+/// measured on the hpcc-eval small runs (548 and 7 926 flows), rounded up.
+constexpr double kBytesPerFlow = 4096;
+
+/**
+ * Refuses, before anything is materialised, traffic whose flows would not fit the memory limit
+ * (a flood of 1-byte Poisson flows grew at 400 MB/s until the machine ran out): the expected
+ * flow count of each generator, from its load, duration and the hosts' link rates.
+ */
+void
+CheckTrafficFitsMemory(const FabricScenario& sc, const FabricTopologyHelper& fabric)
+{
+    const double limit = double(MemoryLimitBytes());
+    const double maxFlows = limit / kBytesPerFlow;
+    double flows = double(sc.flows.size());
+    auto fail = [&](const std::string& field, double expected, const std::string& how)
+    {
+        throw InputError(sc.file,
+                         field,
+                         "traffic whose flows fit the memory limit of " + DescribeBytes(limit)
+                             + " (--memory-limit; about " + std::to_string(uint64_t(maxFlows))
+                             + " flows of 4 kB)",
+                         "about " + std::to_string(uint64_t(expected)) + " flows (" + how + ", "
+                             + DescribeBytes(expected * kBytesPerFlow) + ")");
+    };
+    for (size_t i = 0; i < sc.poisson.size(); ++i)
+    {
+        const PoissonSpec& ps = sc.poisson[i];
+        const std::string field = "traffic.poisson[" + std::to_string(i) + "]";
+        const double mean = CdfMean(LoadFlowCdf(ps.cdfPath, {sc.file, field + ".cdf"}));
+        double n = 0;
+        const uint32_t hosts = ps.hosts.empty() ? sc.topology.NumHosts() : ps.hosts.size();
+        for (uint32_t k = 0; k < hosts; ++k)
+        {
+            const uint32_t h = ps.hosts.empty() ? k : ps.hosts[k];
+            n += double(HostRateBps(fabric, h)) * ps.load * double(ps.durationNs) * 1e-9
+                 / (8.0 * std::max(mean, 1.0));
+        }
+        flows += n;
+        if (flows > maxFlows)
+        {
+            fail(field + ".load", n, "load and duration_ns over the CDF's mean size");
+        }
+    }
+    for (size_t i = 0; i < sc.incasts.size(); ++i)
+    {
+        const IncastSpec& is = sc.incasts[i];
+        double rounds = 1;
+        if (is.load > 0)
+        {
+            const double bytes = double(is.sizeBytes) * double(is.senders.size());
+            rounds = double(HostRateBps(fabric, is.receiver)) * is.load * double(is.durationNs)
+                     * 1e-9 / (8.0 * bytes);
+        }
+        const double n = rounds * double(is.senders.size());
+        flows += n;
+        if (flows > maxFlows)
+        {
+            fail("traffic.incast[" + std::to_string(i) + "].load", n, "rounds of its senders");
+        }
+    }
+}
+
 std::vector<FlowSpec>
 ExpandTraffic(const FabricScenario& sc, const FabricTopologyHelper& fabric)
 {
+    CheckTrafficFitsMemory(sc, fabric);
     std::vector<FlowSpec> flows = sc.flows;
     int64_t stream = 100;
     for (size_t i = 0; i < sc.poisson.size(); ++i)

@@ -8,12 +8,54 @@
  */
 #include "cli-commands.h"
 #include "input-error.h"
+#include "memory-limit.h"
 #include "output-writer.h"
+#include "units.h"
 
 #include "ns3/nstime.h"
 
 #include <cstring>
 #include <iostream>
+#include <new>
+
+namespace
+{
+
+/// Takes --memory-limit SIZE (any command) out of \p args and applies it, or the default.
+void
+ApplyMemoryLimitOption(std::vector<std::string>& args)
+{
+    uint64_t limit = fabricsim::DefaultMemoryLimitBytes();
+    for (size_t i = 0; i < args.size(); ++i)
+    {
+        std::string v;
+        if (args[i] == "--memory-limit" && i + 1 < args.size())
+        {
+            v = args[i + 1];
+            args.erase(args.begin() + long(i), args.begin() + long(i) + 2);
+        }
+        else if (args[i].rfind("--memory-limit=", 0) == 0)
+        {
+            v = args[i].substr(15);
+            args.erase(args.begin() + long(i));
+        }
+        else
+        {
+            continue;
+        }
+        const auto b = fabricsim::ParseQuantity(v, fabricsim::UnitKind::Bytes);
+        if (!b || !(*b >= 1e8) || !(*b < 0x1p63))
+        {
+            throw fabricsim::InputError(
+                "<command line>", "--memory-limit", "a size of at least 100MB, like 16GB", v);
+        }
+        limit = uint64_t(*b);
+        break;
+    }
+    fabricsim::SetMemoryLimit(limit);
+}
+
+} // namespace
 
 int
 main(int argc, char** argv)
@@ -25,11 +67,20 @@ main(int argc, char** argv)
     std::vector<std::string> args(argv + 1, argv + argc);
     try
     {
+        ApplyMemoryLimitOption(args);
         return fabricsim::Dispatch(args, std::cout, std::cerr);
     }
     catch (const fabricsim::InputError& e)
     {
         std::cerr << "fabricsim: error: " << e.what() << "\n";
+        return 2;
+    }
+    catch (const std::bad_alloc&)
+    {
+        std::cerr << "fabricsim: error: out of memory: the run needs more than its memory limit of "
+                  << fabricsim::DescribeBytes(double(fabricsim::MemoryLimitBytes()))
+                  << " (--memory-limit SIZE; the default is 80% of this machine's memory); "
+                     "nothing was written\n";
         return 2;
     }
     catch (const std::exception& e)

@@ -218,6 +218,41 @@ TEST(Cli, InterruptedRunsLeaveNoPartialOutput)
     }
 }
 
+TEST(Cli, WorkPastTheMemoryLimitExitsTwoBeforeItStarts)
+{
+    auto dir = fabricsim::test::TempDir("memory");
+    std::ofstream(dir + "/one-byte.cdf") << "1 0\n1 100\n";
+    json base
+        = {{"seed", 1},
+           {"topology", {{"type", "single-switch"}, {"hosts", 4}}},
+           {"traffic",
+            {{"poisson", {{"cdf", "one-byte.cdf"}, {"load", 1.0}, {"duration_ns", 1000000}}}}}};
+    const std::string sc = WriteScenario(dir, "flood.json", base);
+    std::string out;
+    // 1-byte flows at full load for 1 ms on 4 x 100G hosts: 5e7 flows, 200 GB. Refused at once.
+    EXPECT_EQ(fabricsim::test::RunCli("run " + sc + " --memory-limit 1GB --out " + dir + "/o", out),
+              2);
+    EXPECT_NE(out.find("field 'traffic.poisson[0].load': expected traffic whose flows fit the "
+                       "memory limit of 1.00 GB"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("about 50000000 flows"), std::string::npos) << out;
+    EXPECT_FALSE(fs::exists(dir + "/o"));
+    EXPECT_EQ(fabricsim::test::RunCli("run " + sc + " --memory-limit=lots", out), 2);
+    EXPECT_NE(out.find("field '--memory-limit'"), std::string::npos) << out;
+    // An out-of-memory the estimates did not foresee (10^9 requests) is exit 2 saying so.
+    EXPECT_EQ(fabricsim::test::RunCli("run " + std::string(FABRICSIM_SOURCE_DIR)
+                                          + "/scenarios/default.json"
+                                          + " --memory-limit 2GB --set serving.requests.count=1e9"
+                                          + " --out " + dir + "/r",
+                                      out),
+              2);
+    EXPECT_NE(out.find("out of memory: the run needs more than its memory limit of 2.00 GB"),
+              std::string::npos)
+        << out;
+    EXPECT_FALSE(fs::exists(dir + "/r"));
+}
+
 TEST(Cli, MissingFileAndBadJsonExitTwo)
 {
     std::string out;
