@@ -253,6 +253,58 @@ TEST(Cli, WorkPastTheMemoryLimitExitsTwoBeforeItStarts)
     EXPECT_FALSE(fs::exists(dir + "/r"));
 }
 
+TEST(Cli, EveryCommandRefusesFilesThatAreNotItsInput)
+{
+    // A directory, an empty file, random bytes, a file cut short and a 1 GB line (a sparse file)
+    // wherever a command reads a file: exit 2 every time, never "internal error", a crash or a
+    // hang, and no output.
+    auto dir = fabricsim::test::TempDir("not-input");
+    const std::string src = FABRICSIM_SOURCE_DIR;
+    const std::string sc = src + "/scenarios/fabric-incast.json";
+    fs::create_directories(dir + "/a-directory");
+    std::ofstream(dir + "/empty.json");
+    {
+        std::ofstream bin(dir + "/binary.bin", std::ios::binary);
+        uint32_t x = 12345;
+        for (int i = 0; i < 4096; ++i)
+        {
+            x = x * 1664525u + 1013904223u;
+            bin.put(char(x >> 24));
+        }
+    }
+    auto cut = [&](const std::string& from, const std::string& to)
+    {
+        std::ifstream in(from, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::ofstream(dir + "/" + to, std::ios::binary) << text.substr(0, text.size() / 2);
+    };
+    cut(sc, "cut.json");
+    cut(src + "/collectives/examples/allgather-4rank.xml", "cut.xml");
+    // 1 GB of zero bytes and no line end, taking no disk (a sparse file).
+    std::ofstream(dir + "/sparse").close();
+    fs::resize_file(dir + "/sparse", 1ULL << 30);
+    for (const std::string f :
+         {"a-directory", "empty.json", "binary.bin", "cut.json", "cut.xml", "sparse"})
+    {
+        const std::string p = dir + "/" + f;
+        for (const std::string& args : {"run " + p,
+                                        "collective " + p + " --coll allreduce --algo ring",
+                                        "collective " + sc + " --coll allgather --schedule " + p,
+                                        "validate " + p,
+                                        "replay " + p + " --scenario " + sc,
+                                        "calibrate " + p + " --scenario " + sc,
+                                        "run " + sc + " --overlay " + p})
+        {
+            std::string out;
+            EXPECT_EQ(fabricsim::test::RunCli(args + " --out " + dir + "/out", out), 2)
+                << args << "\n"
+                << out;
+            EXPECT_EQ(out.find("internal error"), std::string::npos) << args << "\n" << out;
+            EXPECT_FALSE(fs::exists(dir + "/out")) << args;
+        }
+    }
+}
+
 TEST(Cli, MissingFileAndBadJsonExitTwo)
 {
     std::string out;
