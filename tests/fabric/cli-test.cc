@@ -305,6 +305,34 @@ TEST(Cli, EveryCommandRefusesFilesThatAreNotItsInput)
     }
 }
 
+TEST(Cli, RoutesThatLoopAreRefusedNamingTheRoute)
+{
+    auto dir = fabricsim::test::TempDir("routes");
+    json base = {
+        {"seed", 1},
+        {"topology", {{"type", "leaf-spine"}, {"leaves", 2}, {"spines", 2}, {"hosts_per_leaf", 2}}},
+        {"traffic", {{"flows", {{{"src", 0}, {"dst", 2}, {"size_bytes", 1000}}}}}}};
+    // Host 3's packets bounce between leaf1's override and spine1's: a loop through both.
+    base["routes"] = {{{"switch", "leaf0"}, {"dst", 2}, {"next", "spine1"}},
+                      {{"switch", "leaf1"}, {"dst", 3}, {"next", "spine1"}},
+                      {{"switch", "spine1"}, {"dst", {2, 3}}, {"next", "leaf1"}}};
+    std::string out;
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "run " + WriteScenario(dir, "s.json", base) + " --out " + dir + "/out", out),
+              2);
+    EXPECT_NE(out.find("field 'routes[1]': expected routes that reach host 3 without a loop, "
+                       "found a forwarding loop leaf1 -> spine1 -> leaf1"),
+              std::string::npos)
+        << out;
+    EXPECT_FALSE(fs::exists(dir + "/out"));
+    // Without leaf1's override the same spine route is a detour, not a loop: the run completes.
+    base["routes"].erase(1);
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "run " + WriteScenario(dir, "t.json", base) + " --out " + dir + "/out", out),
+              0)
+        << out;
+}
+
 TEST(Cli, MissingFileAndBadJsonExitTwo)
 {
     std::string out;
