@@ -57,7 +57,20 @@ BuildLeafSpine(const JsonObject& spec)
                                         DescribeJson(spec.Json().at("fabric_link").at("rate")));
         }
         // Oversubscription scales the uplink rate; the number of uplinks stays spines x links.
-        links.fabric.rateBps = perLeaf * links.host.rateBps / (v.get<double>() * spines * perSpine);
+        // The rate it gives must be one a link may have (as a rate given directly must be):
+        // 1e12 gave 0.4 b/s, which ns-3 aborted on.
+        const double down = perLeaf * links.host.rateBps;
+        const double up = down / (v.get<double>() * spines * perSpine);
+        if (!(up >= 1 && up <= 1e15))
+        {
+            throw fabricsim::InputError(spec.File(),
+                                        spec.Field("oversubscription"),
+                                        "a ratio giving uplinks from 1bps to 1000Tbps: from "
+                                            + DescribeJson(down / (1e15 * spines * perSpine))
+                                            + " to " + DescribeJson(down / (spines * perSpine)),
+                                        DescribeJson(v));
+        }
+        links.fabric.rateBps = up;
     }
     Topology t;
     for (uint32_t i = 0; i < leaves * perLeaf; ++i)

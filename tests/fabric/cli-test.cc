@@ -145,6 +145,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "topology={\"type\":\"single-switch\",\"hosts\":256,\"host_link\":"
                 "{\"rate\":\"400Gbps\",\"delay\":\"1us\"}}",
                 "field 'switch.buffer_bytes': expected at least 39448577 bytes"},
+        // An uplink rate of 0.4 b/s derived from the ratio: ns-3 aborted on it.
+        BadCase{"oversubscription_past_rate_range",
+                "topology={\"type\":\"leaf-spine\",\"leaves\":2,\"spines\":2,"
+                "\"hosts_per_leaf\":2,\"oversubscription\":1e12}",
+                "field 'topology.oversubscription': expected a ratio giving uplinks from 1bps"},
         // Files that never end or are not files: refused before a byte is read.
         BadCase{"cdf_is_a_device",
                 "traffic.poisson={\"cdf\":\"/dev/zero\",\"duration_ns\":1000}",
