@@ -1,0 +1,139 @@
+// Every field of the shipped scenarios, given a value of the wrong type (a string where a number
+// goes, 5 where a string goes, 5 where an object or array goes) or a number past any range, is
+// bad input: an InputError naming it, never another exception ("name": 5 was an internal error).
+#include "fabric-scenario.h"
+#include "inference-run.h"
+#include "inference-scenario.h"
+#include "input-error.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+using nlohmann::json;
+
+/// JSON pointers of every value in \p j (objects and arrays too, not the root).
+void
+Paths(const json& j, const json::json_pointer& at, std::vector<json::json_pointer>& out)
+{
+    if (j.is_object())
+    {
+        for (auto it = j.begin(); it != j.end(); ++it)
+        {
+            out.push_back(at / it.key());
+            Paths(it.value(), at / it.key(), out);
+        }
+    }
+    else if (j.is_array())
+    {
+        for (size_t i = 0; i < j.size(); ++i)
+        {
+            out.push_back(at / i);
+            Paths(j[i], at / i, out);
+        }
+    }
+}
+
+/// Parses \p doc as the CLI does before it runs anything.
+void
+Parse(const json& doc, const std::string& file)
+{
+    if (fabricsim::IsInferenceScenario(doc))
+    {
+        fabricsim::InferenceScenario::FromJson(doc, file);
+        fabricsim::ParseFabricScenario(fabricsim::FabricPart(doc), file);
+    }
+    else
+    {
+        fabricsim::ParseFabricScenario(doc, file);
+    }
+}
+
+/// Wrong values for \p v: another type, and a number past any field's range.
+std::vector<json>
+WrongValues(const json& v)
+{
+    std::vector<json> out;
+    if (v.is_string())
+    {
+        out.push_back(5);
+    }
+    else if (v.is_number())
+    {
+        out.push_back("five");
+        out.push_back(1e300);
+        out.push_back(-1);
+    }
+    else if (v.is_boolean())
+    {
+        out.push_back("yes");
+    }
+    else
+    {
+        out.push_back(5);
+        out.push_back("x");
+    }
+    return out;
+}
+
+class ScenarioMutation : public testing::TestWithParam<std::string>
+{
+};
+
+TEST_P(ScenarioMutation, EveryWrongValueIsAnInputError)
+{
+    const std::string file = std::string(FABRICSIM_SOURCE_DIR) + "/" + GetParam();
+    const json doc = fabricsim::LoadScenarioJson(file, {});
+    ASSERT_NO_THROW(Parse(doc, file));
+    std::vector<json::json_pointer> paths;
+    Paths(doc, json::json_pointer(), paths);
+    size_t tried = 0;
+    for (const auto& p : paths)
+    {
+        for (const json& wrong : WrongValues(doc.at(p)))
+        {
+            json m = doc;
+            m[p] = wrong;
+            ++tried;
+            try
+            {
+                Parse(m, file);
+                // Accepted: a value some fields do take (an integer where a number goes, a
+                // name or path as a string). Nothing else to check.
+            }
+            catch (const fabricsim::InputError&)
+            {
+            }
+            catch (const std::exception& e)
+            {
+                ADD_FAILURE() << p.to_string() << " = " << wrong.dump() << ": "
+                              << "not an InputError: " << e.what();
+            }
+        }
+    }
+    RecordProperty("mutations", int(tried));
+    EXPECT_GT(tried, 20u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped,
+                         ScenarioMutation,
+                         testing::Values("scenarios/default.json",
+                                         "scenarios/fabric-incast.json",
+                                         "scenarios/hpcc-eval/small-websearch-30-incast.json"),
+                         [](const testing::TestParamInfo<std::string>& i)
+                         {
+                             std::string n = i.param.substr(i.param.rfind('/') + 1);
+                             n = n.substr(0, n.find('.'));
+                             for (char& c : n)
+                             {
+                                 c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                             }
+                             return n;
+                         });
+
+} // namespace
