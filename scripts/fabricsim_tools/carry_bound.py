@@ -19,6 +19,7 @@ import math
 import os
 import sys
 
+from . import bounded
 from .stats import InputProblem, parse_bytes
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "alltoall")
@@ -48,11 +49,7 @@ class System:
     """The facts of a scenario the model needs."""
 
     def __init__(self, path):
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            raise InputProblem(path, "", "a readable scenario JSON file", str(e))
+        doc = bounded.load_json(path, "scenario JSON file")
         def section(parent, key, name):
             value = parent.get(key, {})
             if not isinstance(value, dict):

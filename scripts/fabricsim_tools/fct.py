@@ -10,6 +10,7 @@ import csv
 import json
 import os
 
+from . import bounded
 from .stats import InputProblem, format_bytes, percentile
 
 QUANTILES = (("p50", 0.50), ("p95", 0.95), ("p99", 0.99))
@@ -42,11 +43,7 @@ def _int_field(value, path, line, field):
 
 def read_fct(path):
     """[Flow] from a fabricsim fct.csv or an HPCC fct.txt."""
-    try:
-        with open(path, newline="") as f:
-            text = f.read()
-    except OSError as e:
-        raise InputProblem(path, "", "a readable FCT file", e.strerror or str(e))
+    text = bounded.read_text(path, "FCT file", bounded.DATA_MAX_BYTES)
     lines = text.splitlines()
     flows = []
     if lines and "size_bytes" in lines[0]:

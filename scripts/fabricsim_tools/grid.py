@@ -12,6 +12,7 @@ import json
 import os
 import re
 
+from . import bounded
 from .stats import InputProblem
 
 CLI = "<command line>"
@@ -117,11 +118,9 @@ def _int(text, where, field):
 def read_sweep_file(path):
     """A sweep file: {"base": scenario path (relative to the file), "grid": {key: [values]},
     "seeds": N or [..], "set": {key: value}, "metrics": [names]}."""
-    with open(path) as f:
-        try:
-            doc = json.load(f)
-        except ValueError as e:
-            raise InputProblem(path, "", "valid JSON", str(e))
+    doc = bounded.load_json(path, "sweep file")
+    if not isinstance(doc, dict):
+        raise InputProblem(path, "", "a JSON object", type(doc).__name__)
     allowed = {"description", "base", "grid", "seeds", "set", "metrics"}
     for k in doc:
         if k not in allowed:

@@ -7,7 +7,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from . import grid, sweep_cluster, sweep_run
+from . import bounded, grid, sweep_cluster, sweep_run
 from .stats import InputProblem
 
 DESCRIPTION = """\
@@ -42,13 +42,7 @@ def find_fabricsim(explicit):
 
 
 def _is_sweep_file(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise InputProblem(path, "", "a readable scenario or sweep file", e.strerror)
-    except ValueError as e:
-        raise InputProblem(path, "", "valid JSON", str(e))
+    doc = bounded.load_json(path, "scenario or sweep file")
     return isinstance(doc, dict) and "base" in doc
 
 
@@ -69,14 +63,11 @@ def build_plan(args):
             raise InputProblem("<command line>", "--set", "key.path=value", '"%s"' % s)
         spec["sets"][key] = grid.parse_value(text)
     base = os.path.abspath(spec["base"])
+    base_bytes = bounded.read_bytes(base, "scenario file")
     try:
-        with open(base, "rb") as f:
-            base_bytes = f.read()
-        base_doc = json.loads(base_bytes)
-    except OSError as e:
-        raise InputProblem(base, "", "a readable scenario file", e.strerror)
-    except ValueError as e:
-        raise InputProblem(base, "", "valid JSON", str(e))
+        base_doc = bounded.parse_json(base_bytes.decode("utf-8"), base)
+    except UnicodeDecodeError as e:
+        raise InputProblem(base, "", "UTF-8 text", "a byte that is not (%s)" % e.reason)
     base_seed = spec["sets"].get("seed", base_doc.get("seed", 1) if isinstance(base_doc, dict) else 1)
     points = grid.expand(base, base_bytes, spec["axes"], spec["seeds"], spec["sets"])
     return {
