@@ -67,7 +67,8 @@ CheckFlowSize(const FabricScenario& sc,
             field,
             "a flow size of at most " + std::to_string(most) + " bytes ("
                 + (psn ? "2^32 - 2 packets of mtu_bytes " + std::to_string(sc.transport.mtuBytes)
-                       : "53 days at the slowest link's rate")
+                       : "53 days at the slowest link's rate, " + DescribeJson(json(minRate))
+                             + " b/s")
                 + ")",
             found.empty() ? std::to_string(bytes) : found);
     }

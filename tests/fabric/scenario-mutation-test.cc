@@ -1,11 +1,13 @@
 // Every field of the shipped scenarios and of the fuzz seeds (scenarios, topologies of every
 // builder, model configs), given a value of the wrong type (a string where a number goes, 5 where
 // a string goes, 5 where an object or array goes) or a number past any range, is bad input: an
-// InputError naming it, never another exception ("name": 5 was an internal error).
+// InputError naming that field (or the object holding it), never another exception ("name": 5
+// was an internal error).
 #include "fabric-scenario.h"
 #include "inference-run.h"
 #include "inference-scenario.h"
 #include "input-error.h"
+#include "json-reader.h"
 #include "model-spec.h"
 #include "topology.h"
 
@@ -18,6 +20,7 @@
 namespace
 {
 
+using fabricsim::JsonPath;
 using nlohmann::json;
 
 /// JSON pointers of every value in \p j (objects and arrays too, not the root).
@@ -40,6 +43,35 @@ Paths(const json& j, const json::json_pointer& at, std::vector<json::json_pointe
             Paths(j[i], at / i, out);
         }
     }
+}
+
+/// \p p inside \p doc as errors write it: "a.b[2].c" ("a.b.5" when b is an object).
+std::string
+DottedPath(const json& doc, const json::json_pointer& p)
+{
+    if (p.empty())
+    {
+        return "";
+    }
+    const std::string parent = DottedPath(doc, p.parent_pointer());
+    const std::string key = p.back();
+    if (doc.at(p.parent_pointer()).is_array())
+    {
+        return parent + "[" + key + "]";
+    }
+    return parent.empty() ? key : parent + "." + key;
+}
+
+/// Where a seed's fields sit in a scenario: a topology or model-config seed is read as the
+/// scenario's "topology" or "model".
+std::string
+Prefix(const std::string& file)
+{
+    if (file.find("/corpus/topology/") != std::string::npos)
+    {
+        return "topology";
+    }
+    return file.find("/corpus/model-config/") != std::string::npos ? "model" : "";
 }
 
 /// Parses \p doc as the CLI does before it runs anything: as a topology or a model config when
@@ -118,8 +150,23 @@ TEST_P(ScenarioMutation, EveryWrongValueIsAnInputError)
                 // Accepted: a value some fields do take (an integer where a number goes, a
                 // name or path as a string). Nothing else to check.
             }
-            catch (const fabricsim::InputError&)
+            catch (const fabricsim::InputError& e)
             {
+                // The error names the field (or the object holding it), in the a.b[2].c style.
+                const std::string want = JsonPath(Prefix(file), DottedPath(doc, p));
+                const std::string got = e.Field();
+                // One consequence names another field on purpose: a link slowed to 5 b/s makes
+                // the CDF's largest flow too long for the clock, and that error says so.
+                const bool consequence
+                    = got == "largest size_bytes" && want.find("rate") != std::string::npos;
+                const bool names = got == want || want.rfind(got + ".", 0) == 0
+                                   || want.rfind(got + "[", 0) == 0 || got.rfind(want, 0) == 0
+                                   || consequence;
+                if (!names)
+                {
+                    ADD_FAILURE() << want << " = " << wrong.dump()
+                                  << " named another field: " << e.what();
+                }
             }
             catch (const std::exception& e)
             {
