@@ -1,5 +1,6 @@
 // The one bounded file reader: only regular files, within a size and a line-length bound, and
 // errors that name the file (or the field that gave its path).
+#include "error-of.h"
 #include "file-reader.h"
 #include "input-error.h"
 #include "json-reader.h"
@@ -18,6 +19,7 @@ using fabricsim::FileLimits;
 using fabricsim::InputError;
 using fabricsim::LineReader;
 using fabricsim::ReadFileBounded;
+using fabricsim::test::ErrorOf;
 
 namespace
 {
@@ -65,22 +67,6 @@ class TempDir
     std::string m_path;
     std::vector<std::string> m_files;
 };
-
-template <typename F>
-InputError
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const InputError& e)
-    {
-        return e;
-    }
-    ADD_FAILURE() << "no InputError";
-    return InputError("", "", "", "");
-}
 
 /// Every line of \p path through LineReader with \p limits.
 std::vector<std::string>

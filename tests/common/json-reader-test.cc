@@ -1,5 +1,6 @@
 // The one JSON layer: the strict parser (duplicate keys, depth, malformed text) and the typed
 // reads' shared rules (null is absent, whole floats up to 2^53 are integers, ranges, paths).
+#include "error-of.h"
 #include "input-error.h"
 #include "json-reader.h"
 
@@ -10,29 +11,8 @@
 using fabricsim::InputError;
 using fabricsim::JsonObject;
 using fabricsim::ParseJson;
+using fabricsim::test::ErrorOf;
 using nlohmann::json;
-
-namespace
-{
-
-/// The InputError \p f throws, or a failure.
-template <typename F>
-InputError
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const InputError& e)
-    {
-        return e;
-    }
-    ADD_FAILURE() << "no InputError";
-    return InputError("", "", "", "");
-}
-
-} // namespace
 
 TEST(JsonReader, ParsesLikeNlohmannAndKeepsNumberKinds)
 {
