@@ -420,6 +420,18 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
         jdl["run_stopped"] = deadlockStop;
     }
     summary["deadlock"] = jdl;
+    // Loops a link event created through the route overrides (present only when one did).
+    if (!fabric->GetForwardingLoops().empty())
+    {
+        json loops = json::array();
+        for (const auto& [at, loop] : fabric->GetForwardingLoops())
+        {
+            loops.push_back({{"at_ns", at.GetNanoSeconds()},
+                             {"dst_host", loop.dstHost},
+                             {"loop", loop.Describe(sc.topology)}});
+        }
+        summary["routing_loops"] = loops;
+    }
     // Wall-clock figures live in timing.json so that summary.json is byte-identical per seed.
     summary["sim"] = {{"simulated_ns", simNs}, {"events", events}, {"wall_s_in", "timing.json"}};
     dir.Write("summary.json", summary.dump(2) + "\n");
@@ -441,6 +453,11 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     out << "  slowdown p50/p95/p99 " << Percentile(slow, 0.5) << " / " << Percentile(slow, 0.95)
         << " / " << Percentile(slow, 0.99) << "\n";
     out << "  drops                " << totals.dropsTotal << "\n";
+    for (const auto& [at, loop] : fabric->GetForwardingLoops())
+    {
+        out << "  routing loop         at " << at.GetNanoSeconds() << " ns toward host "
+            << loop.dstHost << ": " << loop.Describe(sc.topology) << " (a route override)\n";
+    }
     out << "  PFC pauses sent      " << totals.pfcPauseSent << "\n";
     out << "  queue max / p99      " << totals.maxQueueBytes << " / " << totals.p99QueueBytes
         << " bytes\n";

@@ -1,6 +1,7 @@
 #include "fabric-scenario.h"
 
 #include "file-reader.h"
+#include "forwarding-loops.h"
 #include "input-error.h"
 #include "json-describe.h"
 #include "json-reader.h"
@@ -269,132 +270,30 @@ RouteSwitch(const json& r, const Topology& topo, const std::string& file, const 
     return id;
 }
 
-/**
- * A packet for host d follows each switch's next hops: the overridden ports where a route names
- * (switch, d), else the shortest-path neighbours, as the installer sets them. Shortest paths
- * never loop, so a loop runs through an override: the error names the first override on it.
- */
+/// Routes that loop are refused here, naming the route (FindForwardingLoop: the routes the
+/// switches will really use, at setup; link events are checked as they happen, in the run).
 void
 CheckRoutesLoopFree(const std::vector<RouteOverride>& routes,
                     const Topology& topo,
-                    const std::vector<std::vector<uint32_t>>& peers,
                     const std::string& file)
 {
-    std::set<uint32_t> dsts;
-    for (const auto& r : routes)
+    RouteOverrides overrides;
+    std::map<std::pair<uint32_t, uint32_t>, size_t> index; // as applied: a later route wins
+    for (size_t i = 0; i < routes.size(); ++i)
     {
-        dsts.insert(r.dstHosts.begin(), r.dstHosts.end());
+        for (uint32_t d : routes[i].dstHosts)
+        {
+            overrides[{routes[i].node, d}] = routes[i].ports;
+            index[{routes[i].node, d}] = i;
+        }
     }
-    const size_t n = topo.nodes.size();
-    for (uint32_t dHost : dsts)
+    if (auto loop = FindForwardingLoop(topo, Routing(topo), overrides))
     {
-        const uint32_t d = topo.hosts[dHost];
-        // Hops to d; packets are forwarded by switches only.
-        std::vector<uint32_t> dist(n, UINT32_MAX);
-        std::vector<uint32_t> queue{d};
-        dist[d] = 0;
-        for (size_t q = 0; q < queue.size(); ++q)
-        {
-            const uint32_t u = queue[q];
-            if (u != d && topo.nodes[u].kind == NodeKind::Host)
-            {
-                continue;
-            }
-            for (uint32_t v : peers[u])
-            {
-                if (dist[v] == UINT32_MAX)
-                {
-                    dist[v] = dist[u] + 1;
-                    queue.push_back(v);
-                }
-            }
-        }
-        std::map<uint32_t, size_t> overridden; // switch -> index of its route for d
-        for (size_t i = 0; i < routes.size(); ++i)
-        {
-            const auto& hs = routes[i].dstHosts;
-            if (std::find(hs.begin(), hs.end(), dHost) != hs.end())
-            {
-                overridden[routes[i].node] = i;
-            }
-        }
-        auto next = [&](uint32_t u)
-        {
-            std::vector<uint32_t> out;
-            if (auto it = overridden.find(u); it != overridden.end())
-            {
-                for (uint16_t port : routes[it->second].ports)
-                {
-                    out.push_back(peers[u][port]);
-                }
-                return out;
-            }
-            for (uint32_t v : peers[u])
-            {
-                if (dist[u] != UINT32_MAX && dist[v] + 1 == dist[u])
-                {
-                    out.push_back(v);
-                }
-            }
-            return out;
-        };
-        // Depth-first search over switches for a cycle (0 new, 1 on the path, 2 done).
-        std::vector<uint8_t> state(n, 0);
-        for (const auto& [start, idx] : overridden)
-        {
-            std::vector<std::pair<uint32_t, std::vector<uint32_t>>> stack;
-            std::vector<uint32_t> path;
-            if (state[start] != 0)
-            {
-                continue;
-            }
-            stack.push_back({start, next(start)});
-            state[start] = 1;
-            path.push_back(start);
-            while (!stack.empty())
-            {
-                auto& [u, rest] = stack.back();
-                if (rest.empty())
-                {
-                    state[u] = 2;
-                    stack.pop_back();
-                    path.pop_back();
-                    continue;
-                }
-                const uint32_t v = rest.back();
-                rest.pop_back();
-                if (topo.nodes[v].kind == NodeKind::Host)
-                {
-                    continue;
-                }
-                if (state[v] == 1)
-                {
-                    auto from = std::find(path.begin(), path.end(), v);
-                    std::string loop;
-                    size_t first = routes.size();
-                    for (auto it = from; it != path.end(); ++it)
-                    {
-                        loop += topo.nodes[*it].name + " -> ";
-                        if (overridden.count(*it))
-                        {
-                            first = std::min(first, overridden[*it]);
-                        }
-                    }
-                    loop += topo.nodes[v].name;
-                    throw InputError(file,
-                                     "routes[" + std::to_string(first) + "]",
-                                     "routes that reach host " + std::to_string(dHost)
-                                         + " without a loop",
-                                     "a forwarding loop " + loop);
-                }
-                if (state[v] == 0)
-                {
-                    state[v] = 1;
-                    path.push_back(v);
-                    stack.push_back({v, next(v)});
-                }
-            }
-        }
+        throw InputError(file,
+                         "routes[" + std::to_string(index.at(loop->route)) + "]",
+                         "routes that reach host " + std::to_string(loop->dstHost)
+                             + " without a loop",
+                         "a forwarding loop " + loop->Describe(topo));
     }
 }
 
@@ -476,7 +375,7 @@ ParseRoutes(const json& routes, const Topology& topo, const std::string& file)
         }
         out.push_back(ro);
     }
-    CheckRoutesLoopFree(out, topo, peers, file);
+    CheckRoutesLoopFree(out, topo, file);
     return out;
 }
 

@@ -330,6 +330,23 @@ TEST(Cli, RoutesThatLoopAreRefusedNamingTheRoute)
               std::string::npos)
         << out;
     EXPECT_FALSE(fs::exists(dir + "/out"));
+    // A loop that only a failure creates is reported where it happens: leaf0 sends host 2's
+    // packets to spine1; when spine1's link to leaf1 (link 7) fails, spine1's shortest path to
+    // host 2 turns back through leaf0. The run goes on; summary.json says when and where.
+    json failing = base;
+    failing["routes"] = {{{"switch", "leaf0"}, {"dst", 2}, {"next", "spine1"}}};
+    failing["link_events"] = {{{"link", 7}, {"at_ns", 10000}, {"state", "down"}}};
+    failing["stop_ns"] = 2000000;
+    failing["traffic"]["flows"][0]["start_ns"] = 20000;
+    fabricsim::test::RunCli(
+        "run " + WriteScenario(dir, "f.json", failing) + " --out " + dir + "/failing", out);
+    EXPECT_NE(out.find("routing loop         at 10000 ns toward host 2: leaf0 -> spine1 -> leaf0"),
+              std::string::npos)
+        << out;
+    json summary = json::parse(std::ifstream(dir + "/failing/summary.json"));
+    ASSERT_EQ(summary["routing_loops"].size(), 1u) << summary.dump();
+    EXPECT_EQ(summary["routing_loops"][0]["at_ns"], 10000);
+    EXPECT_GT(summary["drops"]["by_reason"]["ttl_expired"].get<uint64_t>(), 0u);
     // Without leaf1's override the same spine route is a detour, not a loop: the run completes.
     base["routes"].erase(1);
     EXPECT_EQ(fabricsim::test::RunCli(

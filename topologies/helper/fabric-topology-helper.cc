@@ -384,6 +384,15 @@ FabricTopologyHelper::SetLinkState(uint32_t linkId, bool up)
     m_linkDown.at(linkId) = !up;
     m_links[linkId]->SetUp(up);
     InstallRoutes();
+    // Shortest paths adapt to the failure; overrides do not, and may now point into a loop.
+    if (!m_routeOverrides.empty())
+    {
+        if (auto loop
+            = fabricsim::FindForwardingLoop(m_topo, *m_routing, m_routeOverrides, m_linkDown))
+        {
+            m_loops.emplace_back(Simulator::Now(), *loop);
+        }
+    }
 }
 
 void

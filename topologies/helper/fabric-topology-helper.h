@@ -6,6 +6,7 @@
 #ifndef FABRICSIM_FABRIC_TOPOLOGY_HELPER_H
 #define FABRICSIM_FABRIC_TOPOLOGY_HELPER_H
 
+#include "forwarding-loops.h"
 #include "topology.h"
 
 #include "ns3/fabric-module.h"
@@ -109,6 +110,13 @@ class FabricTopologyHelper
 
     const fabricsim::Routing& GetRouting() const;
 
+    /// Forwarding loops that link events created through the route overrides, with the time
+    /// of each (a loop present at setup is the scenario's to refuse; these arise later).
+    const std::vector<std::pair<Time, fabricsim::ForwardingLoop>>& GetForwardingLoops() const
+    {
+        return m_loops;
+    }
+
   private:
     void SetLinkState(uint32_t linkId, bool up);
     void InstallRoutes();
@@ -119,7 +127,8 @@ class FabricTopologyHelper
     std::vector<bool> m_linkDown;
     std::shared_ptr<fabricsim::Routing> m_routing;
     /// (node, destination host) -> forced next-hop ports
-    std::map<std::pair<uint32_t, uint32_t>, std::vector<uint16_t>> m_routeOverrides;
+    fabricsim::RouteOverrides m_routeOverrides;
+    std::vector<std::pair<Time, fabricsim::ForwardingLoop>> m_loops;
     ObjectFactory m_nicFactory;
     ObjectFactory m_portFactory;
     ObjectFactory m_mmuFactory;
