@@ -19,7 +19,8 @@ uint64_t PhysicalMemoryBytes();
 uint64_t DefaultMemoryLimitBytes();
 
 /// Caps this process's address space at \p bytes (never raising a tighter cap already set) and
-/// remembers it for MemoryLimitBytes.
+/// remembers it for MemoryLimitBytes. Under ASan only remembers it (ASan's shadow memory is
+/// terabytes of address space).
 void SetMemoryLimit(uint64_t bytes);
 
 /// The limit SetMemoryLimit set, else DefaultMemoryLimitBytes().

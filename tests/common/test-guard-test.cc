@@ -7,19 +7,12 @@
 
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GUARD_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GUARD_TEST_ASAN 1
-#endif
-#endif
-
 TEST(TestGuard, AddressSpaceIsCappedAndAnOversizedAllocationFails)
 {
-#ifdef GUARD_TEST_ASAN
-    GTEST_SKIP() << "under ASan the cap is ASan's hard_rss_limit_mb / malloc_limit_mb";
-#else
+    if (fabricsim::test::UnderAsan())
+    {
+        GTEST_SKIP() << "under ASan the cap is ASan's hard_rss_limit_mb / malloc_limit_mb";
+    }
     const uint64_t mb = fabricsim::test::TestMemoryCapMb();
     if (mb == 0)
     {
@@ -36,5 +29,4 @@ TEST(TestGuard, AddressSpaceIsCappedAndAnOversizedAllocationFails)
     EXPECT_THROW(sink = ::operator new(bytes), std::bad_alloc);
     ::operator delete(sink);
     sink = nullptr;
-#endif
 }

@@ -2,6 +2,7 @@
 
 #include "fabric-run.h"
 #include "fabric-scenario.h"
+#include "test-guard.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,8 +50,7 @@ int
 RunCli(const std::string& args, std::string& output)
 {
     // Capped as every test process is (tests/support/test-guard), in its own right as well.
-    std::string cmd
-        = "prlimit --as=4194304000 -- " + std::string(FABRICSIM_BIN) + " " + args + " 2>&1";
+    std::string cmd = test::CapPrefix() + FABRICSIM_BIN + " " + args + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     std::array<char, 4096> buf;
     output.clear();

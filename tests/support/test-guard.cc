@@ -45,6 +45,22 @@ TestMemoryCapMb()
     return 4000;
 }
 
+bool
+UnderAsan()
+{
+#ifdef FABRICSIM_TEST_ASAN
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::string
+CapPrefix()
+{
+    return UnderAsan() ? "" : "prlimit --as=4194304000 -- ";
+}
+
 void
 CapTestResources()
 {

@@ -7,6 +7,7 @@
 #define FABRICSIM_TESTS_TEST_GUARD_H
 
 #include <cstdint>
+#include <string>
 
 namespace fabricsim
 {
@@ -18,6 +19,14 @@ uint64_t TestMemoryCapMb();
 
 /// Applies TestMemoryCapMb() to this process as RLIMIT_AS (not under ASan). Call first in main.
 void CapTestResources();
+
+/// Whether this build runs under AddressSanitizer (then processes cannot take an address-space
+/// cap: their shadow memory alone exceeds it).
+bool UnderAsan();
+
+/// "prlimit --as=... -- " to put before a command a test starts, or "" under ASan (whose
+/// processes then run under the caps ASan's own options give).
+std::string CapPrefix();
 
 } // namespace test
 } // namespace fabricsim
