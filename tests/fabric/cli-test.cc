@@ -297,6 +297,12 @@ TEST(Cli, EveryCommandRefusesFilesThatAreNotItsInput)
     for (const std::string f :
          {"a-directory", "empty.json", "binary.bin", "cut.json", "cut.xml", "sparse"})
     {
+        // Under ASan the whole-file trace readers' 1 GB read (within their 4 GiB bound) costs
+        // several GB with shadow memory and copies: the release run covers the sparse file.
+        if (f == "sparse" && fabricsim::test::UnderAsan())
+        {
+            continue;
+        }
         const std::string p = dir + "/" + f;
         for (const std::string& args : {"run " + p,
                                         "collective " + p + " --coll allreduce --algo ring",
