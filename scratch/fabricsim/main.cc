@@ -14,6 +14,7 @@
 
 #include "ns3/nstime.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <new>
@@ -81,7 +82,11 @@ main(int argc, char** argv)
                   << fabricsim::DescribeBytes(double(fabricsim::MemoryLimitBytes()))
                   << " (--memory-limit SIZE; the default is 80% of this machine's memory); "
                      "nothing was written\n";
-        return 2;
+        // ns-3's global lists may hold objects half built when memory ran out: their teardown
+        // at exit is not safe (it segfaulted), and there is nothing left to write.
+        std::cout.flush();
+        std::cerr.flush();
+        std::_Exit(2);
     }
     catch (const std::exception& e)
     {

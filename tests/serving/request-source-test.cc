@@ -1,8 +1,11 @@
 // Request sources: Poisson arrivals and length distributions, trace files, determinism, errors.
 
 #include "../unique-temp-path.h"
+#include "inference-scenario.h"
 #include "input-error.h"
+#include "memory-limit.h"
 #include "request-source.h"
+#include "serving-memory.h"
 
 #include <gtest/gtest.h>
 
@@ -161,6 +164,61 @@ TEST(RequestSource, ReadsCsvAndJsonLinesTraces)
 
     RequestSpec s = Spec({{"trace", jl}, {"limit", 1}});
     EXPECT_EQ(GenerateRequests(s).size(), 1u);
+    // "limit" stops reading: a bad line past it is never reached.
+    std::string tail
+        = WriteTemp("tail.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n1,1,1\nnot,a,row\n");
+    EXPECT_EQ(LoadRequestTrace(tail, 1, 2).size(), 2u);
+    EXPECT_THROW(LoadRequestTrace(tail), fabricsim::InputError);
+}
+
+// A trace is checked against the memory limit as it is read, at the line where its requests stop
+// fitting (a billion-line trace once grew until the machine's memory ran out): 10^12 output
+// tokens hold 32 TB of token timestamps alone.
+TEST(RequestSource, TraceBeyondTheMemoryLimitStopsAtItsLine)
+{
+    const double limit = double(MemoryLimitBytes());
+    ASSERT_LT(limit, 1e13);
+    std::string huge = WriteTemp(
+        "huge.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n1,1,1000000000000\n2,1,1\n");
+    try
+    {
+        LoadRequestTrace(huge);
+        FAIL() << "no error";
+    }
+    catch (const fabricsim::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "line 3");
+        EXPECT_NE(std::string(e.what()).find("about 32.0 TB"), std::string::npos) << e.what();
+    }
+    // The closed form: per request, per output token and per step of max_num_seqs sequences.
+    EXPECT_DOUBLE_EQ(EstimateServingBytes(1000, 20000, 4),
+                     1000 * 320.0 + 20000 * 32.0 + 5000 * 3072.0);
+    EXPECT_DOUBLE_EQ(EstimateServingBytes(1, 0, 0), 320.0);
+}
+
+// A synthetic source is estimated before a request is generated, naming "count".
+TEST(RequestSource, CountBeyondTheMemoryLimitIsRefusedUpFront)
+{
+    json sc
+        = {{"model", "Llama-3-8B"},
+           {"hardware", "H100"},
+           {"serving",
+            {{"requests",
+              {{"rate_per_s", 1e6}, {"count", 1e9}, {"prompt_tokens", 8}, {"output_tokens", 8}}},
+             {"batching", {{"max_num_seqs", 16}}}}}};
+    try
+    {
+        InferenceScenario::FromJson(sc, "s.json");
+        FAIL() << "no error";
+    }
+    catch (const fabricsim::InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "serving.requests.count");
+        // 1e9 x 320 B + 8e9 x 32 B + 5e8 steps x 3072 B = 2.11 TB
+        EXPECT_NE(std::string(e.what()).find("about 2.11 TB"), std::string::npos) << e.what();
+    }
+    sc["serving"]["requests"]["count"] = 1000;
+    EXPECT_EQ(InferenceScenario::FromJson(sc, "s.json").requests.count, 1000u);
 }
 
 TEST(RequestSource, BadTracesNameTheLine)

@@ -2,6 +2,7 @@
 
 #include "input-error.h"
 #include "json-read.h"
+#include "serving-memory.h"
 
 #include <algorithm>
 #include <set>
@@ -411,7 +412,27 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
             dis->Fail("kv_transfer", "\"bulk\" or \"layerwise\"", "\"" + mode + "\"");
         }
     }
+    if (!s.requests.fromTrace)
+    {
+        // Estimated before anything is generated; a trace is checked as it is read.
+        const LengthDistribution& out = s.requests.output;
+        const double meanOutput = std::clamp(out.Mean(), out.min, out.max);
+        const double n = double(s.requests.count);
+        CheckServingFitsMemory(
+            n, n * meanOutput, s.MaxNumSeqs(), file, sv.Field("requests") + ".count");
+    }
     return s;
+}
+
+double
+InferenceScenario::MaxNumSeqs() const
+{
+    double seqs = 0;
+    for (const PoolSpec* p : Pools())
+    {
+        seqs = seqs == 0 ? p->batching.maxNumSeqs : std::min(seqs, double(p->batching.maxNumSeqs));
+    }
+    return std::max(seqs, 1.0);
 }
 
 InferenceScenario

@@ -191,6 +191,9 @@ struct InferenceScenario
 
     /// Accelerators used by all pools.
     uint32_t NumAccelerators() const;
+
+    /// The smallest max_num_seqs of the pools (a step holds at most that many sequences).
+    double MaxNumSeqs() const;
 };
 
 } // namespace fabricsim

@@ -2,6 +2,7 @@
 
 #include "input-error.h"
 #include "json-reader.h"
+#include "serving-memory.h"
 #include "unit-conversions.h"
 
 #include <algorithm>
@@ -258,12 +259,7 @@ GenerateRequests(const RequestSpec& spec)
 {
     if (spec.fromTrace)
     {
-        auto reqs = LoadRequestTrace(spec.tracePath, spec.timeScale);
-        if (spec.limit > 0 && reqs.size() > spec.limit)
-        {
-            reqs.resize(spec.limit);
-        }
-        return reqs;
+        return LoadRequestTrace(spec.tracePath, spec.timeScale, spec.limit);
     }
     // Separate streams for gaps and lengths: changing the rate keeps the same lengths.
     SeededStream gaps(spec.seed, 1);
@@ -291,15 +287,16 @@ GenerateRequests(const RequestSpec& spec)
 }
 
 std::vector<Request>
-LoadRequestTrace(const std::string& path, double timeScale)
+LoadRequestTrace(const std::string& path, double timeScale, uint64_t limit)
 {
     LineReader in(path, "request trace (CSV or JSON lines)");
-    std::vector<TraceRow> rows;
+    std::vector<Request> out;
     std::vector<std::string> header;
     std::string line;
     bool jsonLines = false;
     bool decided = false;
-    while (in.Next(line))
+    double outputTokens = 0;
+    while ((limit == 0 || out.size() < limit) && in.Next(line))
     {
         const uint64_t lineNo = in.LineNumber();
         std::string t = Trim(line);
@@ -317,6 +314,8 @@ LoadRequestTrace(const std::string& path, double timeScale)
                 continue;
             }
         }
+        // Each row becomes a Request as it is read: a trace of a billion lines stops at the
+        // line where the requests would no longer fit the memory limit, not at the end.
         TraceRow row{json::object(), lineNo};
         if (jsonLines)
         {
@@ -345,15 +344,6 @@ LoadRequestTrace(const std::string& path, double timeScale)
                 row.cells[header[i]] = CsvCell(cells[i]);
             }
         }
-        rows.push_back(std::move(row));
-    }
-    if (rows.empty())
-    {
-        throw fabricsim::InputError(path, "", "at least one request", "an empty trace");
-    }
-    std::vector<Request> out;
-    for (const auto& row : rows)
-    {
         Request r = RowToRequest(row, path, timeScale);
         if (!out.empty() && r.arrivalPs < out.back().arrivalPs)
         {
@@ -364,6 +354,17 @@ LoadRequestTrace(const std::string& path, double timeScale)
         }
         r.id = out.size();
         out.push_back(r);
+        outputTokens += double(r.outputTokens);
+        // Without the steps (their batch size is the scenario's): the requests alone.
+        CheckServingFitsMemory(double(out.size()),
+                               outputTokens,
+                               double(UINT32_MAX),
+                               path,
+                               "line " + std::to_string(lineNo));
+    }
+    if (out.empty())
+    {
+        throw fabricsim::InputError(path, "", "at least one request", "an empty trace");
     }
     return out;
 }

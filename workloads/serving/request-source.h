@@ -75,9 +75,13 @@ std::vector<Request> GenerateRequests(const RequestSpec& spec);
  * arrival_time, timestamp] or "arrival_ms"; "prompt_tokens" [input_tokens, prompt_len,
  * num_prompt_tokens]; "output_tokens" [generated_tokens, output_len, num_output_tokens];
  * optional "images" and "audio_seconds". Blank lines and lines starting with '#' are skipped.
- * Arrivals must not decrease. Errors name the file and "line N/column".
+ * Arrivals must not decrease. Errors name the file and "line N/column". \p limit > 0 keeps the
+ * first \p limit requests (the rest is not read). Requests that would not fit the memory limit
+ * (CheckServingFitsMemory) are refused at the line where they stop fitting.
  */
-std::vector<Request> LoadRequestTrace(const std::string& path, double timeScale = 1);
+std::vector<Request> LoadRequestTrace(const std::string& path,
+                                      double timeScale = 1,
+                                      uint64_t limit = 0);
 
 } // namespace fabricsim
 

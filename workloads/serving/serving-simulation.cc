@@ -4,6 +4,7 @@
 #include "input-error.h"
 #include "kv-cache.h"
 #include "rank-placement.h"
+#include "serving-memory.h"
 #include "serving-scheduler.h"
 #include "step-executor.h"
 #include "step-program-builder.h"
@@ -242,6 +243,20 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
         }
     }
     m_requests = GenerateRequests(m_sc.requests);
+    if (m_sc.requests.fromTrace)
+    {
+        // The reader checked the requests alone; the steps depend on this scenario's batching.
+        double tokens = 0;
+        for (const Request& r : m_requests)
+        {
+            tokens += double(r.outputTokens);
+        }
+        CheckServingFitsMemory(double(m_requests.size()),
+                               tokens,
+                               m_sc.MaxNumSeqs(),
+                               m_sc.file,
+                               "serving.requests.trace");
+    }
     Validate();
     for (const auto& r : m_requests)
     {

@@ -1,0 +1,48 @@
+#include "serving-memory.h"
+
+#include "input-error.h"
+#include "memory-limit.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace fabricsim
+{
+
+double
+EstimateServingBytes(double requests, double outputTokens, double maxNumSeqs)
+{
+    const double steps = outputTokens / std::max(maxNumSeqs, 1.0);
+    return requests * ServingMemoryCost::kPerRequest
+           + outputTokens * ServingMemoryCost::kPerOutputToken
+           + steps * ServingMemoryCost::kPerStep;
+}
+
+void
+CheckServingFitsMemory(double requests,
+                       double outputTokens,
+                       double maxNumSeqs,
+                       const std::string& file,
+                       const std::string& field)
+{
+    const double bytes = EstimateServingBytes(requests, outputTokens, maxNumSeqs);
+    const double limit = double(MemoryLimitBytes());
+    if (bytes <= limit)
+    {
+        return;
+    }
+    char found[160];
+    std::snprintf(found,
+                  sizeof found,
+                  "%.4g requests generating %.4g output tokens: about %s",
+                  requests,
+                  outputTokens,
+                  DescribeBytes(bytes).c_str());
+    throw InputError(file,
+                     field,
+                     "requests whose serving run fits the memory limit of " + DescribeBytes(limit)
+                         + " (--memory-limit)",
+                     found);
+}
+
+} // namespace fabricsim
