@@ -145,7 +145,6 @@ ReadFileBounded(const std::string& path,
         {
             FailSize(path, what, limits.maxBytes, size);
         }
-        out.reserve(size_t(size));
         char buf[kChunk];
         while (size_t got = ReadSome(fd, buf, sizeof buf, path, what))
         {
@@ -153,6 +152,23 @@ ReadFileBounded(const std::string& path,
             if (out.size() + got > limits.maxBytes)
             {
                 FailSize(path, what, limits.maxBytes, out.size() + got);
+            }
+            if (!limits.binary)
+            {
+                if (const void* zero = std::memchr(buf, 0, got))
+                {
+                    const size_t at = out.size() + size_t(static_cast<const char*>(zero) - buf);
+                    throw InputError(path,
+                                     "",
+                                     "a " + what + " (text)",
+                                     "binary data (a zero byte at byte " + std::to_string(at)
+                                         + ")");
+                }
+            }
+            if (out.empty())
+            {
+                // Only once the first chunk passed: junk is refused before its size is taken.
+                out.reserve(size_t(size));
             }
             out.append(buf, got);
         }

@@ -18,6 +18,9 @@ struct FileLimits
 {
     uint64_t maxBytes;     ///< the whole file
     uint64_t maxLineBytes; ///< one line (line readers only)
+    /// Whole-file reads: a text file holds no zero byte, so one is refused where it is read
+    /// (a gigabyte of zeros given as a measurement table stops at the first 64 KiB).
+    bool binary = false;
 };
 
 /// Configuration: scenarios, topologies, model configs, schedules, overlays. A minified JSON
@@ -25,6 +28,8 @@ struct FileLimits
 constexpr FileLimits kConfigFileLimits{256ULL << 20, 256ULL << 20};
 /// Data: traces, flow lists, request logs, measurement tables.
 constexpr FileLimits kDataFileLimits{4ULL << 30, 16ULL << 20};
+/// Binary data (Chakra protobuf streams, gzip files): any byte may occur.
+constexpr FileLimits kBinaryDataFileLimits{4ULL << 30, 16ULL << 20, true};
 
 /**
  * \brief Who named the file, so that a file that cannot be opened is reported against the field
@@ -41,7 +46,8 @@ struct FileReferrer
  * \param what what the file should be, for errors ("HPCC flow file"): "a readable HPCC flow
  *        file" is expected.
  * \throws InputError naming the file (or \p ref when given and the file cannot be opened) for a
- *         missing or unreadable file, one that is not a regular file, or one too large
+ *         missing or unreadable file, one that is not a regular file, one too large, or (unless
+ *         \p limits is binary) one holding a zero byte
  */
 std::string ReadFileBounded(const std::string& path,
                             const std::string& what,

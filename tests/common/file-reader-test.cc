@@ -89,7 +89,21 @@ TEST(FileReader, ReadsARegularFileWhole)
 {
     TempDir d;
     const std::string bytes("a\0b\nc\r\n", 7); // binary content comes back byte for byte
-    EXPECT_EQ(ReadFileBounded(d.Write("f.bin", bytes), "test file"), bytes);
+    EXPECT_EQ(
+        ReadFileBounded(d.Write("f.bin", bytes), "test file", fabricsim::kBinaryDataFileLimits),
+        bytes);
+    // A text file holds no zero byte: refused where it is met, naming its offset.
+    InputError zero = ErrorOf([&] { ReadFileBounded(d.Path("f.bin"), "test file"); });
+    EXPECT_EQ(zero.Expected(), "a test file (text)");
+    EXPECT_EQ(zero.Found(), "binary data (a zero byte at byte 1)");
+    std::string late(200000, 'x');
+    late[150000] = '\0';
+    EXPECT_EQ(
+        ErrorOf(
+            [&]
+            { ReadFileBounded(d.Write("late", late), "test file", fabricsim::kDataFileLimits); })
+            .Found(),
+        "binary data (a zero byte at byte 150000)");
     EXPECT_EQ(ReadFileBounded(d.Write("empty", ""), "test file"), "");
     EXPECT_EQ(fabricsim::ReadFileHead(d.Path("f.bin"), "test file", 3), std::string("a\0b", 3));
     EXPECT_EQ(fabricsim::ReadFileHead(d.Path("f.bin"), "test file", 100), bytes);

@@ -16,7 +16,8 @@ namespace
 TEST(ChakraCorpus, TheRealTraceDecodesNodeForNode)
 {
     REQUIRE_CORPUS(path, "traces/chakra/chakra.0.et");
-    const std::string bytes = ReadFileBounded(path, "Chakra trace", fabricsim::kDataFileLimits);
+    const std::string bytes
+        = ReadFileBounded(path, "Chakra trace", fabricsim::kBinaryDataFileLimits);
     ChakraTrace t = ParseChakra(bytes, path);
     EXPECT_EQ(t.version, "");
     std::map<std::string, std::string> meta;

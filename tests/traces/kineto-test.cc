@@ -215,7 +215,7 @@ TEST(KinetoImport, MalformedTracesNameTheFileAndField)
 TEST(CompressedFile, GzipIsDetectedByItsMagicAndCorruptionIsAnError)
 {
     REQUIRE_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
-    const std::string raw = ReadFileBounded(path, "Kineto trace", fabricsim::kDataFileLimits);
+    const std::string raw = ReadFileBounded(path, "Kineto trace", fabricsim::kBinaryDataFileLimits);
     ASSERT_TRUE(IsGzip(raw));
     EXPECT_EQ(raw.size(), 749757u);
     const std::string text = Gunzip(raw, path);

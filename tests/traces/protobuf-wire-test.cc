@@ -118,6 +118,7 @@ TEST(ChakraFormat, NodesAndAttributesSurviveAWriteAndARead)
 TEST(ChakraFormat, TruncatedAndEmptyStreamsNameFileAndMessage)
 {
     ChakraTrace t;
+    t.version = "0.0.4";
     ChakraNode n;
     n.id = 7;
     n.name = "x";
@@ -135,6 +136,23 @@ TEST(ChakraFormat, TruncatedAndEmptyStreamsNameFileAndMessage)
         EXPECT_EQ(e.Field(), "node 0");
     }
     EXPECT_THROW(ParseChakra("", "empty.et"), fabricsim::InputError);
+    // Empty messages (every field at its default) are no metadata and no node: zero bytes given
+    // as a trace were once an endless stream of them, growing until memory ran out.
+    auto fieldOf = [](const std::string& b)
+    {
+        try
+        {
+            ParseChakra(b, "z.et");
+        }
+        catch (const fabricsim::InputError& e)
+        {
+            return e.Field() + ": " + e.Found();
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(fieldOf(std::string(1000, '\0')), "metadata: an empty message at byte 0");
+    t.nodes.push_back(ChakraNode());
+    EXPECT_EQ(fieldOf(SerializeChakra(t)), "node 1: an empty message at byte 14");
 }
 
 } // namespace

@@ -675,6 +675,17 @@ ParseChakra(std::string_view bytes, const std::string& file)
                 break;
             }
             const uint64_t body = at + (stream.Offset() - at - msg.size());
+            if (msg.empty())
+            {
+                // Every field at its default: no metadata, or a node with neither id, name nor
+                // type. A run of zero bytes would otherwise be a stream of such nodes.
+                throw fabricsim::InputError(file,
+                                            where,
+                                            index == 0
+                                                ? "a GlobalMetadata message (version or attributes)"
+                                                : "a node (id, name, type, ...)",
+                                            "an empty message at byte " + std::to_string(at));
+            }
             if (index == 0)
             {
                 WireReader r(msg, body);
@@ -726,7 +737,25 @@ ParseChakra(std::string_view bytes, const std::string& file)
 ChakraTrace
 ReadChakraFile(const std::string& path)
 {
-    return ParseChakra(ReadFileBounded(path, "Chakra trace", kDataFileLimits), path);
+    // The first message (the metadata) is checked before the whole file is read: anything
+    // else given as a trace (a gigabyte of zeros, say) is refused from its first bytes.
+    const std::string head = ReadFileHead(path, "Chakra trace", 1 << 16);
+    DelimitedStreamReader first(head);
+    std::string_view msg;
+    bool complete = false;
+    try
+    {
+        complete = first.Next(msg);
+    }
+    catch (const WireError&)
+    {
+        complete = false; // longer than the head: judged when the whole file is read
+    }
+    if (complete)
+    {
+        ParseChakra(std::string_view(head).substr(0, first.Offset()), path);
+    }
+    return ParseChakra(ReadFileBounded(path, "Chakra trace", kBinaryDataFileLimits), path);
 }
 
 std::string

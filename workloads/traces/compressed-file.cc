@@ -89,12 +89,12 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
 std::string
 ReadMaybeGzipFile(const std::string& path, uint64_t maxBytes)
 {
-    std::string raw = ReadFileBounded(path, "trace file", kDataFileLimits);
-    if (IsGzip(raw))
+    // Only a gzip file may hold any byte; a plain trace is text (a zero byte is refused).
+    if (IsGzip(ReadFileHead(path, "trace file", 2)))
     {
-        return Gunzip(raw, path, maxBytes);
+        return Gunzip(ReadFileBounded(path, "trace file", kBinaryDataFileLimits), path, maxBytes);
     }
-    return raw;
+    return ReadFileBounded(path, "trace file", kDataFileLimits);
 }
 
 } // namespace fabricsim
