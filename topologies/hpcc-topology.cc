@@ -10,6 +10,8 @@
 #include "units.h"
 
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 namespace fabricsim
 {
@@ -107,6 +109,17 @@ ParseHpccTopology(std::istream& in, const std::string& file)
         throw fabricsim::InputError(
             file, r.Field(), "\"nodes switches links\" (3 integers, switches <= nodes)", r.Found());
     }
+    // A connected fabric of n nodes has at least n - 1 links. Checked before anything is built,
+    // so that a declared node count is backed by the file's own lines (a 2.4-million-node header
+    // over four links once took seconds to build and tear down).
+    if (uint64_t(numLinks) + 1 < numNodes)
+    {
+        throw fabricsim::InputError(file,
+                                    "line 1",
+                                    "at least nodes - 1 = " + std::to_string(numNodes - 1)
+                                        + " links (a connected fabric)",
+                                    std::to_string(numLinks) + " links");
+    }
     std::vector<bool> isSwitch(numNodes, false);
     if (numSwitches > 0)
     {
@@ -135,20 +148,9 @@ ParseHpccTopology(std::istream& in, const std::string& file)
             isSwitch[id] = true;
         }
     }
-    Topology t;
-    t.type = "hpcc-file";
-    for (uint32_t id = 0; id < numNodes; ++id)
-    {
-        if (isSwitch[id])
-        {
-            t.AddSwitch("sw" + std::to_string(id), 0);
-        }
-        else
-        {
-            t.AddHost("host" + std::to_string(id), t.NumHosts());
-        }
-    }
     const std::string linkFormat = "\"src dst rate delay error_rate\"";
+    // The links are read before the nodes are made: the node count is held to the lines read.
+    std::vector<std::tuple<uint32_t, uint32_t, LinkSpec>> links;
     for (uint32_t i = 0; i < numLinks; ++i)
     {
         if (!r.Next(tok))
@@ -182,7 +184,7 @@ ParseHpccTopology(std::istream& in, const std::string& file)
             throw fabricsim::InputError(
                 file, r.Field(), "an error_rate in [0, 1]", "\"" + tok[4] + "\"");
         }
-        t.AddLink(a, b, spec);
+        links.emplace_back(a, b, spec);
     }
     if (r.Next(tok))
     {
@@ -191,6 +193,23 @@ ParseHpccTopology(std::istream& in, const std::string& file)
                                     "end of file after the " + std::to_string(numLinks)
                                         + " links declared on line 1",
                                     r.Found());
+    }
+    Topology t;
+    t.type = "hpcc-file";
+    for (uint32_t id = 0; id < numNodes; ++id)
+    {
+        if (isSwitch[id])
+        {
+            t.AddSwitch("sw" + std::to_string(id), 0);
+        }
+        else
+        {
+            t.AddHost("host" + std::to_string(id), t.NumHosts());
+        }
+    }
+    for (const auto& [a, b, spec] : links)
+    {
+        t.AddLink(a, b, spec);
     }
     return t;
 }

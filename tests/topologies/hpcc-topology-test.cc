@@ -87,20 +87,29 @@ TEST(HpccTopology, ErrorsNameTheLine)
 {
     EXPECT_EQ(ParseError("").Field(), "line 1");
     EXPECT_EQ(ParseError("5 2\n3 4\n").Field(), "line 1");
-    EXPECT_EQ(ParseError("5 2 1\n3\n0 3 100Gbps 1us 0\n").Field(), "line 2");
-    EXPECT_EQ(ParseError("5 2 1\n3 3\n0 3 100Gbps 1us 0\n").Field(), "line 2");
+    EXPECT_EQ(ParseError("5 2 4\n3\n0 3 100Gbps 1us 0\n").Field(), "line 2");
+    EXPECT_EQ(ParseError("5 2 4\n3 3\n0 3 100Gbps 1us 0\n").Field(), "line 2");
     // Wrong field count on line 7 (the blank line still counts).
     std::string bad = kSmall;
     bad.replace(bad.find("3 4 400Gbps 0.002ms 0"), 21, "3 4 400Gbps 0.002ms");
     const auto e = ParseError(bad);
     EXPECT_EQ(e.Field(), "line 7");
     EXPECT_NE(std::string(e.what()).find("src dst rate delay error_rate"), std::string::npos);
-    EXPECT_EQ(ParseError("5 2 1\n3 4\n0 3 100Gbs 1us 0\n").Field(), "line 3");
-    EXPECT_EQ(ParseError("5 2 1\n3 4\n0 3 100Gbps 1 0\n").Field(), "line 3");
-    EXPECT_EQ(ParseError("5 2 1\n3 4\n0 9 100Gbps 1us 0\n").Field(), "line 3");
-    EXPECT_EQ(ParseError("5 2 1\n3 4\n0 3 100Gbps 1us 2\n").Field(), "line 3");
-    EXPECT_EQ(ParseError("5 2 2\n3 4\n0 3 100Gbps 1us 0\n").Expected(), "2 link lines");
-    EXPECT_EQ(ParseError("5 2 1\n3 4\n0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n").Field(), "line 4");
+    EXPECT_EQ(ParseError("5 2 4\n3 4\n0 3 100Gbs 1us 0\n").Field(), "line 3");
+    EXPECT_EQ(ParseError("5 2 4\n3 4\n0 3 100Gbps 1 0\n").Field(), "line 3");
+    EXPECT_EQ(ParseError("5 2 4\n3 4\n0 9 100Gbps 1us 0\n").Field(), "line 3");
+    EXPECT_EQ(ParseError("5 2 4\n3 4\n0 3 100Gbps 1us 2\n").Field(), "line 3");
+    EXPECT_EQ(ParseError("5 2 5\n3 4\n0 3 100Gbps 1us 0\n").Expected(), "5 link lines");
+    const std::string four
+        = "0 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n2 4 100Gbps 1us 0\n3 4 100Gbps 1us 0\n";
+    EXPECT_EQ(ParseError("5 2 4\n3 4\n" + four + "1 4 100Gbps 1us 0\n").Field(), "line 7");
+    // n nodes need n - 1 links: a declared node count is backed by the file's lines before
+    // anything is built (2414214 nodes over 4 links was a fuzzer's 12-second input).
+    const auto few = ParseError("2414214 0 4\n\n3{\"");
+    EXPECT_EQ(few.Field(), "line 1");
+    EXPECT_EQ(few.Expected(), "at least nodes - 1 = 2414213 links (a connected fabric)");
+    EXPECT_EQ(few.Found(), "4 links");
+    EXPECT_EQ(Parse("5 2 4\n3 4\n" + four).NumHosts(), 3u);
 }
 
 TEST(HpccTopology, BuildTopologyResolvesPathAgainstScenarioDir)
