@@ -50,6 +50,7 @@ MeasureCollective(const FabricScenario& sc,
                       {"cnps_sent", totals.cnpsSent},
                       {"retransmitted_packets", totals.retransmittedPackets},
                       {"timeouts", totals.timeouts},
+                      {"qp_failures", totals.qpFailures},
                       {"max_queue_bytes", totals.maxQueueBytes},
                       {"conserved", totals.Conserved()}};
     }

@@ -388,8 +388,10 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
                            {"hosts", sc.topology.NumHosts()},
                            {"switches", nsw},
                            {"links", sc.topology.links.size()}};
-    summary["transport"] = {
-        {"cc", sc.transport.cc}, {"pfc", sc.transport.pfc}, {"mtu_bytes", sc.transport.mtuBytes}};
+    summary["transport"] = {{"cc", sc.transport.cc},
+                            {"pfc", sc.transport.pfc},
+                            {"mtu_bytes", sc.transport.mtuBytes},
+                            {"loss_recovery", sc.transport.lossRecovery}};
     for (auto& [prio, name] : sc.transport.ccPerPriority)
     {
         summary["transport"]["cc_per_priority"][std::to_string(prio)] = name;
@@ -397,6 +399,7 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     summary["flows"] = traffic.FlowsJson();
     summary["flows_total"] = traffic.GetFlows().size();
     summary["flows_completed"] = traffic.CompletedFlows();
+    summary["flows_failed"] = traffic.FailedFlows();
     summary["complete"] = traffic.CompletedFlows() == traffic.GetFlows().size();
     summary["slowdown"] = {{"p50", Percentile(slow, 0.5)},
                            {"p95", Percentile(slow, 0.95)},
@@ -483,7 +486,14 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
             continue;
         }
         std::cerr << "fabricsim: flow " << jf["id"] << " (" << jf["src"] << " -> " << jf["dst"]
-                  << ", " << jf["size_bytes"] << " B) did not complete "
+                  << ", " << jf["size_bytes"] << " B) ";
+        if (jf.contains("failed"))
+        {
+            std::cerr << "failed: " << jf["failed"].get<std::string>() << "; "
+                      << jf["pending_bytes"] << " bytes unacknowledged\n";
+            continue;
+        }
+        std::cerr << "did not complete "
                   << (deadlockStop ? "before the deadlock stopped the run: " : "by stop_ns: ");
         if (jf["start_ns"].get<int64_t>() >= int64_t(simNs))
         {

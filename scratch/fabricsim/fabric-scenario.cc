@@ -5,6 +5,7 @@
 #include "input-error.h"
 #include "json-describe.h"
 #include "json-reader.h"
+#include "loss-recovery-spec.h"
 #include "unit-conversions.h"
 #include "units.h"
 
@@ -575,7 +576,13 @@ ParseFabricScenario(const json& doc, const std::string& file)
                         "ack_interval",
                         "rto_ns",
                         "cnp_interval_ns",
-                        "window"});
+                        "window",
+                        "loss_recovery",
+                        "rto_backoff",
+                        "rto_max_ns",
+                        "rto_jitter",
+                        "retry_limit",
+                        "bdp_cap"});
         sc.transport.cc = tObj.OptionalString("cc", sc.transport.cc);
         if (t.contains("cc_per_priority"))
         {
@@ -623,6 +630,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
         sc.transport.cnpIntervalNs
             = tObj.OptionalUint("cnp_interval_ns", sc.transport.cnpIntervalNs, 0, units::kMaxNs);
         sc.transport.window = tObj.OptionalBool("window", false);
+        ReadLossRecovery(tObj, sc.transport);
     }
 
     if (doc.contains("switch"))

@@ -70,6 +70,13 @@ struct TransportSpec
     uint64_t rtoNs = 1000000;
     uint64_t cnpIntervalNs = 50000;
     bool window = false;
+    /// Loss recovery (RdmaNic attributes, docs/congestion-control.md)
+    std::string lossRecovery = "go-back-n"; ///< or "selective"
+    double rtoBackoff = 2.0;                ///< timeout growth per retry (1: fixed)
+    uint64_t rtoMaxNs = 4294967296;         ///< backoff cap (4.096 us x 2^20)
+    double rtoJitter = 1.0;                 ///< each timeout x U[1, 1 + jitter]
+    uint32_t retryLimit = 7;                ///< timeouts in a row before the QP fails
+    bool bdpCap = false;                    ///< IRN's BDP-FC
 };
 
 struct EcnSpec

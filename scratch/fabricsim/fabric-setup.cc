@@ -54,6 +54,12 @@ ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3
     SetDefault("ns3::RdmaNic::CnpInterval", TimeValue(NanoSeconds(t.cnpIntervalNs)));
     SetDefault("ns3::RdmaNic::RetransmitTimeout", TimeValue(NanoSeconds(t.rtoNs)));
     SetDefault("ns3::RdmaNic::UseWindow", BooleanValue(t.window));
+    SetDefault("ns3::RdmaNic::LossRecovery", StringValue(t.lossRecovery));
+    SetDefault("ns3::RdmaNic::RetransmitBackoff", DoubleValue(t.rtoBackoff));
+    SetDefault("ns3::RdmaNic::RetransmitTimeoutMax", TimeValue(NanoSeconds(t.rtoMaxNs)));
+    SetDefault("ns3::RdmaNic::RetransmitJitter", DoubleValue(t.rtoJitter));
+    SetDefault("ns3::RdmaNic::RetryLimit", UintegerValue(t.retryLimit));
+    SetDefault("ns3::RdmaNic::BdpCap", BooleanValue(t.bdpCap));
     const SwitchSpec& s = sc.sw;
     SetDefault("ns3::SharedBufferMmu::BufferSize", UintegerValue(s.bufferBytes));
     SetDefault("ns3::SharedBufferMmu::AlphaBase", DoubleValue(s.alpha));

@@ -23,8 +23,12 @@ FabricTotals::ToJson() const
                 {"cnps_sent", cnpsSent},
                 {"cnps_received", cnpsReceived},
                 {"nacks_sent", nacksSent},
+                {"nacks_received", nacksReceived},
                 {"retransmitted_packets", retransmittedPackets},
-                {"timeouts", timeouts}};
+                {"retransmitted_bytes", retransmittedBytes},
+                {"timeouts", timeouts},
+                {"out_of_order_buffered", outOfOrderBuffered},
+                {"qp_failures", qpFailures}};
     j["conservation"] = {{"sent_frames", sentFrames},
                          {"delivered_frames", deliveredFrames},
                          {"dropped_frames", droppedFrames},
@@ -296,10 +300,14 @@ FabricStatsHelper::Collect() const
                 t.cnpsSent += nic->GetCnpsSent();
                 t.cnpsReceived += nic->GetCnpsReceived();
                 t.nacksSent += nic->GetNacksSent();
+                t.outOfOrderBuffered += nic->GetOutOfOrderBuffered();
                 for (auto& qp : nic->GetQueuePairs())
                 {
                     t.retransmittedPackets += qp->GetRetransmits();
+                    t.retransmittedBytes += qp->GetRetransmitBytes();
                     t.timeouts += qp->GetTimeouts();
+                    t.nacksReceived += qp->GetNacksReceived();
+                    t.qpFailures += qp->HasFailed();
                 }
             }
             if (auto sp = DynamicCast<SwitchPort>(dev))

@@ -32,8 +32,12 @@ struct FabricTotals
     uint64_t cnpsSent = 0;
     uint64_t cnpsReceived = 0;
     uint64_t nacksSent = 0;
+    uint64_t nacksReceived = 0;
     uint64_t retransmittedPackets = 0;
+    uint64_t retransmittedBytes = 0;
     uint64_t timeouts = 0;
+    uint64_t outOfOrderBuffered = 0;
+    uint64_t qpFailures = 0;
     // end-to-end conservation of non-PFC frames (PFC frames are hop-local)
     uint64_t sentFrames = 0;
     uint64_t deliveredFrames = 0;

@@ -241,6 +241,10 @@ FabricTopologyHelper::AssignStreams(int64_t stream)
             s += sw->AssignStreams(s);
         }
     }
+    for (auto& nic : GetAllNics())
+    {
+        s += nic->AssignStreams(s);
+    }
     return s - stream;
 }
 

@@ -36,6 +36,9 @@ FabricTrafficHelper::AddFlow(uint32_t src,
     f.start = start;
     f.ideal = m_fabric.IdealFct(src, dst, bytes);
     f.qp = m_fabric.Connect(src, dst, priority, f.sport, cc);
+    const uint32_t id = f.id;
+    f.qp->TraceConnectWithoutContext(
+        "Failed", Callback<void, uint32_t>([this, id](uint32_t) { Failed(id); }));
     m_flows.push_back(f);
     Simulator::Schedule(start, &FabricTrafficHelper::Start, this, f.id);
     return f.id;
@@ -61,7 +64,21 @@ FabricTrafficHelper::Done(uint32_t id, uint64_t)
     FlowRecord& f = m_flows[id];
     f.done = true;
     f.finish = Simulator::Now();
-    if (++m_completed == m_flows.size() && !m_allDone.IsNull())
+    ++m_completed;
+    Finished();
+}
+
+void
+FabricTrafficHelper::Failed(uint32_t)
+{
+    ++m_failed;
+    Finished();
+}
+
+void
+FabricTrafficHelper::Finished()
+{
+    if (m_completed + m_failed == m_flows.size() && !m_allDone.IsNull())
     {
         m_allDone();
     }
@@ -110,7 +127,15 @@ FabricTrafficHelper::FlowsJson() const
         {
             jf["fct_ns"] = nullptr;
             jf["pending_bytes"] = f.qp->PendingBytes();
+            if (f.qp->HasFailed())
+            {
+                jf["failed"] = f.qp->GetFailure();
+            }
         }
+        jf["retransmitted_packets"] = f.qp->GetRetransmits();
+        jf["retransmitted_bytes"] = f.qp->GetRetransmitBytes();
+        jf["timeouts"] = f.qp->GetTimeouts();
+        jf["nacks_received"] = f.qp->GetNacksReceived();
         flows.push_back(jf);
     }
     return flows;

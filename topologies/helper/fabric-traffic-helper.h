@@ -49,7 +49,7 @@ class FabricTrafficHelper
                      uint8_t priority,
                      const ObjectFactory& cc);
 
-    /// Called once when every added flow has completed.
+    /// Called once when every added flow has completed or failed (its QP's retry limit ran out).
     void SetAllDoneCallback(Callback<void> cb);
 
     const std::vector<FlowRecord>& GetFlows() const
@@ -62,13 +62,20 @@ class FabricTrafficHelper
         return m_completed;
     }
 
+    /// Flows whose QP failed (retry limit exhausted): reported, never waited for.
+    uint32_t FailedFlows() const
+    {
+        return m_failed;
+    }
+
     // Outputs as `fabricsim run` writes them, so scenario programs and the CLI agree.
 
     /// fct.csv: a header and one row per completed flow (HPCC-style columns plus slowdown).
     void WriteFctCsv(std::ostream& os) const;
 
     /// summary.json's "flows": every flow with fct_ns and slowdown, or fct_ns null and the
-    /// bytes still pending when it did not finish.
+    /// bytes still pending when it did not finish (with "failed": why, when its QP failed), and
+    /// its loss-recovery counters (retransmitted packets and bytes, timeouts, NAKs received).
     nlohmann::json FlowsJson() const;
 
     /// fct / ideal of every completed flow, in flow order.
@@ -80,11 +87,14 @@ class FabricTrafficHelper
   private:
     void Start(uint32_t id);
     void Done(uint32_t id, uint64_t msgId);
+    void Failed(uint32_t id);
+    void Finished();
 
     FabricTopologyHelper& m_fabric;
     std::vector<FlowRecord> m_flows;
     std::map<std::pair<uint32_t, uint32_t>, uint16_t> m_nextPort;
     uint32_t m_completed = 0;
+    uint32_t m_failed = 0;
     Callback<void> m_allDone;
 };
 

@@ -4,6 +4,7 @@
 #include "roce-headers.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -371,7 +372,8 @@ FabricNetDevice::QueuedBytes() const
 void
 FabricNetDevice::EnablePcap(const std::string& filename)
 {
-    m_pcap = CreateObject<PcapFileWrapper>();
+    // Nanosecond timestamps: frames at 400G are 80 ns apart, below pcap's microseconds.
+    m_pcap = CreateObjectWithAttributes<PcapFileWrapper>("NanosecMode", BooleanValue(true));
     m_pcap->Open(filename, std::ios::out | std::ios::binary);
     m_pcap->Init(PcapHelper::DLT_EN10MB, 65535);
 }

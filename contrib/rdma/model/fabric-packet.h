@@ -89,6 +89,8 @@ struct FabricPacket
     bool ce = false;        ///< ECN congestion experienced
     bool ackReq = false;    ///< BTH A bit
     bool ecnEcho = false;   ///< on ACKs: the acked data frame was CE-marked (DCTCP-style echo)
+    /// on a selective-repeat NAK: sackPsn is set (an extension: not in the wire frame)
+    bool hasSack = false;
 
     uint32_t srcHost = 0;    ///< source host index (IPv4 address derived from it)
     uint32_t dstHost = 0;    ///< destination host index
@@ -96,6 +98,7 @@ struct FabricPacket
     uint16_t dport = 4791;   ///< RoCEv2
     uint32_t dstQpn = 0;     ///< BTH destination QP
     uint32_t psn = 0;        ///< packet sequence number (BTH carries the low 24 bits)
+    uint32_t sackPsn = 0;    ///< with hasSack: the out-of-order PSN the receiver now holds
     uint32_t payload = 0;    ///< RDMA payload bytes
     uint32_t frameBytes = 0; ///< L2 frame bytes including FCS, excluding preamble and IFG
 

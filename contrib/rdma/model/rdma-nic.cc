@@ -4,12 +4,16 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -48,10 +52,53 @@ RdmaNic::GetTypeId()
                             MakeTimeAccessor(&RdmaNic::m_nackInterval),
                             MakeTimeChecker())
               .AddAttribute("RetransmitTimeout",
-                            "Go-back-N retransmission timeout (recovers a lost tail packet).",
+                            "First retransmission timeout (recovers a lost tail packet); later "
+                            "ones back off by RetransmitBackoff. InfiniBand's local ACK timeout "
+                            "is 4.096 us x 2^n (NCCL's n = 20: 4.29 s, fixed).",
                             TimeValue(MicroSeconds(1000)),
                             MakeTimeAccessor(&RdmaNic::m_rto),
-                            MakeTimeChecker())
+                            MakeTimeChecker(PicoSeconds(1)))
+              .AddAttribute("RetransmitBackoff",
+                            "Factor the timeout grows by on each timeout in a row without an "
+                            "acknowledgement (1: a fixed timeout, as InfiniBand's local ACK "
+                            "timeout; 2: NVIDIA's adaptive retransmission).",
+                            DoubleValue(2.0),
+                            MakeDoubleAccessor(&RdmaNic::m_rtoBackoff),
+                            MakeDoubleChecker<double>(1.0, 16.0))
+              .AddAttribute("RetransmitTimeoutMax",
+                            "Largest timeout the backoff reaches (4.096 us x 2^20, InfiniBand's "
+                            "local ACK timeout as NCCL sets it).",
+                            TimeValue(NanoSeconds(4294967296)),
+                            MakeTimeAccessor(&RdmaNic::m_rtoMax),
+                            MakeTimeChecker(PicoSeconds(1)))
+              .AddAttribute("RetransmitJitter",
+                            "Each timeout is scaled by a uniform draw in [1, 1 + j] when it is "
+                            "armed (deterministic from the run's seed; 0: none), never below "
+                            "the schedule: without it an incast's senders time out in lock-step.",
+                            DoubleValue(1.0),
+                            MakeDoubleAccessor(&RdmaNic::m_rtoJitter),
+                            MakeDoubleChecker<double>(0.0, 1.0))
+              .AddAttribute("RetryLimit",
+                            "Timeouts in a row without an acknowledgement before the QP fails "
+                            "(InfiniBand's retry_cnt; NCCL sets 7). The flow is then reported "
+                            "failed, never left hanging.",
+                            UintegerValue(7),
+                            MakeUintegerAccessor(&RdmaNic::m_retryLimit),
+                            MakeUintegerChecker<uint32_t>(0, 1000000))
+              .AddAttribute("LossRecovery",
+                            "go-back-n (RoCE's default): a NAK or timeout resends from the "
+                            "first missing PSN on. selective (IRN; NVIDIA NICs' selective "
+                            "repeat): the receiver keeps out-of-order packets and NAKs each "
+                            "one, the sender resends only the missing PSNs.",
+                            EnumValue(GO_BACK_N),
+                            MakeEnumAccessor(&RdmaNic::m_lossRecovery),
+                            MakeEnumChecker(GO_BACK_N, "go-back-n", SELECTIVE, "selective"))
+              .AddAttribute("BdpCap",
+                            "Cap each QP's packets in flight at the path's bandwidth-delay "
+                            "product (IRN's BDP-FC).",
+                            BooleanValue(false),
+                            MakeBooleanAccessor(&RdmaNic::m_bdpCap),
+                            MakeBooleanChecker())
               .AddAttribute("UseWindow",
                             "Limit in-flight bytes to the BDP scaled by rate / line rate (when the "
                             "congestion control does not set its own window).",
@@ -73,8 +120,12 @@ RdmaNic::RdmaNic()
     : m_host(0)
     , m_ctrlPriority(7)
     , m_ackInterval(1)
-    , m_rtoMaxRetries(0)
+    , m_rtoBackoff(2.0)
+    , m_rtoJitter(1.0)
+    , m_retryLimit(7)
+    , m_lossRecovery(GO_BACK_N)
     , m_useWindow(false)
+    , m_bdpCap(false)
     , m_rr(0)
     , m_uid(0)
 {
@@ -123,7 +174,7 @@ RdmaNic::Connect(Ptr<RdmaNic> dst,
                  Callback<void, uint64_t> onDelivered)
 {
     auto qp = CreateObject<RdmaQueuePair>();
-    qp->m_qpn = uint32_t(m_qps.size());
+    qp->m_qpn = kFirstQpn + uint32_t(m_qps.size());
     qp->m_srcHost = m_host;
     qp->m_dstHost = dst->m_host;
     qp->m_sport = sport;
@@ -134,7 +185,7 @@ RdmaNic::Connect(Ptr<RdmaNic> dst,
     qp->m_nic = this;
 
     RdmaRxQueuePair rx;
-    rx.qpn = uint32_t(dst->m_rxQps.size());
+    rx.qpn = kFirstQpn + uint32_t(dst->m_rxQps.size());
     rx.senderQpn = qp->m_qpn;
     rx.senderHost = m_host;
     rx.sport = sport;
@@ -177,11 +228,16 @@ uint64_t
 RdmaNic::WindowOf(const RdmaQueuePair* qp) const
 {
     uint64_t w = qp->m_cc->GetWindowBytes();
+    const double bdp = qp->m_baseRtt.GetSeconds() * double(GetRateBps()) / 8.0;
     if (w == 0 && m_useWindow)
     {
-        double bdp = qp->m_baseRtt.GetSeconds() * double(GetRateBps()) / 8.0;
         w = uint64_t(bdp * double(qp->m_cc->GetRateBps()) / double(GetRateBps()));
         w = std::max<uint64_t>(w, m_mtu);
+    }
+    if (m_bdpCap)
+    {
+        const uint64_t cap = std::max<uint64_t>(uint64_t(bdp), m_mtu);
+        w = w == 0 ? cap : std::min(w, cap);
     }
     return w;
 }
@@ -221,8 +277,10 @@ RdmaNic::DequeueNext(Time& wakeAt)
             ++m_rr;
             continue;
         }
+        // The window holds back new data only: a selective resend fills a hole in it.
         uint64_t win = WindowOf(qp);
-        if (win > 0 && uint64_t(qp->m_sndNxt - qp->m_sndUna) * m_mtu >= win)
+        const bool resend = qp->m_retxNext < qp->m_retxEnd;
+        if (!resend && win > 0 && uint64_t(qp->m_sndNxt - qp->m_sndUna) * m_mtu >= win)
         {
             ++m_rr; // an ACK will wake us
             continue;
@@ -249,13 +307,27 @@ FabricPacket*
 RdmaNic::MakeDataPacket(RdmaQueuePair* qp)
 {
     auto& msgs = qp->m_msgs;
-    while (qp->m_sendCursor < msgs.size() && msgs[qp->m_sendCursor].endPsn <= qp->m_sndNxt)
+    const bool resend = qp->m_retxNext < qp->m_retxEnd; // selective: a lost PSN first
+    const uint32_t psn = resend ? qp->m_retxNext : qp->m_sndNxt;
+    size_t at = 0;
+    if (resend)
     {
-        ++qp->m_sendCursor;
+        at = size_t(std::upper_bound(msgs.begin(),
+                                     msgs.end(),
+                                     psn,
+                                     [](uint32_t v, const RdmaMessage& m) { return v < m.endPsn; })
+                    - msgs.begin());
     }
-    NS_ABORT_MSG_IF(qp->m_sendCursor >= msgs.size(), "RdmaNic: no message holds the next PSN");
-    const RdmaMessage& m = msgs[qp->m_sendCursor];
-    uint32_t psn = qp->m_sndNxt;
+    else
+    {
+        while (qp->m_sendCursor < msgs.size() && msgs[qp->m_sendCursor].endPsn <= psn)
+        {
+            ++qp->m_sendCursor;
+        }
+        at = qp->m_sendCursor;
+    }
+    NS_ABORT_MSG_IF(at >= msgs.size(), "RdmaNic: no message holds PSN " << psn);
+    const RdmaMessage& m = msgs[at];
     uint64_t off = uint64_t(psn - m.startPsn) * m_mtu;
     uint32_t payload = uint32_t(std::min<uint64_t>(m_mtu, m.bytes - off));
     bool first = psn == m.startPsn;
@@ -290,8 +362,21 @@ RdmaNic::MakeDataPacket(RdmaQueuePair* qp)
     p->sendTimePs = Simulator::Now().GetPicoSeconds();
     p->uid = (uint64_t(m_host) << 40) | ++m_uid;
 
-    qp->m_sndNxt++;
-    qp->m_highestSent = std::max(qp->m_highestSent, qp->m_sndNxt);
+    if (psn < qp->m_highestSent)
+    {
+        qp->m_retransmitPackets++;
+        qp->m_retransmitBytes += payload;
+    }
+    if (resend)
+    {
+        qp->m_retxNext++;
+        qp->SkipHeld();
+    }
+    else
+    {
+        qp->m_sndNxt++;
+    }
+    qp->m_highestSent = std::max(qp->m_highestSent, psn + 1);
     qp->m_cc->OnSend(p->WireBytes());
     uint64_t rate = qp->m_cc->GetRateBps();
     qp->m_nextSend = Simulator::Now();
@@ -344,6 +429,11 @@ RdmaNic::SendControl(FrameType type,
     c->dstQpn = rx.senderQpn;
     c->psn = psn;
     c->msn = rx.msn;
+    if (type == FrameType::Nack && m_lossRecovery == SELECTIVE)
+    {
+        c->hasSack = true;
+        c->sackPsn = cause->psn;
+    }
     c->uid = (uint64_t(m_host) << 40) | ++m_uid;
     if (type == FrameType::Cnp)
     {
@@ -367,12 +457,30 @@ RdmaNic::SendControl(FrameType type,
 }
 
 void
+RdmaNic::DeliverInOrder(RdmaRxQueuePair& rx,
+                        uint32_t payload,
+                        bool last,
+                        std::vector<uint64_t>& messages)
+{
+    rx.expectedPsn++;
+    rx.msgBytes += payload;
+    rx.deliveredBytes += payload;
+    if (last)
+    {
+        rx.msn++;
+        messages.push_back(rx.msgBytes);
+        rx.msgBytes = 0;
+    }
+}
+
+void
 RdmaNic::ReceiveData(FabricPacket* p)
 {
-    NS_ABORT_MSG_IF(p->dstQpn >= m_rxQps.size(), "RdmaNic: data for unknown QP " << p->dstQpn);
+    NS_ABORT_MSG_IF(p->dstQpn < kFirstQpn || p->dstQpn - kFirstQpn >= m_rxQps.size(),
+                    "RdmaNic: data for unknown QP " << p->dstQpn);
     m_dataDelivered++;
     m_dataBytesDelivered += p->frameBytes;
-    RdmaRxQueuePair& rx = m_rxQps[p->dstQpn];
+    RdmaRxQueuePair& rx = m_rxQps[p->dstQpn - kFirstQpn];
     Time now = Simulator::Now();
     if (p->ce && (rx.lastCnp == Time::Min() || now - rx.lastCnp >= m_cnpInterval))
     {
@@ -381,27 +489,30 @@ RdmaNic::ReceiveData(FabricPacket* p)
         m_cnpsSent++;
         SendControl(FrameType::Cnp, rx, p->psn, p);
     }
+    const bool last = p->opcode == RoceOpcode::kWriteLast || p->opcode == RoceOpcode::kWriteOnly;
     if (p->psn == rx.expectedPsn)
     {
-        rx.expectedPsn++;
-        rx.msgBytes += p->payload;
-        rx.deliveredBytes += p->payload;
-        bool last = p->opcode == RoceOpcode::kWriteLast || p->opcode == RoceOpcode::kWriteOnly;
+        std::vector<uint64_t> messages; // whole messages now delivered, in order
+        DeliverInOrder(rx, p->payload, last, messages);
+        // Selective repeat: the packets held beyond this one are now in order too.
+        bool filled = false;
+        while (!rx.outOfOrder.empty() && rx.outOfOrder.begin()->first == rx.expectedPsn)
+        {
+            const auto [payload, isLast] = rx.outOfOrder.begin()->second;
+            rx.outOfOrder.erase(rx.outOfOrder.begin());
+            DeliverInOrder(rx, payload, isLast, messages);
+            filled = true;
+        }
         rx.unackedPackets++;
-        if (last || p->ackReq || rx.unackedPackets >= m_ackInterval)
+        if (!messages.empty() || filled || p->ackReq || rx.unackedPackets >= m_ackInterval)
         {
             rx.unackedPackets = 0;
-            if (last)
-            {
-                rx.msn++;
-            }
             SendControl(FrameType::Ack, rx, rx.expectedPsn, p);
         }
-        if (last)
+        // After the ACK is queued: a callback that posts a reply must not overtake it.
+        if (!rx.onDelivered.IsNull())
         {
-            uint64_t bytes = rx.msgBytes;
-            rx.msgBytes = 0;
-            if (!rx.onDelivered.IsNull())
+            for (uint64_t bytes : messages)
             {
                 rx.onDelivered(bytes);
             }
@@ -409,11 +520,25 @@ RdmaNic::ReceiveData(FabricPacket* p)
     }
     else if (p->psn > rx.expectedPsn)
     {
-        // Out of order: ask for go-back-N, at most once per interval for the same hole.
-        if (rx.lastNackPsn != rx.expectedPsn || now - rx.lastNack >= m_nackInterval)
+        if (m_lossRecovery == SELECTIVE)
+        {
+            // Keep it and NAK the hole, naming this PSN (IRN: one NAK per out-of-order packet,
+            // so the sender learns every PSN held).
+            if (rx.outOfOrder.emplace(p->psn, std::make_pair(p->payload, last)).second)
+            {
+                rx.outOfOrderBuffered++;
+                m_outOfOrderBuffered++;
+            }
+            rx.nacksSent++;
+            m_nacksSent++;
+            SendControl(FrameType::Nack, rx, rx.expectedPsn, p);
+        }
+        // Go-back-N: drop it and ask for the hole, at most once per interval for one hole.
+        else if (rx.lastNackPsn != rx.expectedPsn || now - rx.lastNack >= m_nackInterval)
         {
             rx.lastNackPsn = rx.expectedPsn;
             rx.lastNack = now;
+            rx.nacksSent++;
             m_nacksSent++;
             SendControl(FrameType::Nack, rx, rx.expectedPsn, p);
         }
@@ -435,10 +560,13 @@ RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t psn)
     }
     psn = std::min(psn, qp->m_psnEnd);
     qp->m_sndUna = psn;
+    qp->m_retries = 0; // progress: the retry count starts again
     if (qp->m_sndNxt < psn)
     {
         qp->m_sndNxt = psn;
     }
+    qp->m_sacked.erase(qp->m_sacked.begin(), qp->m_sacked.lower_bound(psn));
+    qp->SkipHeld();
     // Complete whole messages; run callbacks after the state is consistent (they may post).
     std::vector<RdmaMessage> done;
     while (!qp->m_msgs.empty() && qp->m_msgs.front().endPsn <= psn)
@@ -463,9 +591,9 @@ RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint32_t psn)
 void
 RdmaNic::ReceiveAck(FabricPacket* p)
 {
-    NS_ABORT_MSG_IF(p->dstQpn >= m_qps.size(), "RdmaNic: ACK for unknown QP " << p->dstQpn);
-    RdmaQueuePair* qp = PeekPointer(m_qps[p->dstQpn]);
+    RdmaQueuePair* qp = TxQp(p->dstQpn, "ACK");
     uint32_t before = qp->m_sndUna;
+    const bool retrying = qp->m_retries > 0;
     AckSample s;
     s.ackedPsn = p->psn;
     s.ecnEcho = p->ecnEcho;
@@ -483,7 +611,11 @@ RdmaNic::ReceiveAck(FabricPacket* p)
     }
     else if (qp->m_sndUna != before)
     {
-        qp->m_rtoDeadline = Simulator::Now() + m_rto; // progress: push the timeout back lazily
+        if (retrying)
+        {
+            qp->m_curRto = DrawRto(0); // progress ends the backoff
+        }
+        qp->m_rtoDeadline = Simulator::Now() + qp->m_curRto; // push the timeout back lazily
     }
     delete p;
     Wake();
@@ -492,18 +624,52 @@ RdmaNic::ReceiveAck(FabricPacket* p)
 void
 RdmaNic::ReceiveNack(FabricPacket* p)
 {
-    NS_ABORT_MSG_IF(p->dstQpn >= m_qps.size(), "RdmaNic: NACK for unknown QP " << p->dstQpn);
-    RdmaQueuePair* qp = PeekPointer(m_qps[p->dstQpn]);
-    AdvanceUna(qp, p->psn);
-    if (p->psn < qp->m_sndNxt)
+    RdmaQueuePair* qp = TxQp(p->dstQpn, "NACK");
+    qp->m_nacksReceived++;
+    if (qp->m_failed)
     {
-        qp->m_retransmitPackets += qp->m_sndNxt - p->psn;
+        delete p;
+        return;
+    }
+    const uint32_t before = qp->m_sndUna;
+    const bool retrying = qp->m_retries > 0;
+    AdvanceUna(qp, p->psn);
+    const bool newEpisode = qp->m_sndUna >= qp->m_recoveryPoint;
+    if (newEpisode)
+    {
+        qp->m_recoveryPoint = qp->m_highestSent;
+    }
+    if (p->hasSack)
+    {
+        // Selective: the receiver holds sackPsn; every PSN below it not held is lost.
+        if (p->sackPsn >= qp->m_sndUna && p->sackPsn < qp->m_highestSent)
+        {
+            qp->m_sacked.insert(p->sackPsn);
+            qp->m_retxEnd = std::max(qp->m_retxEnd, p->sackPsn);
+            qp->SkipHeld();
+        }
+        if (newEpisode)
+        {
+            m_retransmitTrace(qp->m_qpn, qp->m_sndUna);
+        }
+    }
+    else if (p->psn < qp->m_sndNxt)
+    {
         qp->m_sndNxt = std::max(p->psn, qp->m_sndUna);
         qp->m_sendCursor = 0;
         m_retransmitTrace(qp->m_qpn, qp->m_sndNxt);
     }
-    qp->m_rtoDeadline = Simulator::Now() + m_rto;
-    qp->m_cc->OnNack();
+    if (qp->m_sndUna != before && retrying)
+    {
+        qp->m_curRto = DrawRto(0); // progress ends the backoff
+    }
+    qp->m_rtoDeadline = Simulator::Now() + qp->m_curRto;
+    // Go-back-N NAKs come at most once per NackInterval per hole; a selective receiver NAKs
+    // every packet beyond a hole, so there the congestion control hears once per episode.
+    if (!p->hasSack || newEpisode)
+    {
+        qp->m_cc->OnNack();
+    }
     delete p;
     Activate(qp);
 }
@@ -511,8 +677,7 @@ RdmaNic::ReceiveNack(FabricPacket* p)
 void
 RdmaNic::ReceiveCnp(FabricPacket* p)
 {
-    NS_ABORT_MSG_IF(p->dstQpn >= m_qps.size(), "RdmaNic: CNP for unknown QP " << p->dstQpn);
-    RdmaQueuePair* qp = PeekPointer(m_qps[p->dstQpn]);
+    RdmaQueuePair* qp = TxQp(p->dstQpn, "CNP");
     m_cnpsReceived++;
     qp->m_cnpsReceived++;
     m_cnpRxTrace(qp->m_qpn, qp->m_dstHost);
@@ -520,20 +685,70 @@ RdmaNic::ReceiveCnp(FabricPacket* p)
     delete p;
 }
 
+RdmaQueuePair*
+RdmaNic::TxQp(uint32_t qpn, const char* what) const
+{
+    NS_ABORT_MSG_IF(qpn < kFirstQpn || qpn - kFirstQpn >= m_qps.size(),
+                    "RdmaNic: " << what << " for unknown QP " << qpn);
+    return PeekPointer(m_qps[qpn - kFirstQpn]);
+}
+
+int64_t
+RdmaNic::AssignStreams(int64_t stream)
+{
+    m_jitterStream = stream;
+    if (m_rng)
+    {
+        m_rng->SetStream(stream);
+    }
+    return 1;
+}
+
+Time
+RdmaNic::RetransmitTimeoutAfter(uint32_t retries) const
+{
+    // In picoseconds as a double: 2^retries overflows no integer, and the cap bounds it.
+    const double ps = double(m_rto.GetPicoSeconds()) * std::pow(m_rtoBackoff, double(retries));
+    return PicoSeconds(int64_t(std::min(ps, double(std::max(m_rtoMax, m_rto).GetPicoSeconds()))));
+}
+
+Time
+RdmaNic::DrawRto(uint32_t retries)
+{
+    Time t = RetransmitTimeoutAfter(retries);
+    if (m_rtoJitter > 0)
+    {
+        if (!m_rng)
+        {
+            // Made at the first draw, after setup, on its assigned stream: the streams of
+            // everything built before (ECN marking, link loss) keep their numbers.
+            m_rng = CreateObjectWithAttributes<UniformRandomVariable>("Stream",
+                                                                      IntegerValue(m_jitterStream));
+        }
+        const double f = m_rng->GetValue(1.0, 1.0 + m_rtoJitter);
+        t = PicoSeconds(std::max<int64_t>(1, int64_t(double(t.GetPicoSeconds()) * f)));
+    }
+    return t;
+}
+
 void
 RdmaNic::ArmRto(RdmaQueuePair* qp)
 {
-    qp->m_rtoDeadline = Simulator::Now() + m_rto;
+    if (qp->m_curRto.IsZero())
+    {
+        qp->m_curRto = DrawRto(qp->m_retries);
+    }
+    qp->m_rtoDeadline = Simulator::Now() + qp->m_curRto;
     if (!qp->m_rtoEvent.IsRunning())
     {
-        qp->m_rtoEvent = Simulator::Schedule(m_rto, &RdmaNic::RtoFired, this, qp);
+        qp->m_rtoEvent = Simulator::Schedule(qp->m_curRto, &RdmaNic::RtoFired, this, qp);
     }
 }
 
 void
 RdmaNic::RtoFired(RdmaQueuePair* qp)
 {
-    if (qp->IsIdle())
+    if (qp->IsIdle() || qp->m_failed)
     {
         return;
     }
@@ -543,16 +758,47 @@ RdmaNic::RtoFired(RdmaQueuePair* qp)
         qp->m_rtoEvent = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoFired, this, qp);
         return;
     }
-    // Timeout: nothing acknowledged for a whole RTO; resend from the first unacked PSN.
+    // Timeout: nothing acknowledged for a whole RTO.
     qp->m_timeouts++;
-    qp->m_retransmitPackets += qp->m_sndNxt - qp->m_sndUna;
-    qp->m_sndNxt = qp->m_sndUna;
-    qp->m_sendCursor = 0;
-    m_retransmitTrace(qp->m_qpn, qp->m_sndNxt);
+    if (qp->m_retries >= m_retryLimit)
+    {
+        Fail(qp,
+             "retry limit exceeded: " + std::to_string(qp->m_retries + 1)
+                 + " timeouts in a row without an acknowledgement (RetryLimit "
+                 + std::to_string(m_retryLimit) + ")");
+        return;
+    }
+    qp->m_retries++;
+    if (m_lossRecovery == SELECTIVE)
+    {
+        // Every packet in flight that the receiver does not hold is presumed lost.
+        qp->m_retxNext = qp->m_sndUna;
+        qp->m_retxEnd = qp->m_sndNxt;
+        qp->SkipHeld();
+    }
+    else
+    {
+        qp->m_sndNxt = qp->m_sndUna; // go back to the first unacknowledged PSN
+        qp->m_sendCursor = 0;
+    }
+    qp->m_recoveryPoint = qp->m_highestSent;
+    m_retransmitTrace(qp->m_qpn, qp->m_sndUna);
     qp->m_cc->OnTimeout();
-    qp->m_rtoDeadline = now + m_rto;
-    qp->m_rtoEvent = Simulator::Schedule(m_rto, &RdmaNic::RtoFired, this, qp);
+    qp->m_curRto = DrawRto(qp->m_retries);
+    qp->m_rtoDeadline = now + qp->m_curRto;
+    qp->m_rtoEvent = Simulator::Schedule(qp->m_curRto, &RdmaNic::RtoFired, this, qp);
     Activate(qp);
+}
+
+void
+RdmaNic::Fail(RdmaQueuePair* qp, const std::string& why)
+{
+    // As a NIC moves the QP to the error state: no more sends; its messages never complete.
+    NS_LOG_WARN("QP " << qp->m_qpn << " of host " << m_host << " failed: " << why);
+    qp->m_failed = true;
+    qp->m_failure = why;
+    qp->m_rtoEvent.Cancel();
+    qp->m_failedTrace(qp->m_qpn);
 }
 
 uint64_t

@@ -1,8 +1,10 @@
 /*
  * RoCEv2 NIC port as an ns-3 NetDevice: queue pairs carrying RDMA WRITEs, per-QP pacing at the
  * congestion-control rate, a strict-priority control queue (ACK/NACK/CNP), round-robin among
- * eligible QPs, optional in-flight window, PFC reaction, go-back-N with NACK and a
- * retransmission timeout, and receiver-generated CNPs rate-limited per QP.
+ * eligible QPs, optional in-flight window (or IRN's BDP cap), PFC reaction, loss recovery by
+ * go-back-N or selective repeat with NAKs and a retransmission timeout that backs off up to a
+ * retry limit (then the QP fails, as a NIC's QP goes to the error state), and
+ * receiver-generated CNPs rate-limited per QP.
  */
 #ifndef FABRICSIM_RDMA_NIC_H
 #define FABRICSIM_RDMA_NIC_H
@@ -11,6 +13,7 @@
 #include "rdma-queue-pair.h"
 
 #include "ns3/object-factory.h"
+#include "ns3/random-variable-stream.h"
 
 #include <deque>
 #include <vector>
@@ -30,6 +33,18 @@ class RdmaNic : public FabricNetDevice
     /// Signature of the CnpReceived (qpn, destination host) and Retransmit (qpn, first PSN) traces.
     typedef void (*QpTracedCallback)(uint32_t qpn, uint32_t value);
     ~RdmaNic() override;
+
+    /// QPNs 0 and 1 are InfiniBand's management QPs (SMI, GSI): data QPs are numbered from 2,
+    /// so that Wireshark decodes every data frame as RC traffic.
+    static constexpr uint32_t kFirstQpn = 2;
+
+    /// Fixes the random stream of the timeout jitter (ns-3's AssignStreams); returns 1.
+    int64_t AssignStreams(int64_t stream);
+
+    /// The timeout armed after \p retries timeouts in a row: RetransmitTimeout x
+    /// RetransmitBackoff^retries, at most RetransmitTimeoutMax; the jitter then scales it by
+    /// U[1, 1 + RetransmitJitter].
+    Time RetransmitTimeoutAfter(uint32_t retries) const;
 
     /// Host index this port belongs to (addresses are derived from it).
     void SetHostIndex(uint32_t host);
@@ -82,6 +97,12 @@ class RdmaNic : public FabricNetDevice
         return m_nacksSent;
     }
 
+    /// Packets the receiver side held out of order (selective repeat).
+    uint64_t GetOutOfOrderBuffered() const
+    {
+        return m_outOfOrderBuffered;
+    }
+
     uint64_t GetDataFramesDelivered() const
     {
         return m_dataDelivered;
@@ -112,8 +133,15 @@ class RdmaNic : public FabricNetDevice
                      uint32_t psn,
                      const FabricPacket* cause);
     void AdvanceUna(RdmaQueuePair* qp, uint32_t psn);
+    void DeliverInOrder(RdmaRxQueuePair& rx,
+                        uint32_t payload,
+                        bool last,
+                        std::vector<uint64_t>& messages);
     void ArmRto(RdmaQueuePair* qp);
     void RtoFired(RdmaQueuePair* qp);
+    void Fail(RdmaQueuePair* qp, const std::string& why);
+    Time DrawRto(uint32_t retries);
+    RdmaQueuePair* TxQp(uint32_t qpn, const char* what) const;
     void CcUpdated(RdmaQueuePair* qp);
     uint64_t WindowOf(const RdmaQueuePair* qp) const;
 
@@ -123,8 +151,15 @@ class RdmaNic : public FabricNetDevice
     Time m_cnpInterval;
     Time m_nackInterval;
     Time m_rto;
-    uint32_t m_rtoMaxRetries;
+    double m_rtoBackoff;
+    Time m_rtoMax;
+    double m_rtoJitter;
+    uint32_t m_retryLimit;
+    LossRecovery m_lossRecovery;
     bool m_useWindow;
+    bool m_bdpCap;
+    Ptr<UniformRandomVariable> m_rng; ///< RTO jitter (made at the first draw)
+    int64_t m_jitterStream = -1;      ///< its stream (-1: ns-3 picks one)
 
     std::vector<Ptr<RdmaQueuePair>> m_qps; ///< by QPN
     std::vector<RdmaRxQueuePair> m_rxQps;  ///< by QPN
@@ -136,6 +171,7 @@ class RdmaNic : public FabricNetDevice
     uint64_t m_cnpsSent = 0;
     uint64_t m_cnpsReceived = 0;
     uint64_t m_nacksSent = 0;
+    uint64_t m_outOfOrderBuffered = 0;
     uint64_t m_dataDelivered = 0;
     uint64_t m_dataBytesDelivered = 0;
 

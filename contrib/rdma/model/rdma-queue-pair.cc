@@ -5,6 +5,8 @@
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -20,7 +22,11 @@ RdmaQueuePair::GetTypeId()
               .AddTraceSource("MessageComplete",
                               "A posted WRITE was fully acknowledged: id, bytes, time posted.",
                               MakeTraceSourceAccessor(&RdmaQueuePair::m_msgCompleteTrace),
-                              "ns3::RdmaQueuePair::MessageCompleteCallback");
+                              "ns3::RdmaQueuePair::MessageCompleteCallback")
+              .AddTraceSource("Failed",
+                              "The retry limit was exhausted and the QP stopped: its qpn.",
+                              MakeTraceSourceAccessor(&RdmaQueuePair::m_failedTrace),
+                              "ns3::RdmaQueuePair::FailedCallback");
     return tid;
 }
 
@@ -57,6 +63,16 @@ RdmaQueuePair::PendingBytes() const
         b += m.bytes;
     }
     return b;
+}
+
+void
+RdmaQueuePair::SkipHeld()
+{
+    m_retxNext = std::max(m_retxNext, m_sndUna);
+    while (m_retxNext < m_retxEnd && m_sacked.count(m_retxNext))
+    {
+        ++m_retxNext;
+    }
 }
 
 } // namespace ns3

@@ -1,8 +1,10 @@
 /*
  * Reliable-connection queue pair state. The sender side holds posted RDMA WRITE messages and
- * the go-back-N window (PSNs); packets are generated on demand when the NIC schedules the QP,
- * so no per-QP packet buffers exist. The receiver side tracks the expected PSN and rate-limits
- * NACKs and CNPs.
+ * the send window (PSNs); packets are generated on demand when the NIC schedules the QP, so no
+ * per-QP packet buffers exist. Loss recovery is go-back-N (RoCE's default) or selective repeat
+ * (IRN and NVIDIA NICs' opt-in): then the sender keeps the PSNs the receiver reported holding
+ * and resends only the others. The receiver side tracks the expected PSN, keeps out-of-order
+ * packets in selective mode, and rate-limits NACKs and CNPs.
  */
 #ifndef FABRICSIM_RDMA_QUEUE_PAIR_H
 #define FABRICSIM_RDMA_QUEUE_PAIR_H
@@ -16,11 +18,21 @@
 #include "ns3/traced-callback.h"
 
 #include <deque>
+#include <map>
+#include <set>
+#include <string>
 
 namespace ns3
 {
 
 class RdmaNic;
+
+/// How a NIC recovers lost packets (attribute RdmaNic::LossRecovery: "go-back-n", "selective").
+enum LossRecovery
+{
+    GO_BACK_N, ///< a NAK (PSN sequence error) or a timeout resends everything from the hole
+    SELECTIVE  ///< the receiver keeps out-of-order packets; only the missing PSNs are resent
+};
 
 /// One posted RDMA WRITE.
 struct RdmaMessage
@@ -44,6 +56,8 @@ class RdmaQueuePair : public Object
 
     /// Signature of the MessageComplete trace source: message id, bytes, time posted.
     typedef void (*MessageCompleteCallback)(uint64_t id, uint64_t bytes, Time posted);
+    /// Signature of the Failed trace source: the QP's number.
+    typedef void (*FailedCallback)(uint32_t qpn);
 
     /**
      * Post an RDMA WRITE of `bytes` (any size > 0). `onAcked(id)` runs when the last byte is
@@ -89,10 +103,10 @@ class RdmaQueuePair : public Object
 
     /// Payload bytes posted and not yet acknowledged.
     uint64_t PendingBytes() const;
-    /// True when PSNs remain to be (re)transmitted.
+    /// True when PSNs remain to be (re)transmitted (never after the QP failed).
     bool HasDataToSend() const
     {
-        return m_sndNxt < m_psnEnd;
+        return !m_failed && (m_sndNxt < m_psnEnd || m_retxNext < m_retxEnd);
     }
     /// True when everything posted has been acknowledged.
     bool IsIdle() const
@@ -100,9 +114,33 @@ class RdmaQueuePair : public Object
         return m_sndUna == m_psnEnd;
     }
 
+    /// Packets sent again (a PSN sent before), and their payload bytes.
     uint64_t GetRetransmits() const
     {
         return m_retransmitPackets;
+    }
+
+    uint64_t GetRetransmitBytes() const
+    {
+        return m_retransmitBytes;
+    }
+
+    /// NAKs (PSN sequence error) this QP received.
+    uint64_t GetNacksReceived() const
+    {
+        return m_nacksReceived;
+    }
+
+    /// True once the retry limit was exhausted: the QP stops, its messages never complete.
+    bool HasFailed() const
+    {
+        return m_failed;
+    }
+
+    /// Why the QP failed ("" while it has not).
+    const std::string& GetFailure() const
+    {
+        return m_failure;
     }
 
     uint64_t GetTimeouts() const
@@ -118,6 +156,13 @@ class RdmaQueuePair : public Object
 
   private:
     friend class RdmaNic;
+
+    /// How a NIC recovers lost packets (attribute RdmaNic::LossRecovery: "go-back-n", "selective").
+    enum LossRecovery
+    {
+        GO_BACK_N, ///< a NAK (PSN sequence error) or a timeout resends everything from the hole
+        SELECTIVE  ///< the receiver keeps out-of-order packets; only the missing PSNs are resent
+    };
 
     uint32_t m_qpn = 0;
     uint32_t m_remoteQpn = 0;
@@ -141,12 +186,31 @@ class RdmaQueuePair : public Object
 
     Time m_rtoDeadline;
     EventId m_rtoEvent;
+    Time m_curRto;          ///< the timeout armed now (grows with each retry)
+    uint32_t m_retries = 0; ///< timeouts in a row without an acknowledgement
+    bool m_failed = false;
+    std::string m_failure;
     uint64_t m_retransmitPackets = 0;
+    uint64_t m_retransmitBytes = 0;
     uint64_t m_timeouts = 0;
+    uint64_t m_nacksReceived = 0;
     uint64_t m_cnpsReceived = 0;
-    uint32_t m_highestSent = 0;
+    uint32_t m_highestSent = 0; ///< one past the highest PSN ever sent
+
+    // Selective repeat: PSNs above m_sndUna the receiver reported holding, and the lost PSNs
+    // still to resend: those in [m_retxNext, m_retxEnd) not in m_sacked. m_retxNext only moves
+    // forward within a loss episode (each PSN is resent once per NAK-driven episode; a timeout
+    // starts again from m_sndUna) and rests on a PSN to resend or at or past m_retxEnd.
+    std::set<uint32_t> m_sacked;
+    uint32_t m_retxNext = 0;
+    uint32_t m_retxEnd = 0;
+    uint32_t m_recoveryPoint = 0; ///< m_highestSent when the current loss episode began
+
+    /// Moves m_retxNext past PSNs acknowledged or held by the receiver.
+    void SkipHeld();
 
     TracedCallback<uint64_t, uint64_t, Time> m_msgCompleteTrace; ///< id, bytes, posted time
+    TracedCallback<uint32_t> m_failedTrace;                      ///< qpn
 };
 
 /// Receiver side of a QP.
@@ -166,6 +230,11 @@ struct RdmaRxQueuePair
     Time lastCnp = Time::Min();
     uint64_t deliveredBytes = 0;
     uint64_t cnpsSent = 0;
+    uint64_t nacksSent = 0;
+    /// Selective repeat: packets above expectedPsn held until the hole fills (psn -> payload
+    /// bytes, last of its message).
+    std::map<uint32_t, std::pair<uint32_t, bool>> outOfOrder;
+    uint64_t outOfOrderBuffered = 0; ///< packets ever held out of order
     /// called with the message's bytes when a whole message has arrived in order
     Callback<void, uint64_t> onDelivered;
 };

@@ -1,0 +1,144 @@
+// Loss recovery as RoCE NICs do it: go-back-N and selective repeat on the lossy incast (16 x 2 MB
+// into one 100G port, 300 KB of buffer, no PFC, no congestion control), the retransmission
+// timeout's backoff, and the retry limit that fails a QP instead of leaving it hanging.
+#include "scenario-runner.h"
+
+#include "ns3/double.h"
+#include "ns3/rdma-nic.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using nlohmann::json;
+
+namespace
+{
+
+json
+LossyIncast(const json& transport)
+{
+    json t = {{"cc", "none"}, {"pfc", false}, {"mtu_bytes", 1000}};
+    t.update(transport);
+    return json{
+        {"seed", 1},
+        {"stop_ns", 100000000},
+        {"topology",
+         {{"type", "single-switch"},
+          {"hosts", 17},
+          {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}}},
+        {"transport", t},
+        {"switch", {{"buffer_bytes", 300000}, {"ecn", {{"enabled", false}}}}},
+        {"traffic", {{"incast", {{"receiver", 0}, {"senders", 16}, {"size_bytes", 2000000}}}}}};
+}
+
+/// When the last flow finished, as a multiple of the fair-share time: the 16 flows' wire bytes
+/// through the one 100G port, plus one base RTT (16 ideal FCTs overcount that by 15 RTTs).
+double
+LastFinishOverFairShare(const json& s)
+{
+    double last = 0;
+    double serialise = 0;
+    double rtt = 0;
+    for (const auto& f : s["flows"])
+    {
+        EXPECT_FALSE(f["fct_ns"].is_null()) << f.dump();
+        if (f["fct_ns"].is_null())
+        {
+            return 1e9;
+        }
+        last = std::max(last, f["start_ns"].get<double>() + f["fct_ns"].get<double>());
+        // ideal = base RTT + wire bytes at 100G; 2 MB in 2000 frames of 1000 B payload.
+        const double wire = 2000.0 * (1000 + 78 + 20) * 8 / 100e9 * 1e9;
+        serialise += wire;
+        rtt = f["ideal_fct_ns"].get<double>() - wire;
+    }
+    return last / (serialise + rtt);
+}
+
+} // namespace
+
+TEST(LossRecovery, SelectiveRepeatFinishesTheLossyIncastNearItsFairShare)
+{
+    // IRN's configuration: selective repeat, in-flight capped at the BDP, a 100 us timeout.
+    auto dir = fabricsim::test::TempDir("lr-selective");
+    json s = fabricsim::test::RunScenario(
+        LossyIncast({{"loss_recovery", "selective"}, {"bdp_cap", true}, {"rto_ns", 100000}}), dir);
+    EXPECT_EQ(s["flows_completed"].get<int>(), 16);
+    EXPECT_EQ(s["flows_failed"].get<int>(), 0);
+    EXPECT_TRUE(s["conservation"]["ok"].get<bool>());
+    const uint64_t drops = s["drops"]["by_reason"]["buffer_overflow"].get<uint64_t>();
+    const uint64_t resent = s["nic"]["retransmitted_packets"].get<uint64_t>();
+    EXPECT_GT(drops, 1000u);
+    // Only what was lost is sent again (a timeout may resend a packet still queued).
+    EXPECT_GE(resent, drops);
+    EXPECT_LE(double(resent), 1.05 * double(drops));
+    EXPECT_GT(s["nic"]["out_of_order_buffered"].get<uint64_t>(), 0u);
+    EXPECT_EQ(s["nic"]["nacks_sent"], s["nic"]["nacks_received"]);
+    const double multiple = LastFinishOverFairShare(s);
+    EXPECT_LT(multiple, 3.0); // measured 1.28 (docs/validation.md)
+    EXPECT_GT(multiple, 1.0);
+    EXPECT_EQ(s["transport"]["loss_recovery"], "selective");
+}
+
+TEST(LossRecovery, GoBackNWithBackoffCompletesTheLossyIncast)
+{
+    // Defaults: go-back-N, a 1 ms timeout doubling per retry, each drawn from [T, 2T]. (Without
+    // the jitter the 16 senders time out in lock-step: one flow finished in 100 ms.) Go-back-N's
+    // multiple varies with the seed: 5.4, 4.0, 6.2 for seeds 1-3.
+    auto dir = fabricsim::test::TempDir("lr-gbn");
+    json s = fabricsim::test::RunScenario(LossyIncast(json::object()), dir);
+    EXPECT_EQ(s["flows_completed"].get<int>(), 16);
+    EXPECT_TRUE(s["conservation"]["ok"].get<bool>());
+    const uint64_t drops = s["drops"]["by_reason"]["buffer_overflow"].get<uint64_t>();
+    // Go-back-N resends what had arrived behind a hole too.
+    EXPECT_GT(s["nic"]["retransmitted_packets"].get<uint64_t>(), drops);
+    EXPECT_EQ(s["nic"]["out_of_order_buffered"].get<uint64_t>(), 0u);
+    const double multiple = LastFinishOverFairShare(s);
+    EXPECT_LT(multiple, 10.0); // measured 5.4 (docs/validation.md)
+    EXPECT_GT(multiple, 2.0);
+    EXPECT_EQ(s["transport"]["loss_recovery"], "go-back-n");
+}
+
+TEST(LossRecovery, TheRetryLimitFailsAFlowInsteadOfLeavingItHanging)
+{
+    // The receiver's link goes down for good: 1 + 2 + ... + 128 ms of doubling timeouts (no
+    // jitter) and the 8th timeout, past RetryLimit 7, fails the QP at 255 ms.
+    json sc = {{"seed", 1},
+               {"stop_ns", 10000000000},
+               {"topology",
+                {{"type", "single-switch"},
+                 {"hosts", 2},
+                 {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}}}}},
+               {"transport", {{"cc", "none"}, {"rto_jitter", 0}}},
+               {"link_events", {{{"link", 1}, {"at_ns", 0}, {"state", "down"}}}},
+               {"traffic", {{"flows", {{{"src", 0}, {"dst", 1}, {"size_bytes", 100000}}}}}}};
+    auto dir = fabricsim::test::TempDir("lr-retry");
+    json s = fabricsim::test::RunScenario(sc, dir);
+    EXPECT_EQ(s["flows_completed"].get<int>(), 0);
+    EXPECT_EQ(s["flows_failed"].get<int>(), 1);
+    EXPECT_EQ(s["nic"]["qp_failures"].get<int>(), 1);
+    const json& f = s["flows"][0];
+    EXPECT_EQ(
+        f["failed"].get<std::string>(),
+        "retry limit exceeded: 8 timeouts in a row without an acknowledgement (RetryLimit 7)");
+    EXPECT_EQ(f["timeouts"].get<int>(), 8);
+    EXPECT_EQ(f["pending_bytes"].get<int>(), 100000);
+    // The run ends when the flow fails, not at stop_ns (10 s).
+    EXPECT_EQ(s["sim"]["simulated_ns"].get<int64_t>(), 255000000);
+}
+
+TEST(LossRecovery, TimeoutScheduleDoublesUpToItsCap)
+{
+    using namespace ns3;
+    Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+    EXPECT_EQ(nic->RetransmitTimeoutAfter(0), MilliSeconds(1));
+    EXPECT_EQ(nic->RetransmitTimeoutAfter(3), MilliSeconds(8));
+    // 1 ms x 2^12 = 4.096 s, below the cap of 4.096 us x 2^20 = 4.294967296 s; 2^13 is above.
+    EXPECT_EQ(nic->RetransmitTimeoutAfter(12), MilliSeconds(4096));
+    EXPECT_EQ(nic->RetransmitTimeoutAfter(13), NanoSeconds(4294967296));
+    EXPECT_EQ(nic->RetransmitTimeoutAfter(1000000), NanoSeconds(4294967296)); // no overflow
+    nic->SetAttribute("RetransmitBackoff", DoubleValue(1.0));
+    EXPECT_EQ(nic->RetransmitTimeoutAfter(7), MilliSeconds(1)); // InfiniBand: fixed
+    EXPECT_EQ(RdmaNic::kFirstQpn, 2u);
+}
