@@ -75,6 +75,21 @@ TEST(LossRecovery, SelectiveRepeatFinishesTheLossyIncastNearItsFairShare)
     EXPECT_LE(double(resent), 1.05 * double(drops));
     EXPECT_GT(s["nic"]["out_of_order_buffered"].get<uint64_t>(), 0u);
     EXPECT_EQ(s["nic"]["nacks_sent"], s["nic"]["nacks_received"]);
+    // Per flow too: the run's counters are the sums of the flows'.
+    uint64_t nacks = 0;
+    uint64_t held = 0;
+    uint64_t resentBytes = 0;
+    for (const auto& f : s["flows"])
+    {
+        EXPECT_EQ(f["nacks_sent"], f["nacks_received"]); // no control frame is lost here
+        nacks += f["nacks_sent"].get<uint64_t>();
+        held += f["out_of_order_buffered"].get<uint64_t>();
+        resentBytes += f["retransmitted_bytes"].get<uint64_t>();
+    }
+    EXPECT_EQ(nacks, s["nic"]["nacks_sent"].get<uint64_t>());
+    EXPECT_EQ(held, s["nic"]["out_of_order_buffered"].get<uint64_t>());
+    EXPECT_EQ(resentBytes, s["nic"]["retransmitted_bytes"].get<uint64_t>());
+    EXPECT_EQ(resentBytes, resent * 1000); // every resent packet a full 1000 B payload
     const double multiple = LastFinishOverFairShare(s);
     EXPECT_LT(multiple, 3.0); // measured 1.28 (docs/validation.md)
     EXPECT_GT(multiple, 1.0);

@@ -136,6 +136,8 @@ FabricTrafficHelper::FlowsJson() const
         jf["retransmitted_bytes"] = f.qp->GetRetransmitBytes();
         jf["timeouts"] = f.qp->GetTimeouts();
         jf["nacks_received"] = f.qp->GetNacksReceived();
+        jf["nacks_sent"] = f.qp->GetReceiver().nacksSent;
+        jf["out_of_order_buffered"] = f.qp->GetReceiver().outOfOrderBuffered;
         flows.push_back(jf);
     }
     return flows;

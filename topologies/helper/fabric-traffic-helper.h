@@ -75,7 +75,8 @@ class FabricTrafficHelper
 
     /// summary.json's "flows": every flow with fct_ns and slowdown, or fct_ns null and the
     /// bytes still pending when it did not finish (with "failed": why, when its QP failed), and
-    /// its loss-recovery counters (retransmitted packets and bytes, timeouts, NAKs received).
+    /// its loss-recovery counters (retransmitted packets and bytes, timeouts, NAKs received and
+    /// sent by its receiver, packets its receiver held out of order).
     nlohmann::json FlowsJson() const;
 
     /// fct / ideal of every completed flow, in flow order.

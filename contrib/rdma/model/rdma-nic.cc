@@ -183,6 +183,7 @@ RdmaNic::Connect(Ptr<RdmaNic> dst,
     qp->m_baseRtt = baseRtt;
     qp->m_cc = cc;
     qp->m_nic = this;
+    qp->m_remoteNic = PeekPointer(dst);
 
     RdmaRxQueuePair rx;
     rx.qpn = kFirstQpn + uint32_t(dst->m_rxQps.size());

@@ -65,6 +65,12 @@ RdmaQueuePair::PendingBytes() const
     return b;
 }
 
+const RdmaRxQueuePair&
+RdmaQueuePair::GetReceiver() const
+{
+    return m_remoteNic->GetRxQueuePairs().at(m_remoteQpn - RdmaNic::kFirstQpn);
+}
+
 void
 RdmaQueuePair::SkipHeld()
 {

@@ -26,6 +26,7 @@ namespace ns3
 {
 
 class RdmaNic;
+struct RdmaRxQueuePair;
 
 /// How a NIC recovers lost packets (attribute RdmaNic::LossRecovery: "go-back-n", "selective").
 enum LossRecovery
@@ -131,6 +132,9 @@ class RdmaQueuePair : public Object
         return m_nacksReceived;
     }
 
+    /// The receiver's side of this connection (its NAKs sent, out-of-order packets held).
+    const RdmaRxQueuePair& GetReceiver() const;
+
     /// True once the retry limit was exhausted: the QP stops, its messages never complete.
     bool HasFailed() const
     {
@@ -174,6 +178,7 @@ class RdmaQueuePair : public Object
     Time m_baseRtt;
     Ptr<CongestionControl> m_cc;
     RdmaNic* m_nic = nullptr;
+    RdmaNic* m_remoteNic = nullptr; ///< the receiver's NIC (holds the RdmaRxQueuePair)
 
     std::deque<RdmaMessage> m_msgs; ///< unacknowledged messages in PSN order
     uint64_t m_nextMsgId = 0;
