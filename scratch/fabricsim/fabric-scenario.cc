@@ -578,6 +578,7 @@ ParseFabricScenario(const json& doc, const std::string& file)
                         "cnp_interval_ns",
                         "window",
                         "loss_recovery",
+                        "local_ack_timeout",
                         "rto_backoff",
                         "rto_max_ns",
                         "rto_jitter",

@@ -11,8 +11,9 @@
 namespace fabricsim
 {
 
-/// Reads loss_recovery, rto_backoff, rto_max_ns, rto_jitter, retry_limit and bdp_cap of \p t
-/// into \p spec (defaults where absent); InputError naming the field otherwise.
+/// Reads loss_recovery, local_ack_timeout, rto_backoff, rto_max_ns, rto_jitter, retry_limit and
+/// bdp_cap of \p t into \p spec (defaults where absent); InputError naming the field otherwise.
+/// \p spec.rtoNs must already hold rto_ns (local_ack_timeout replaces it).
 void ReadLossRecovery(const JsonObject& t, TransportSpec& spec);
 
 } // namespace fabricsim

@@ -107,3 +107,35 @@ INSTANTIATE_TEST_SUITE_P(
         BadKey{"route_dst", "/routes/0/dst", "9", "routes[0].dst"},
         BadKey{"routes_type", "/routes", "{}", "routes"}),
     [](const testing::TestParamInfo<BadKey>& i) { return std::string(i.param.name); });
+
+TEST(ScenarioKeys, LossRecoveryKeys)
+{
+    json d = fabricsim::test::Incast("dcqcn", 2, 1000);
+    auto sc = ParseFabricScenario(d, "s.json");
+    EXPECT_EQ(sc.transport.lossRecovery, "go-back-n");
+    EXPECT_EQ(sc.transport.rtoNs, 1000000u);
+    EXPECT_EQ(sc.transport.rtoBackoff, 2.0);
+    EXPECT_EQ(sc.transport.retryLimit, 7u);
+    // NCCL's local ACK timeout: 4.096 us x 2^20, fixed.
+    d["transport"]["local_ack_timeout"] = 20;
+    sc = ParseFabricScenario(d, "s.json");
+    EXPECT_EQ(sc.transport.rtoNs, 4294967296u);
+    EXPECT_EQ(sc.transport.rtoBackoff, 1.0);
+    d["transport"]["rto_ns"] = 1000;
+    EXPECT_NE(ErrorOf(d).find("field 'transport.local_ack_timeout': expected either "
+                              "local_ack_timeout or rto_ns, found both"),
+              std::string::npos)
+        << ErrorOf(d);
+    d["transport"].erase("rto_ns");
+    d["transport"]["local_ack_timeout"] = 32;
+    EXPECT_NE(ErrorOf(d).find("transport.local_ack_timeout"), std::string::npos);
+    d["transport"].erase("local_ack_timeout");
+    d["transport"]["loss_recovery"] = "irn";
+    EXPECT_NE(ErrorOf(d).find("field 'transport.loss_recovery': expected \"go-back-n\" or "
+                              "\"selective\", found \"irn\""),
+              std::string::npos)
+        << ErrorOf(d);
+    d["transport"]["loss_recovery"] = "selective";
+    d["transport"]["rto_max_ns"] = 10;
+    EXPECT_NE(ErrorOf(d).find("transport.rto_max_ns"), std::string::npos);
+}
