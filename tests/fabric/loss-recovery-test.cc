@@ -3,6 +3,7 @@
 // timeout's backoff, and the retry limit that fails a QP instead of leaving it hanging.
 #include "scenario-runner.h"
 
+#include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/rdma-nic.h"
 
@@ -143,9 +144,30 @@ TEST(LossRecovery, TheRetryLimitFailsAFlowInsteadOfLeavingItHanging)
     EXPECT_EQ(s["sim"]["simulated_ns"].get<int64_t>(), 255000000);
 }
 
+TEST(LossRecovery, TimeoutsAtTheClocksEndDoNotWrap)
+{
+    // A first timeout of 2^63 ps - 1 (the largest rto_ns), doubled by the jitter: the deadline
+    // stops at the clock's end instead of wrapping to the past (it would fire at once).
+    json sc = {{"seed", 1},
+               {"stop_ns", 1000000},
+               {"topology", {{"type", "single-switch"}, {"hosts", 2}}},
+               {"transport",
+                {{"cc", "none"},
+                 {"rto_ns", 9223372036854775},
+                 {"rto_max_ns", 9223372036854775},
+                 {"rto_jitter", 1}}},
+               {"link_events", {{{"link", 1}, {"at_ns", 0}, {"state", "down"}}}},
+               {"traffic", {{"flows", {{{"src", 0}, {"dst", 1}, {"size_bytes", 100000}}}}}}};
+    json s = fabricsim::test::RunScenario(sc, fabricsim::test::TempDir("lr-clock"));
+    EXPECT_EQ(s["nic"]["timeouts"].get<int>(), 0);
+    EXPECT_EQ(s["flows"][0]["pending_bytes"].get<int>(), 100000);
+    EXPECT_EQ(s["sim"]["simulated_ns"].get<int64_t>(), 1000000);
+}
+
 TEST(LossRecovery, TimeoutScheduleDoublesUpToItsCap)
 {
     using namespace ns3;
+    Config::Reset(); // the attribute defaults, not those a scenario run in this process set
     Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
     EXPECT_EQ(nic->RetransmitTimeoutAfter(0), MilliSeconds(1));
     EXPECT_EQ(nic->RetransmitTimeoutAfter(3), MilliSeconds(8));

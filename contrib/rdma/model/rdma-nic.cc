@@ -616,7 +616,7 @@ RdmaNic::ReceiveAck(FabricPacket* p)
         {
             qp->m_curRto = DrawRto(0); // progress ends the backoff
         }
-        qp->m_rtoDeadline = Simulator::Now() + qp->m_curRto; // push the timeout back lazily
+        qp->m_rtoDeadline = DeadlineAfter(qp->m_curRto); // push the timeout back lazily
     }
     delete p;
     Wake();
@@ -664,7 +664,7 @@ RdmaNic::ReceiveNack(FabricPacket* p)
     {
         qp->m_curRto = DrawRto(0); // progress ends the backoff
     }
-    qp->m_rtoDeadline = Simulator::Now() + qp->m_curRto;
+    qp->m_rtoDeadline = DeadlineAfter(qp->m_curRto);
     // Go-back-N NAKs come at most once per NackInterval per hole; a selective receiver NAKs
     // every packet beyond a hole, so there the congestion control hears once per episode.
     if (!p->hasSack || newEpisode)
@@ -727,9 +727,19 @@ RdmaNic::DrawRto(uint32_t retries)
                                                                       IntegerValue(m_jitterStream));
         }
         const double f = m_rng->GetValue(1.0, 1.0 + m_rtoJitter);
-        t = PicoSeconds(std::max<int64_t>(1, int64_t(double(t.GetPicoSeconds()) * f)));
+        // Below 2^63 ps before the conversion: a cap near the clock's end doubled would wrap.
+        const double ps = std::min(double(t.GetPicoSeconds()) * f, 0x1p62);
+        t = PicoSeconds(std::max<int64_t>(1, int64_t(ps)));
     }
     return t;
+}
+
+Time
+RdmaNic::DeadlineAfter(Time rto) const
+{
+    // The clock ends at 2^63 ps (106 days): a timeout past it fires at its end instead.
+    const Time now = Simulator::Now();
+    return rto < Time::Max() - now ? now + rto : Time::Max();
 }
 
 void
@@ -739,10 +749,11 @@ RdmaNic::ArmRto(RdmaQueuePair* qp)
     {
         qp->m_curRto = DrawRto(qp->m_retries);
     }
-    qp->m_rtoDeadline = Simulator::Now() + qp->m_curRto;
+    qp->m_rtoDeadline = DeadlineAfter(qp->m_curRto);
     if (!qp->m_rtoEvent.IsRunning())
     {
-        qp->m_rtoEvent = Simulator::Schedule(qp->m_curRto, &RdmaNic::RtoFired, this, qp);
+        qp->m_rtoEvent = Simulator::Schedule(
+            qp->m_rtoDeadline - Simulator::Now(), &RdmaNic::RtoFired, this, qp);
     }
 }
 
@@ -786,8 +797,8 @@ RdmaNic::RtoFired(RdmaQueuePair* qp)
     m_retransmitTrace(qp->m_qpn, qp->m_sndUna);
     qp->m_cc->OnTimeout();
     qp->m_curRto = DrawRto(qp->m_retries);
-    qp->m_rtoDeadline = now + qp->m_curRto;
-    qp->m_rtoEvent = Simulator::Schedule(qp->m_curRto, &RdmaNic::RtoFired, this, qp);
+    qp->m_rtoDeadline = DeadlineAfter(qp->m_curRto);
+    qp->m_rtoEvent = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoFired, this, qp);
     Activate(qp);
 }
 

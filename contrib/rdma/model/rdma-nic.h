@@ -141,6 +141,7 @@ class RdmaNic : public FabricNetDevice
     void RtoFired(RdmaQueuePair* qp);
     void Fail(RdmaQueuePair* qp, const std::string& why);
     Time DrawRto(uint32_t retries);
+    Time DeadlineAfter(Time rto) const;
     RdmaQueuePair* TxQp(uint32_t qpn, const char* what) const;
     void CcUpdated(RdmaQueuePair* qp);
     uint64_t WindowOf(const RdmaQueuePair* qp) const;
