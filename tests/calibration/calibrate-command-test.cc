@@ -40,7 +40,7 @@ ReadJson(const std::string& path)
 
 TEST(CalibrateCommand, FitsLinkEfficiencyAndWritesAnOverlayLaterRunsInclude)
 {
-    REQUIRE_CORPUS_FILE(csv, "measurements/nccl/h100_sxm-nccl-2.29.2.csv");
+    REQUIRE_SHARED_CORPUS(csv, "measurements/nccl/h100_sxm-nccl-2.29.2.csv");
     const std::string out = ScratchDir("fit");
     CliResult r = RunCli({"calibrate",
                           csv,
@@ -102,7 +102,7 @@ TEST(CalibrateCommand, FitsLinkEfficiencyAndWritesAnOverlayLaterRunsInclude)
 
 TEST(CalibrateCommand, FittedParametersCarryToAnotherSystem)
 {
-    REQUIRE_CORPUS_FILE(csv, "measurements/nccl/a100_sxm-nccl-2.27.3.csv");
+    REQUIRE_SHARED_CORPUS(csv, "measurements/nccl/a100_sxm-nccl-2.27.3.csv");
     const std::string dir = ScratchDir("carry");
     WriteFileAtomic(
         dir + "/p.json",
@@ -134,7 +134,7 @@ TEST(CalibrateCommand, FittedParametersCarryToAnotherSystem)
 
 TEST(CalibrateCommand, DeepEpPointsAreComparedPerModeAndSmBudget)
 {
-    REQUIRE_CORPUS_FILE(ll, "measurements/deepep/h200_sxm-wideep_deepep_ll_perf.csv");
+    REQUIRE_SHARED_CORPUS(ll, "measurements/deepep/h200_sxm-wideep_deepep_ll_perf.csv");
     const std::string out = ScratchDir("deepep");
     CliResult r
         = RunCli({"calibrate", ll, "--scenario", SystemScenario("h200-8gpu"), "--out", out});

@@ -7,6 +7,7 @@
 
 #include "cli-commands.h"
 #include "output-writer.h"
+#include "shared-corpus.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -19,21 +20,6 @@
 
 namespace fabricsim
 {
-
-/// Path of \p rel inside the shared corpus, or "" when absent.
-inline std::string
-CorpusFile(const std::string& rel)
-{
-    const std::string p = std::string(FABRICSIM_SHARED_DIR) + "/corpus/" + rel;
-    return std::filesystem::exists(p) ? p : "";
-}
-
-#define REQUIRE_CORPUS_FILE(var, rel)                                                    \
-    const std::string var = ::fabricsim::CorpusFile(rel);                                \
-    if (var.empty())                                                                     \
-    {                                                                                    \
-        GTEST_SKIP() << "shared corpus file " << rel << " not found (../shared absent)"; \
-    }
 
 /// A new empty directory under the system temp folder.
 inline std::string

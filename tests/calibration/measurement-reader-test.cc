@@ -12,7 +12,7 @@ namespace
 
 TEST(Measurements, CorpusCsvIsReadInElementsAndMilliseconds)
 {
-    REQUIRE_CORPUS_FILE(path, "measurements/nccl/h200_sxm-nccl-2.29.2.csv");
+    REQUIRE_SHARED_CORPUS(path, "measurements/nccl/h200_sxm-nccl-2.29.2.csv");
     MeasurementSet s = ReadMeasurements(path);
     ASSERT_EQ(s.collectives.size(), 504u);
     EXPECT_TRUE(s.moe.empty());
@@ -40,8 +40,8 @@ TEST(Measurements, CorpusCsvIsReadInElementsAndMilliseconds)
 
 TEST(Measurements, DeepEpTablesKeepTheirShapes)
 {
-    REQUIRE_CORPUS_FILE(ll, "measurements/deepep/h200_sxm-wideep_deepep_ll_perf.csv");
-    REQUIRE_CORPUS_FILE(normal, "measurements/deepep/h200_sxm-wideep_deepep_normal_perf.csv");
+    REQUIRE_SHARED_CORPUS(ll, "measurements/deepep/h200_sxm-wideep_deepep_ll_perf.csv");
+    REQUIRE_SHARED_CORPUS(normal, "measurements/deepep/h200_sxm-wideep_deepep_normal_perf.csv");
     MeasurementSet a = ReadMeasurements(ll);
     MeasurementSet b = ReadMeasurements(normal);
     ASSERT_EQ(a.moe.size(), 176u);

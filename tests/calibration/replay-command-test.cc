@@ -21,9 +21,9 @@ TEST(ReplayCommand, ChakraMicrobenchmarkReplaysAndExportsAgain)
     std::vector<std::string> args = {"replay"};
     for (int r = 0; r < 8; ++r)
     {
-        REQUIRE_CORPUS_FILE(f,
-                            "traces/chakra/astra-microbench/all_reduce/8npus_1MB/all_reduce."
-                                + std::to_string(r) + ".et");
+        REQUIRE_SHARED_CORPUS(f,
+                              "traces/chakra/astra-microbench/all_reduce/8npus_1MB/all_reduce."
+                                  + std::to_string(r) + ".et");
         args.push_back(f);
     }
     const std::string out = ScratchDir("replay");
@@ -48,7 +48,7 @@ TEST(ReplayCommand, ChakraMicrobenchmarkReplaysAndExportsAgain)
 
 TEST(ReplayCommand, KinetoTraceOnAFasterAcceleratorAttributesTheChange)
 {
-    REQUIRE_CORPUS_FILE(trace, "traces/kineto/hta-nccl_data.json.gz");
+    REQUIRE_SHARED_CORPUS(trace, "traces/kineto/hta-nccl_data.json.gz");
     const std::string out = ScratchDir("kineto");
     CliResult r = RunCli({"replay",
                           trace,
@@ -77,7 +77,7 @@ TEST(ReplayCommand, OneRankOfAMultiRankJobNeedsRanks)
 {
     // chakra.0.et is rank 0 of a 2-rank job; without --ranks its 8-31 MB all-reduces once
     // replayed as 0 us on a group of one and the report said "change 0.0".
-    REQUIRE_CORPUS_FILE(trace, "traces/chakra/chakra.0.et");
+    REQUIRE_SHARED_CORPUS(trace, "traces/chakra/chakra.0.et");
     const std::string dir = ScratchDir("oneRank");
     CliResult r = RunCli(
         {"replay", trace, "--scenario", SystemScenario("h100-8gpu"), "--out", dir + "/out"});

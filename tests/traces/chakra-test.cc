@@ -15,7 +15,7 @@ namespace
 
 TEST(ChakraCorpus, TheRealTraceDecodesNodeForNode)
 {
-    REQUIRE_CORPUS(path, "traces/chakra/chakra.0.et");
+    REQUIRE_SHARED_CORPUS(path, "traces/chakra/chakra.0.et");
     const std::string bytes
         = ReadFileBounded(path, "Chakra trace", fabricsim::kBinaryDataFileLimits);
     ChakraTrace t = ParseChakra(bytes, path);
@@ -62,7 +62,7 @@ TEST(ChakraCorpus, TheRealTraceDecodesNodeForNode)
 
 TEST(ChakraCorpus, ImportKeepsEveryNodeAndSizesTheGpuCollectives)
 {
-    REQUIRE_CORPUS(path, "traces/chakra/chakra.0.et");
+    REQUIRE_SHARED_CORPUS(path, "traces/chakra/chakra.0.et");
     ImportedTrace tr = ImportChakra({path});
     ASSERT_EQ(tr.ranks.size(), 1u);
     const RankTrace& r = tr.ranks[0];
@@ -96,7 +96,7 @@ TEST(ChakraCorpus, ImportKeepsEveryNodeAndSizesTheGpuCollectives)
 
 TEST(ChakraCorpus, TheTwoRankJobReplaysWithItsCollectivesOnTheFabric)
 {
-    REQUIRE_CORPUS(path, "traces/chakra/chakra.0.et");
+    REQUIRE_SHARED_CORPUS(path, "traces/chakra/chakra.0.et");
     ChakraImportOptions opt;
     opt.worldSize = 2; // the job had two ranks; the trace does not say so
     ImportedTrace tr = ImportChakra({path}, opt);
@@ -123,7 +123,7 @@ TEST(ChakraCorpus, TheTwoRankJobReplaysWithItsCollectivesOnTheFabric)
 
 TEST(ChakraCorpus, ControlDependenciesOfPyTorchTracesFormCyclesAndAreRefused)
 {
-    REQUIRE_CORPUS(path, "traces/chakra/chakra.0.et");
+    REQUIRE_SHARED_CORPUS(path, "traces/chakra/chakra.0.et");
     ChakraImportOptions opt;
     opt.ctrlDeps = true; // aten::mul(0) (node 3317) and its kernel (3318) depend on each other
     try
@@ -158,9 +158,9 @@ TEST(ChakraCorpus, AstraMicrobenchmarksImportAsOneCollectivePerRank)
         std::vector<std::string> files;
         for (int r = c.ranks - 1; r >= 0; --r) // any order: the file names carry the ranks
         {
-            REQUIRE_CORPUS(f,
-                           std::string("traces/chakra/astra-microbench/") + c.dir + "/" + c.name
-                               + "." + std::to_string(r) + ".et");
+            REQUIRE_SHARED_CORPUS(f,
+                                  std::string("traces/chakra/astra-microbench/") + c.dir + "/"
+                                      + c.name + "." + std::to_string(r) + ".et");
             files.push_back(f);
         }
         ImportedTrace tr = ImportChakra(files);

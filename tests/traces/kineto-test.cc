@@ -30,7 +30,7 @@ Comms(const RankTrace& r)
 
 TEST(KinetoCorpus, TwoRankTraceSizesEveryNcclKernelFromItsMetadata)
 {
-    REQUIRE_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
+    REQUIRE_SHARED_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
     ImportedTrace tr = ImportKineto({path});
     EXPECT_EQ(tr.worldSize, 2u);
     ASSERT_EQ(tr.ranks.size(), 2u);
@@ -69,7 +69,7 @@ TEST(KinetoCorpus, TwoRankTraceSizesEveryNcclKernelFromItsMetadata)
 
 TEST(KinetoCorpus, OneStepCanBeChosen)
 {
-    REQUIRE_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
+    REQUIRE_SHARED_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
     KinetoOptions opt;
     opt.step = 5;
     ImportedTrace tr = ImportKineto({path}, opt);
@@ -90,7 +90,7 @@ TEST(KinetoCorpus, OneStepCanBeChosen)
 
 TEST(KinetoCorpus, EightRankTraceWithoutMetadataTakesSizesFromTheCpuOps)
 {
-    REQUIRE_CORPUS(path, "traces/kineto/hta-rank3of8-control.json.gz");
+    REQUIRE_SHARED_CORPUS(path, "traces/kineto/hta-rank3of8-control.json.gz");
     ImportedTrace tr = ImportKineto({path});
     EXPECT_EQ(tr.worldSize, 8u);
     ASSERT_EQ(tr.ranks.size(), 8u);
@@ -214,7 +214,7 @@ TEST(KinetoImport, MalformedTracesNameTheFileAndField)
 
 TEST(CompressedFile, GzipIsDetectedByItsMagicAndCorruptionIsAnError)
 {
-    REQUIRE_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
+    REQUIRE_SHARED_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
     const std::string raw = ReadFileBounded(path, "Kineto trace", fabricsim::kBinaryDataFileLimits);
     ASSERT_TRUE(IsGzip(raw));
     EXPECT_EQ(raw.size(), 749757u);

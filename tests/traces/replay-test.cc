@@ -82,7 +82,7 @@ TEST(TraceReplay, AStuckCollectiveIsReportedWithTheMissingRanks)
 
 TEST(TraceReplay, TwoRankCorpusTraceReplaysWithEveryNcclKernelAccountedFor)
 {
-    REQUIRE_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
+    REQUIRE_SHARED_CORPUS(path, "traces/kineto/hta-nccl_data.json.gz");
     ImportedTrace tr = ImportKineto({path});
     // Recorded communication: the replay reproduces the recorded window (dependency check).
     TestFabric a(2, 300);
@@ -113,7 +113,7 @@ TEST(TraceReplay, TwoRankCorpusTraceReplaysWithEveryNcclKernelAccountedFor)
 
 TEST(TraceReplay, EightRankCorpusTraceReplaysOnEightRanks)
 {
-    REQUIRE_CORPUS(path, "traces/kineto/hta-rank3of8-control.json.gz");
+    REQUIRE_SHARED_CORPUS(path, "traces/kineto/hta-rank3of8-control.json.gz");
     KinetoOptions opt;
     opt.step = 1010;
     ImportedTrace tr = ImportKineto({path}, opt);

@@ -1,17 +1,7 @@
 #include "trace-test-util.h"
 
-#include <sys/stat.h>
-
 namespace fabricsim
 {
-
-std::string
-CorpusPath(const std::string& rel)
-{
-    const std::string path = std::string(FABRICSIM_SHARED_DIR) + "/corpus/" + rel;
-    struct stat st;
-    return stat(path.c_str(), &st) == 0 ? path : "";
-}
 
 TestFabric::TestFabric(uint32_t hosts, double gbytesPerSec)
 {

@@ -1,5 +1,5 @@
 /*
- * Helpers of the trace tests: corpus paths (skipping when ../shared is absent) and an
+ * Helpers of the trace tests: the shared corpus (tests/support/shared-corpus.h) and an
  * analytical fabric with the Collective API on top.
  */
 #ifndef FABRICSIM_TESTS_TRACE_TEST_UTIL_H
@@ -7,6 +7,7 @@
 
 #include "analytical-transport.h"
 #include "schedule-collectives.h"
+#include "shared-corpus.h"
 #include "trace-replay.h"
 
 #include <memory>
@@ -14,17 +15,6 @@
 
 namespace fabricsim
 {
-
-/// Path of \p rel inside the shared corpus, or "" when the corpus is absent.
-std::string CorpusPath(const std::string& rel);
-
-/// Skip the test when the corpus file is absent (use at the top of a TEST).
-#define REQUIRE_CORPUS(var, rel)                                                         \
-    const std::string var = ::fabricsim::CorpusPath(rel);                                \
-    if (var.empty())                                                                     \
-    {                                                                                    \
-        GTEST_SKIP() << "shared corpus file " << rel << " not found (../shared absent)"; \
-    }
 
 /// \p hosts accelerators on one switch with \p gbytesPerSec links (NVLink-like scale-up).
 struct TestFabric
