@@ -6,6 +6,7 @@
 #include "memory-limit.h"
 #include "request-source.h"
 #include "serving-memory.h"
+#include "shared-corpus.h"
 
 #include <gtest/gtest.h>
 
@@ -369,6 +370,50 @@ TEST(RequestSource, TokenCountsStopAtTheirMaximum)
     {
         EXPECT_EQ(e.Field(), "line 3.output_tokens");
     }
+}
+
+} // namespace
+} // namespace fabricsim
+
+namespace fabricsim
+{
+namespace
+{
+
+// vLLM's requests.jsonl (the measured serving runs of ../shared/corpus/serving): input_toks,
+// output_toks and arrival_time in wall-clock epoch seconds, rebased to the first request. An
+// epoch second in picoseconds (1.8e21) once overflowed 64 bits; now the first arrives at 0.
+TEST(RequestSource, ReadsVllmRequestLogsRebasedToTheFirstArrival)
+{
+    REQUIRE_SHARED_CORPUS(path,
+                          "serving/llmservingsim-vllm/RTXPRO6000/Llama-3.1-8B/vllm/requests.jsonl");
+    const auto reqs = LoadRequestTrace(path);
+    ASSERT_EQ(reqs.size(), 300u);
+    EXPECT_EQ(reqs[0].arrivalPs, 0);
+    EXPECT_EQ(reqs[0].promptTokens, 2358u);
+    EXPECT_EQ(reqs[0].outputTokens, 531u);
+    EXPECT_EQ(reqs[1].promptTokens, 1034u);
+    // 1777142838.6237123 - 1777142838.338653 s: doubles near 1.8e9 are 0.24 us apart.
+    EXPECT_NEAR(double(reqs[1].arrivalPs), 0.2850593e12, 0.5e6);
+    EXPECT_NEAR(double(reqs.back().arrivalPs), 29.121193e12, 0.5e6);
+    double in = 0;
+    double out = 0;
+    for (const Request& r : reqs)
+    {
+        in += double(r.promptTokens);
+        out += double(r.outputTokens);
+    }
+    EXPECT_EQ(in, 257239);  // mean 857.46 (the corpus README: 857)
+    EXPECT_EQ(out, 195753); // mean 652.51 (653)
+    // The same rebasing for any trace whose first arrival is past the clock's 106 days; a
+    // time_scale applies to the offsets.
+    const std::string epoch
+        = WriteTemp("epoch.jsonl",
+                    "{\"arrival_time\": 1777142838.5, \"input_toks\": 4, \"output_toks\": 2}\n"
+                    "{\"arrival_time\": 1777142840.5, \"input_toks\": 4, \"output_toks\": 2}\n");
+    const auto e = LoadRequestTrace(epoch, 0.5);
+    EXPECT_EQ(e[0].arrivalPs, 0);
+    EXPECT_EQ(e[1].arrivalPs, 1000000000000);
 }
 
 } // namespace

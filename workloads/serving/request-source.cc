@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace fabricsim
@@ -19,9 +20,10 @@ namespace
 {
 
 const char* const kArrivalS[] = {"arrival_s", "arrival", "arrival_time", "timestamp"};
-const char* const kPrompt[] = {"prompt_tokens", "input_tokens", "prompt_len", "num_prompt_tokens"};
+const char* const kPrompt[]
+    = {"prompt_tokens", "input_tokens", "prompt_len", "num_prompt_tokens", "input_toks"};
 const char* const kOutput[]
-    = {"output_tokens", "generated_tokens", "output_len", "num_output_tokens"};
+    = {"output_tokens", "generated_tokens", "output_len", "num_output_tokens", "output_toks"};
 
 std::string
 Trim(const std::string& s)
@@ -78,8 +80,14 @@ FindKey(const json& cells, const char* const* keys, size_t n)
     return nullptr;
 }
 
+/// \p epochBase: unset until the first row; then that row's arrival when it was a wall-clock
+/// timestamp (past the clock's 106 days: vLLM's arrival_time in epoch seconds), which every
+/// arrival is then taken relative to, else 0.
 Request
-RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
+RowToRequest(const TraceRow& row,
+             const std::string& file,
+             double timeScale,
+             std::optional<double>& epochBase)
 {
     Request r;
     std::string where = "line " + std::to_string(row.line);
@@ -97,8 +105,15 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
         throw fabricsim::InputError(
             file, where, "an arrival time column (arrival_s or arrival_ms)", "none");
     }
-    const char* p = FindKey(row.cells, kPrompt, 4);
-    const char* o = FindKey(row.cells, kOutput, 4);
+    if (!epochBase)
+    {
+        epochBase = arrivalS > units::kMaxSeconds ? arrivalS : 0.0;
+    }
+    // Rebased before any scaling or conversion: an epoch second (1.8e9 s) in picoseconds
+    // overflows 64 bits. Arrivals do not decrease, so none falls before the first.
+    arrivalS -= *epochBase;
+    const char* p = FindKey(row.cells, kPrompt, 5);
+    const char* o = FindKey(row.cells, kOutput, 5);
     if (!p || !o)
     {
         throw fabricsim::InputError(file,
@@ -108,7 +123,7 @@ RowToRequest(const TraceRow& row, const std::string& file, double timeScale)
                                     "none");
     }
     // Past 106 days an arrival wraps int64 ps (a negative TTFT follows).
-    if (!(arrivalS * timeScale <= units::kMaxSeconds))
+    if (!(arrivalS >= 0 && arrivalS * timeScale <= units::kMaxSeconds))
     {
         throw fabricsim::InputError(file,
                                     where,
@@ -296,6 +311,7 @@ LoadRequestTrace(const std::string& path, double timeScale, uint64_t limit)
     bool jsonLines = false;
     bool decided = false;
     double outputTokens = 0;
+    std::optional<double> epochBase;
     while ((limit == 0 || out.size() < limit) && in.Next(line))
     {
         const uint64_t lineNo = in.LineNumber();
@@ -344,7 +360,7 @@ LoadRequestTrace(const std::string& path, double timeScale, uint64_t limit)
                 row.cells[header[i]] = CsvCell(cells[i]);
             }
         }
-        Request r = RowToRequest(row, path, timeScale);
+        Request r = RowToRequest(row, path, timeScale, epochBase);
         if (!out.empty() && r.arrivalPs < out.back().arrivalPs)
         {
             throw fabricsim::InputError(path,

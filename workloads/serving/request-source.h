@@ -73,10 +73,13 @@ std::vector<Request> GenerateRequests(const RequestSpec& spec);
  * CSV: a header line naming the columns, then one request per line. JSON lines: one object per
  * line. Columns / keys (aliases in brackets): arrival time in seconds "arrival_s" [arrival,
  * arrival_time, timestamp] or "arrival_ms"; "prompt_tokens" [input_tokens, prompt_len,
- * num_prompt_tokens]; "output_tokens" [generated_tokens, output_len, num_output_tokens];
- * optional "images" and "audio_seconds". Blank lines and lines starting with '#' are skipped.
- * Arrivals must not decrease. Errors name the file and "line N/column". \p limit > 0 keeps the
- * first \p limit requests (the rest is not read). Requests that would not fit the memory limit
+ * num_prompt_tokens, input_toks]; "output_tokens" [generated_tokens, output_len,
+ * num_output_tokens, output_toks]; optional "images" and "audio_seconds"; other columns are
+ * ignored. Blank lines and lines starting with '#' are skipped. Arrivals must not decrease.
+ * When the first arrival is past the clock's 106 days it is a wall-clock timestamp (vLLM's
+ * requests.jsonl: arrival_time in epoch seconds): every arrival is then taken relative to it,
+ * so the first request arrives at 0. Errors name the file and "line N/column". \p limit > 0 keeps
+ * the first \p limit requests (the rest is not read). Requests that would not fit the memory limit
  * (CheckServingFitsMemory) are refused at the line where they stop fitting.
  */
 std::vector<Request> LoadRequestTrace(const std::string& path,
