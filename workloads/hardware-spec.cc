@@ -63,6 +63,32 @@ HardwarePresets()
                         {"scale_up_bw", "900GB/s"},
                         {"nic_bw", "800Gb/s"},
                         {"price_per_hour", 6.5}});
+    // Workstation GPUs, joined by PCIe only (no NVLink): scale_up_bw is PCIe x16 per direction
+    // (Gen5 64 GB/s, Gen4 32 GB/s). nic_bw is an ASSUMPTION (no NIC is in their measured runs).
+    // RTX PRO 6000 Blackwell Workstation Edition (GB202, 188 SMs, 600 W): 96 GB GDDR7 on 512
+    // bits at 28 Gb/s = 1792 GB/s; the datasheet's 4 PFLOPS FP4 is with sparsity, so dense FP4
+    // is 2000, FP8 1000 and BF16 500 TFLOPS (halving per doubling of width, FP32 accumulation at
+    // full rate on the professional card): derived, not printed in the datasheet.
+    p.emplace_back(
+        "RTX-PRO-6000",
+        json{{"peak_flops", {{"bf16", "500TFLOPS"}, {"fp16", "500TFLOPS"}, {"fp8", "1000TFLOPS"}}},
+             {"hbm_capacity", "96GB"},
+             {"hbm_bw", "1.792TB/s"},
+             {"scale_up_bw", "64GB/s"},
+             {"nic_bw", "100Gb/s"},
+             {"price_per_hour", 1.2}});
+    // GeForce RTX 4090 (AD102, 128 SMs): 24 GB GDDR6X at 1008 GB/s; tensor FP16/BF16 with FP32
+    // accumulation 165.2 TFLOPS dense (GeForce halves it against FP16 accumulation), FP8 330.3
+    // (Ada whitepaper).
+    p.emplace_back(
+        "RTX-4090",
+        json{{"peak_flops",
+              {{"bf16", "165.2TFLOPS"}, {"fp16", "165.2TFLOPS"}, {"fp8", "330.3TFLOPS"}}},
+             {"hbm_capacity", "24GB"},
+             {"hbm_bw", "1.008TB/s"},
+             {"scale_up_bw", "32GB/s"},
+             {"nic_bw", "100Gb/s"},
+             {"price_per_hour", 0.4}});
     p.emplace_back("MI300X",
                    json{{"peak_flops",
                          {{"bf16", "1307TFLOPS"}, {"fp16", "1307TFLOPS"}, {"fp8", "2615TFLOPS"}}},

@@ -37,6 +37,23 @@ ModelPresets()
                         {"attention_bias", false},
                         {"tie_word_embeddings", false},
                         {"torch_dtype", "bfloat16"}});
+    // Llama 3.1 8B: Llama 3 8B's architecture with a 128K context (rope scaling not modelled).
+    p.emplace_back("Llama-3.1-8B",
+                   json{{"_name_or_path", "meta-llama/Llama-3.1-8B"},
+                        {"architectures", {"LlamaForCausalLM"}},
+                        {"model_type", "llama"},
+                        {"hidden_size", 4096},
+                        {"intermediate_size", 14336},
+                        {"num_hidden_layers", 32},
+                        {"num_attention_heads", 32},
+                        {"num_key_value_heads", 8},
+                        {"vocab_size", 128256},
+                        {"max_position_embeddings", 131072},
+                        {"rope_theta", 500000.0},
+                        {"rms_norm_eps", 1e-5},
+                        {"attention_bias", false},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
     p.emplace_back("Llama-3-70B",
                    json{{"_name_or_path", "meta-llama/Meta-Llama-3-70B"},
                         {"architectures", {"LlamaForCausalLM"}},
@@ -109,6 +126,37 @@ ModelPresets()
                         {"attention_bias", false},
                         {"tie_word_embeddings", false},
                         {"torch_dtype", "bfloat16"}});
+    p.emplace_back("Qwen3-32B",
+                   json{{"_name_or_path", "Qwen/Qwen3-32B"},
+                        {"architectures", {"Qwen3ForCausalLM"}},
+                        {"model_type", "qwen3"},
+                        {"hidden_size", 5120},
+                        {"intermediate_size", 25600},
+                        {"num_hidden_layers", 64},
+                        {"num_attention_heads", 64},
+                        {"num_key_value_heads", 8},
+                        {"head_dim", 128},
+                        {"vocab_size", 151936},
+                        {"max_position_embeddings", 40960},
+                        {"rope_theta", 1e6},
+                        {"rms_norm_eps", 1e-6},
+                        {"attention_bias", false},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
+    {
+        // The July 2025 instruct release: Qwen3-30B-A3B's architecture, 262 144 tokens of context.
+        json c;
+        for (const auto& [name, config] : p)
+        {
+            if (name == "Qwen3-30B-A3B")
+            {
+                c = config;
+            }
+        }
+        c["_name_or_path"] = "Qwen/Qwen3-30B-A3B-Instruct-2507";
+        c["max_position_embeddings"] = 262144;
+        p.emplace_back("Qwen3-30B-A3B-Instruct-2507", c);
+    }
     p.emplace_back("Qwen3-235B-A22B",
                    json{{"_name_or_path", "Qwen/Qwen3-235B-A22B"},
                         {"architectures", {"Qwen3MoeForCausalLM"}},

@@ -26,7 +26,18 @@ TEST(HardwarePresets, TableFigures)
     EXPECT_DOUBLE_EQ(HardwareSpec::Preset("GB200").nicBwBytesPerSec, 100e9);
     EXPECT_DOUBLE_EQ(HardwareSpec::Preset("MI300X").hbmCapacityBytes, 192e9);
     EXPECT_DOUBLE_EQ(HardwareSpec::Preset("MI300X").PeakFlops(DType::Fp8), 2615e12);
-    EXPECT_EQ(HardwareSpec::PresetNames().size(), 6u);
+    // The measured serving runs' GPU and the other card 8B models are served on (PCIe only).
+    const HardwareSpec pro = HardwareSpec::Preset("RTX-PRO-6000");
+    EXPECT_DOUBLE_EQ(pro.hbmCapacityBytes, 96e9);
+    EXPECT_DOUBLE_EQ(pro.hbmBwBytesPerSec, 1.792e12);
+    EXPECT_DOUBLE_EQ(pro.PeakFlops(DType::Bf16), 500e12);
+    EXPECT_DOUBLE_EQ(pro.scaleUpBwBytesPerSec, 64e9);
+    const HardwareSpec g4090 = HardwareSpec::Preset("rtx-4090");
+    EXPECT_DOUBLE_EQ(g4090.hbmCapacityBytes, 24e9);
+    EXPECT_DOUBLE_EQ(g4090.hbmBwBytesPerSec, 1.008e12);
+    EXPECT_DOUBLE_EQ(g4090.PeakFlops(DType::Bf16), 165.2e12);
+    EXPECT_DOUBLE_EQ(g4090.PeakFlops(DType::Fp8), 330.3e12);
+    EXPECT_EQ(HardwareSpec::PresetNames().size(), 8u);
     for (const auto& n : HardwareSpec::PresetNames())
     {
         EXPECT_GT(HardwareSpec::Preset(n).pricePerHour, 0.0) << n;

@@ -37,6 +37,14 @@ TEST(ModelPresets, TotalParamsMatchTable)
     EXPECT_TRUE(Near(ModelSpec::Preset("Qwen3-30B-A3B").TotalParams(), 30.5e9, 0.01));
     EXPECT_TRUE(Near(ModelSpec::Preset("Qwen3-235B-A22B").TotalParams(), 235e9, 0.01));
     EXPECT_TRUE(Near(ModelSpec::Preset("DeepSeek-V3").TotalParams(), 671e9, 0.01));
+    // The measured serving runs' models (../shared/corpus/serving): Qwen3-32B's card says 32.8B.
+    EXPECT_TRUE(Near(ModelSpec::Preset("Qwen3-32B").TotalParams(), 32.8e9, 0.01));
+    EXPECT_EQ(ModelSpec::Preset("Llama-3.1-8B").TotalParams(),
+              ModelSpec::Preset("Llama-3-8B").TotalParams());
+    // The 2507 instruct release resolves to Qwen3-30B-A3B's architecture.
+    const ModelSpec i2507 = ModelSpec::Preset("Qwen3-30B-A3B-Instruct-2507");
+    EXPECT_EQ(i2507.TotalParams(), ModelSpec::Preset("Qwen3-30B-A3B").TotalParams());
+    EXPECT_EQ(i2507.moe->numExperts, 128u);
 }
 
 TEST(ModelPresets, TotalParamsExactForPublicCheckpoints)
@@ -82,7 +90,7 @@ TEST(ModelPresets, LookupIsCaseAndPunctuationInsensitive)
 {
     EXPECT_EQ(ModelSpec::Preset("llama-3.1-405b").numLayers, 126u);
     EXPECT_EQ(ModelSpec::Preset("meta-llama/LLAMA_3_70B").numLayers, 80u);
-    EXPECT_EQ(ModelSpec::PresetNames().size(), 7u);
+    EXPECT_EQ(ModelSpec::PresetNames().size(), 10u);
     EXPECT_THROW(ModelSpec::Preset("GPT-5"), fabricsim::InputError);
 }
 
