@@ -29,6 +29,16 @@ uint64_t MemoryLimitBytes();
 /// "19.2 GB" for error messages.
 std::string DescribeBytes(double bytes);
 
+/**
+ * \brief Turns a crash from memory exhaustion into the out-of-memory exit.
+ *
+ * Some allocations do not throw when memory runs out (ns-3's Object takes its aggregate table
+ * from malloc unchecked): they crash with SIGSEGV instead. On SIGSEGV or SIGBUS with the address
+ * space within 5% of the limit, this prints \p message, runs \p cleanup (best effort) and exits
+ * with code 2; any other crash stays a crash. Under ASan nothing is installed (ASan reports).
+ */
+void ReportOutOfMemoryCrashes(const std::string& message, void (*cleanup)() noexcept);
+
 } // namespace fabricsim
 
 #endif

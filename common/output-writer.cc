@@ -138,6 +138,28 @@ RemovePartialOutputOnSignals()
 }
 
 void
+RemovePartialOutputNow() noexcept
+{
+    PendingOutputs& p = Pending();
+    std::unique_lock<std::mutex> lock(p.mutex, std::try_to_lock);
+    if (!lock.owns_lock())
+    {
+        return;
+    }
+    try
+    {
+        for (const auto& [stage, created] : p.stages)
+        {
+            RemoveStage(stage, created);
+        }
+    }
+    catch (...)
+    {
+        // Out of memory while removing: what is left is named .partial-<pid>.
+    }
+}
+
+void
 WriteFileAtomic(const std::string& path, const std::string& text)
 {
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());

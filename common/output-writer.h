@@ -31,6 +31,11 @@ void WriteFileAtomic(const std::string& path, const std::string& text);
  */
 void RemovePartialOutputOnSignals();
 
+/// Removes every staging folder not yet committed (and the DIRs their runs created), now: for a
+/// process about to end abnormally. Best effort, never throws; skips when another thread holds
+/// the list.
+void RemovePartialOutputNow() noexcept;
+
 /**
  * \brief An output directory whose files appear together when the run commits.
  */

@@ -56,6 +56,15 @@ ApplyMemoryLimitOption(std::vector<std::string>& args)
     fabricsim::SetMemoryLimit(limit);
 }
 
+std::string
+OutOfMemoryMessage()
+{
+    return "fabricsim: error: out of memory: the run needs more than its memory limit of "
+           + fabricsim::DescribeBytes(double(fabricsim::MemoryLimitBytes()))
+           + " (--memory-limit SIZE; the default is 80% of this machine's memory); nothing was "
+             "written";
+}
+
 } // namespace
 
 int
@@ -69,6 +78,9 @@ main(int argc, char** argv)
     try
     {
         ApplyMemoryLimitOption(args);
+        // An allocation that crashes instead of throwing (ns-3's Object mallocs unchecked).
+        fabricsim::ReportOutOfMemoryCrashes(OutOfMemoryMessage() + "\n",
+                                            &fabricsim::RemovePartialOutputNow);
         return fabricsim::Dispatch(args, std::cout, std::cerr);
     }
     catch (const fabricsim::InputError& e)
@@ -78,10 +90,7 @@ main(int argc, char** argv)
     }
     catch (const std::bad_alloc&)
     {
-        std::cerr << "fabricsim: error: out of memory: the run needs more than its memory limit of "
-                  << fabricsim::DescribeBytes(double(fabricsim::MemoryLimitBytes()))
-                  << " (--memory-limit SIZE; the default is 80% of this machine's memory); "
-                     "nothing was written\n";
+        std::cerr << OutOfMemoryMessage() << "\n";
         // ns-3's global lists may hold objects half built when memory ran out: their teardown
         // at exit is not safe (it segfaulted), and there is nothing left to write.
         std::cout.flush();
