@@ -16,6 +16,28 @@ using nlohmann::json;
 namespace
 {
 
+/// Adds \p name: a later release of preset \p base with its architecture, under the checkpoint
+/// \p path with a context of \p context tokens.
+void
+AddRelease(std::vector<std::pair<std::string, json>>& p,
+           const std::string& base,
+           const std::string& name,
+           const std::string& path,
+           uint64_t context)
+{
+    for (const auto& [preset, config] : p)
+    {
+        if (preset == base)
+        {
+            json c = config;
+            c["_name_or_path"] = path;
+            c["max_position_embeddings"] = context;
+            p.emplace_back(name, c);
+            return;
+        }
+    }
+}
+
 /// (name, config.json) of every preset, in table order. Built on each call: no statics.
 std::vector<std::pair<std::string, json>>
 ModelPresets()
@@ -38,22 +60,7 @@ ModelPresets()
                         {"tie_word_embeddings", false},
                         {"torch_dtype", "bfloat16"}});
     // Llama 3.1 8B: Llama 3 8B's architecture with a 128K context (rope scaling not modelled).
-    p.emplace_back("Llama-3.1-8B",
-                   json{{"_name_or_path", "meta-llama/Llama-3.1-8B"},
-                        {"architectures", {"LlamaForCausalLM"}},
-                        {"model_type", "llama"},
-                        {"hidden_size", 4096},
-                        {"intermediate_size", 14336},
-                        {"num_hidden_layers", 32},
-                        {"num_attention_heads", 32},
-                        {"num_key_value_heads", 8},
-                        {"vocab_size", 128256},
-                        {"max_position_embeddings", 131072},
-                        {"rope_theta", 500000.0},
-                        {"rms_norm_eps", 1e-5},
-                        {"attention_bias", false},
-                        {"tie_word_embeddings", false},
-                        {"torch_dtype", "bfloat16"}});
+    AddRelease(p, "Llama-3-8B", "Llama-3.1-8B", "meta-llama/Llama-3.1-8B", 131072);
     p.emplace_back("Llama-3-70B",
                    json{{"_name_or_path", "meta-llama/Meta-Llama-3-70B"},
                         {"architectures", {"LlamaForCausalLM"}},
@@ -143,20 +150,12 @@ ModelPresets()
                         {"attention_bias", false},
                         {"tie_word_embeddings", false},
                         {"torch_dtype", "bfloat16"}});
-    {
-        // The July 2025 instruct release: Qwen3-30B-A3B's architecture, 262 144 tokens of context.
-        json c;
-        for (const auto& [name, config] : p)
-        {
-            if (name == "Qwen3-30B-A3B")
-            {
-                c = config;
-            }
-        }
-        c["_name_or_path"] = "Qwen/Qwen3-30B-A3B-Instruct-2507";
-        c["max_position_embeddings"] = 262144;
-        p.emplace_back("Qwen3-30B-A3B-Instruct-2507", c);
-    }
+    // The July 2025 instruct release: Qwen3-30B-A3B's architecture, 262 144 tokens of context.
+    AddRelease(p,
+               "Qwen3-30B-A3B",
+               "Qwen3-30B-A3B-Instruct-2507",
+               "Qwen/Qwen3-30B-A3B-Instruct-2507",
+               262144);
     p.emplace_back("Qwen3-235B-A22B",
                    json{{"_name_or_path", "Qwen/Qwen3-235B-A22B"},
                         {"architectures", {"Qwen3MoeForCausalLM"}},
