@@ -77,6 +77,12 @@ HardwarePresets()
              {"scale_up_bw", "64GB/s"},
              {"nic_bw", "100Gb/s"},
              {"price_per_hour", 1.2}});
+    // RTX PRO 6000 Blackwell Server Edition: the same GB202 and 96 GB, its GDDR7 at 1597 GB/s
+    // (datasheet; 512 bits at 25 Gb/s); compute taken as the Workstation Edition's (ASSUMED:
+    // both are 600 W parts with 188 SMs).
+    json server = p.back().second;
+    server["hbm_bw"] = "1.597TB/s";
+    p.emplace_back("RTX-PRO-6000-Server", server);
     // GeForce RTX 4090 (AD102, 128 SMs): 24 GB GDDR6X at 1008 GB/s; tensor FP16/BF16 with FP32
     // accumulation 165.2 TFLOPS dense (GeForce halves it against FP16 accumulation), FP8 330.3
     // (Ada whitepaper).

@@ -10,6 +10,7 @@
 #include "inference-run.h"
 #include "input-error.h"
 #include "replay-command.h"
+#include "validate-serving-command.h"
 
 #include <unistd.h>
 
@@ -71,6 +72,14 @@ const CommandUsage kCommands[] = {
      "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency). "
      "Any command\n"
      "      takes --overlay FILE.\n"},
+    {"validate-serving",
+     "  fabricsim validate-serving RUN_DIR... [--out DIR] [--backend analytical|packet] [--set "
+     "key.path=value ...]\n"
+     "      Replay measured vLLM serving runs (RUN/vllm/meta.json, requests.jsonl; "
+     "validation/summary.txt\n"
+     "      where present) and report the error of TTFT, TPOT, E2E and throughput; writes "
+     "DIR/summary.json,\n"
+     "      DIR/validation.md and each run's scenario (runnable with 'fabricsim run').\n"},
     {"validate",
      "  fabricsim validate FILE [--coll C] [--ranks N]\n"
      "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"},
@@ -219,11 +228,11 @@ Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostrea
     if (!usage)
     {
         err << Usage();
-        throw fabricsim::InputError(
-            "<command line>",
-            "command",
-            "one of: run, collective, replay, calibrate, validate, attributes, help",
-            "\"" + rawArgs[0] + "\"");
+        throw fabricsim::InputError("<command line>",
+                                    "command",
+                                    "one of: run, collective, replay, calibrate, validate, "
+                                    "validate-serving, attributes, help",
+                                    "\"" + rawArgs[0] + "\"");
     }
     // COMMAND --help (anywhere among its arguments) prints that command's usage and runs nothing.
     for (size_t i = 1; i < rawArgs.size(); ++i)
@@ -263,6 +272,10 @@ Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostrea
         if (args[0] == "calibrate")
         {
             return RunCalibrateCommand(ParseCalibrateArgs(args), out, err);
+        }
+        if (args[0] == "validate-serving")
+        {
+            return RunValidateServingCommand(ParseValidateServingArgs(args), out, err);
         }
         return RunValidateArgs(args, out, err);
     }

@@ -110,14 +110,13 @@ FabricPart(const json& doc)
     return f;
 }
 
-int
-RunInferenceScenario(const json& doc,
-                     const std::string& file,
-                     const InferenceRunOptions& opt,
-                     std::ostream& out,
-                     std::ostream& err)
+InferenceRunResult
+ExecuteInferenceScenario(const json& doc,
+                         const std::string& file,
+                         const InferenceRunOptions& opt,
+                         std::ostream& err)
 {
-    // Parse and check everything before any output exists.
+    // Parse and check everything before the run starts.
     InferenceScenario isc = InferenceScenario::FromJson(doc, file);
     json fabricDoc = FabricPart(doc);
     FabricScenario sc = ParseFabricScenario(fabricDoc, file);
@@ -149,12 +148,11 @@ RunInferenceScenario(const json& doc,
     ns3::FabricTopologyHelper* fabric = backend.Fabric();
     PacketTransport* packet = collectives->GetPacketTransport();
     ns3::FabricInferenceHelper inference(*collectives);
-    inference.Place(isc); // too few hosts is bad input, found before anything is written
+    inference.Place(isc); // too few hosts is bad input, found before the run
     // Hierarchical algorithms need the scale-up domain size.
     CollectiveOptions copt;
     copt.m_localSize = ns3::FabricCollectiveHelper::ScaleUpDomainSize(sc.topology);
     collectives->SetCollectiveOptions(copt);
-    OutputDir dir(opt.run.outDir);
     std::unique_ptr<ns3::FabricStatsHelper> stats;
     if (fabric)
     {
@@ -164,21 +162,23 @@ RunInferenceScenario(const json& doc,
     {
         StartProgress(ns3::NanoSeconds(sc.stopNs));
     }
+    InferenceRunResult r;
+    r.scenario = isc;
     auto t0 = std::chrono::steady_clock::now();
-    ServingResult result = inference.RunServing(isc);
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.serving = inference.RunServing(isc);
+    r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (opt.run.progress && packet)
     {
         err << "\n";
     }
 
-    json s = result.ToJson(true);
+    json& s = r.summary;
+    s = r.serving.ToJson(true);
     s["scenario"] = sc.name;
     s["seed"] = isc.seed;
     s["backend"] = opt.backend;
     json fj = {
         {"topology", sc.topology.type}, {"hosts", sc.topology.NumHosts()}, {"cc", sc.transport.cc}};
-    uint64_t events = 0;
     if (stats)
     {
         json t = stats->Collect().ToJson();
@@ -186,43 +186,57 @@ RunInferenceScenario(const json& doc,
         {
             fj[it.key()] = it.value();
         }
-        events = ns3::Simulator::GetEventCount();
+        r.events = ns3::Simulator::GetEventCount();
         fj["simulated_ns"] = ns3::Simulator::Now().GetNanoSeconds();
-        fj["events"] = events;
+        fj["events"] = r.events;
     }
     s["fabric"] = fj;
-    std::vector<std::string> stuck;
-    if (!result.incomplete.empty())
+    if (!r.serving.incomplete.empty())
     {
-        stuck = result.incomplete;
-        for (auto& r : inference.StuckReports())
+        r.stuck = r.serving.incomplete;
+        for (auto& line : inference.StuckReports())
         {
-            stuck.push_back(r);
+            r.stuck.push_back(line);
         }
-        s["stuck"] = stuck;
+        s["stuck"] = r.stuck;
     }
-    dir.Write("summary.json", s.dump(2) + "\n");
+    return r;
+}
+
+int
+RunInferenceScenario(const json& doc,
+                     const std::string& file,
+                     const InferenceRunOptions& opt,
+                     std::ostream& out,
+                     std::ostream& err)
+{
+    // The scenario is checked first (InferenceScenario::FromJson) so that bad input leaves no
+    // output folder behind; an unwritable --out is found before the run.
+    InferenceScenario::FromJson(doc, file);
+    OutputDir dir(opt.run.outDir);
+    InferenceRunResult r = ExecuteInferenceScenario(doc, file, opt, err);
+    dir.Write("summary.json", r.summary.dump(2) + "\n");
     dir.Write("timing.json",
-              json{{"wall_s", wall},
-                   {"events", events},
-                   {"events_per_s", wall > 0 ? double(events) / wall : 0}}
+              json{{"wall_s", r.wallS},
+                   {"events", r.events},
+                   {"events_per_s", r.wallS > 0 ? double(r.events) / r.wallS : 0}}
                       .dump(2)
                   + "\n");
-    if (isc.record.programs)
+    if (r.scenario.record.programs)
     {
-        result.WriteProgramTrace(dir.Stream("programs.jsonl"));
+        r.serving.WriteProgramTrace(dir.Stream("programs.jsonl"));
     }
-    if (isc.record.timeline && result.timeline)
+    if (r.scenario.record.timeline && r.serving.timeline)
     {
-        result.timeline->Write(dir.Stream("timeline.json"));
+        r.serving.timeline->Write(dir.Stream("timeline.json"));
     }
     dir.Commit();
-    PrintTable(s, isc, opt, out);
-    out << "  wall                    " << std::setprecision(1) << wall << " s\n";
-    if (!stuck.empty())
+    PrintTable(r.summary, r.scenario, opt, out);
+    out << "  wall                    " << std::setprecision(1) << r.wallS << " s\n";
+    if (!r.stuck.empty())
     {
         err << "fabricsim: the run could not finish:\n";
-        for (auto& line : stuck)
+        for (auto& line : r.stuck)
         {
             err << "  " << line << "\n";
         }

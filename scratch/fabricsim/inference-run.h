@@ -10,6 +10,8 @@
 #define FABRICSIM_INFERENCE_RUN_H
 
 #include "fabric-run.h"
+#include "inference-scenario.h"
+#include "serving-metrics.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,26 @@ bool IsInferenceScenario(const nlohmann::json& doc);
 
 /// The fabric part of an inference scenario (model, hardware, parallelism, serving removed).
 nlohmann::json FabricPart(const nlohmann::json& doc);
+
+/// A finished inference run, before anything is written.
+struct InferenceRunResult
+{
+    InferenceScenario scenario;     ///< as parsed (with the options' recording switches)
+    ServingResult serving;          ///< what the serving loop produced
+    nlohmann::json summary;         ///< summary.json: serving metrics, fabric totals, stuck
+    std::vector<std::string> stuck; ///< why requests did not finish (empty when all did)
+    double wallS = 0;               ///< wall-clock seconds of the run
+    uint64_t events = 0;            ///< simulator events (packet backend)
+};
+
+/**
+ * Parse, build and run an inference scenario; write nothing. Throws InputError on bad input
+ * before the run starts. The backend (and ns-3's simulator) is torn down on return.
+ */
+InferenceRunResult ExecuteInferenceScenario(const nlohmann::json& doc,
+                                            const std::string& file,
+                                            const InferenceRunOptions& opt,
+                                            std::ostream& err);
 
 /**
  * Run an inference scenario. Returns the exit code: 0 when every request finished, 3 when the

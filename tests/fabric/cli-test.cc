@@ -1,6 +1,7 @@
 // The CLI: byte-identical outputs for the same scenario and seed (target 7); bad input exits 2
 // naming file and field and leaves no summary behind.
 #include "scenario-runner.h"
+#include "shared-corpus.h"
 #include "test-guard.h"
 
 #include <gtest/gtest.h>
@@ -188,7 +189,8 @@ TEST(Cli, FlowFilesAndCdfsHoldOnlyFlowsTheModelCarries)
 TEST(Cli, EveryCommandHasHelpAndAWrongOptionShowsItsUsage)
 {
     std::string out;
-    for (std::string c : {"run", "collective", "replay", "calibrate", "validate", "attributes"})
+    for (std::string c :
+         {"run", "collective", "replay", "calibrate", "validate", "validate-serving", "attributes"})
     {
         EXPECT_EQ(fabricsim::test::RunCli(c + " --help", out), 0) << c << ": " << out;
         EXPECT_EQ(out.rfind("usage:\n  fabricsim " + c, 0), 0u) << out;
@@ -327,6 +329,7 @@ TEST(Cli, EveryCommandRefusesFilesThatAreNotItsInput)
                                         "validate " + p,
                                         "replay " + p + " --scenario " + sc,
                                         "calibrate " + p + " --scenario " + sc,
+                                        "validate-serving " + p,
                                         "run " + sc + " --overlay " + p})
         {
             std::string out;
@@ -474,4 +477,100 @@ TEST(Cli, InferenceRunEndsWhenItsWorkloadEndsAndACapSaysSo)
     EXPECT_EQ(c["ttft_ms"]["count"].get<int>(), 4);
     EXPECT_NEAR(
         c["generation_tokens_per_s"].get<double>() * c["duration_s"].get<double>(), 16.0, 1e-6);
+}
+
+TEST(Cli, ValidateServingRefusesRunsItCannotReplayAndWritesNothing)
+{
+    // A run is read whole before anything runs: an unknown GPU or model, or a meta.json or
+    // request log that is not one, exits 2 naming the file, and no output folder appears.
+    auto dir = fabricsim::test::TempDir("validate-serving");
+    auto makeRun = [&](const std::string& name, const std::string& meta, const std::string& reqs)
+    {
+        const std::string run = dir + "/" + name;
+        fs::create_directories(run + "/vllm");
+        std::ofstream(run + "/vllm/meta.json") << meta;
+        std::ofstream(run + "/vllm/requests.jsonl") << reqs;
+        return run;
+    };
+    const std::string oneRequest = "{\"input_toks\": 8, \"output_toks\": 4, \"queued_ts\": 1.0, "
+                                   "\"first_token_ts\": 1.1, \"last_token_ts\": 1.2}\n";
+    auto meta = [](const std::string& model, const std::string& gpu)
+    {
+        return json{{"model", model},
+                    {"engine_kwargs", {{"tensor_parallel_size", 1}}},
+                    {"hardware", {{"device_name", gpu}}}}
+            .dump();
+    };
+    struct Case
+    {
+        std::string run;
+        std::string needle;
+    };
+    const Case cases[]
+        = {{makeRun("t4", meta("meta-llama/Llama-3.1-8B", "Tesla T4"), oneRequest), "Tesla T4"},
+           {makeRun("model", meta("acme/Unknown-7B", "NVIDIA H100 80GB HBM3"), oneRequest),
+            "acme/Unknown-7B"},
+           {makeRun("meta", "{\"model\": ", oneRequest), "meta.json"},
+           {makeRun("reqs",
+                    meta("meta-llama/Llama-3.1-8B", "NVIDIA H100 80GB HBM3"),
+                    "{\"input_toks\": 0}\n"),
+            "requests.jsonl"},
+           {dir + "/no-such-run", "meta.json"}};
+    for (const Case& c : cases)
+    {
+        std::string out;
+        EXPECT_EQ(
+            fabricsim::test::RunCli("validate-serving " + c.run + " --out " + dir + "/out", out), 2)
+            << c.run << "\n"
+            << out;
+        EXPECT_NE(out.find(c.needle), std::string::npos) << c.run << "\n" << out;
+        EXPECT_FALSE(fs::exists(dir + "/out")) << c.run;
+    }
+    std::string out;
+    EXPECT_EQ(fabricsim::test::RunCli("validate-serving --out " + dir + "/out", out), 2);
+    EXPECT_NE(out.find("RUN_DIR"), std::string::npos) << out;
+}
+
+TEST(Cli, ValidateServingReplaysAMeasuredRunDeterministically)
+{
+    REQUIRE_SHARED_CORPUS(meta,
+                          "serving/llmservingsim-vllm/RTXPRO6000/Llama-3.1-8B/vllm/meta.json");
+    const std::string run = meta.substr(0, meta.size() - std::string("/vllm/meta.json").size());
+    auto dir = fabricsim::test::TempDir("validate-serving-run");
+    std::string out;
+    ASSERT_EQ(fabricsim::test::RunCli("validate-serving " + run + " --out " + dir + "/a", out), 0)
+        << out;
+    EXPECT_NE(out.find("| TPOT Mean (ms) | 32.5 |"), std::string::npos) << out;
+    std::ifstream in(dir + "/a/summary.json");
+    const json s = json::parse(in);
+    ASSERT_EQ(s["runs"].size(), 1u);
+    const json& r = s["runs"][0];
+    EXPECT_EQ(r["hardware_preset"], "RTX-PRO-6000-Server");
+    EXPECT_EQ(r["requests"], 300);
+    EXPECT_TRUE(r["complete"].get<bool>());
+    // The measured column is summary.txt's vLLM column; the other simulator's is its Sim column.
+    EXPECT_NEAR(r["metrics"]["TTFT Mean"]["measured"].get<double>(), 7097.2, 0.05);
+    EXPECT_NEAR(r["metrics"]["E2E P99"]["measured"].get<double>(), 37638.8, 0.05);
+    EXPECT_DOUBLE_EQ(r["metrics"]["TPOT Mean"]["other_sim"].get<double>(), 32.1);
+    EXPECT_EQ(r["simulation"]["requests"]["completed"], 300);
+
+    // Same run, same bytes; and the scenario it wrote replays to the same figures with `run`.
+    ASSERT_EQ(fabricsim::test::RunCli("validate-serving " + run + " --out " + dir + "/b", out), 0);
+    auto slurp = [](const std::string& p)
+    {
+        std::ifstream f(p);
+        return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    };
+    EXPECT_EQ(slurp(dir + "/a/summary.json"), slurp(dir + "/b/summary.json"));
+    ASSERT_EQ(fabricsim::test::RunCli("run " + dir
+                                          + "/a/Llama-3.1-8B.scenario.json --backend "
+                                            "analytical --no-progress --out "
+                                          + dir + "/c",
+                                      out),
+              0)
+        << out;
+    std::ifstream inRun(dir + "/c/summary.json");
+    const json rerun = json::parse(inRun);
+    EXPECT_EQ(rerun["ttft_ms"], r["simulation"]["ttft_ms"]);
+    EXPECT_EQ(rerun["tpot_ms"], r["simulation"]["tpot_ms"]);
 }

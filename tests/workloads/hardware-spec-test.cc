@@ -32,12 +32,17 @@ TEST(HardwarePresets, TableFigures)
     EXPECT_DOUBLE_EQ(pro.hbmBwBytesPerSec, 1.792e12);
     EXPECT_DOUBLE_EQ(pro.PeakFlops(DType::Bf16), 500e12);
     EXPECT_DOUBLE_EQ(pro.scaleUpBwBytesPerSec, 64e9);
+    // The Server Edition differs only in its memory clock: 512 bits at 25 Gb/s.
+    const HardwareSpec server = HardwareSpec::Preset("RTX-PRO-6000-Server");
+    EXPECT_DOUBLE_EQ(server.hbmBwBytesPerSec, 1.597e12);
+    EXPECT_DOUBLE_EQ(server.hbmCapacityBytes, 96e9);
+    EXPECT_DOUBLE_EQ(server.PeakFlops(DType::Bf16), 500e12);
     const HardwareSpec g4090 = HardwareSpec::Preset("rtx-4090");
     EXPECT_DOUBLE_EQ(g4090.hbmCapacityBytes, 24e9);
     EXPECT_DOUBLE_EQ(g4090.hbmBwBytesPerSec, 1.008e12);
     EXPECT_DOUBLE_EQ(g4090.PeakFlops(DType::Bf16), 165.2e12);
     EXPECT_DOUBLE_EQ(g4090.PeakFlops(DType::Fp8), 330.3e12);
-    EXPECT_EQ(HardwareSpec::PresetNames().size(), 8u);
+    EXPECT_EQ(HardwareSpec::PresetNames().size(), 9u);
     for (const auto& n : HardwareSpec::PresetNames())
     {
         EXPECT_GT(HardwareSpec::Preset(n).pricePerHour, 0.0) << n;

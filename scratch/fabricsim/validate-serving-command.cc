@@ -1,0 +1,218 @@
+#include "validate-serving-command.h"
+
+#include "cli-options.h"
+#include "fabric-backend.h"
+#include "fabric-scenario.h"
+#include "inference-run.h"
+#include "input-error.h"
+#include "measured-run-config.h"
+#include "measured-run.h"
+#include "output-writer.h"
+#include "serving-comparison.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+namespace fabricsim
+{
+
+using nlohmann::json;
+
+namespace
+{
+
+std::string
+Fixed(double v, int digits)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string
+Signed(double pct)
+{
+    if (!std::isfinite(pct))
+    {
+        return pct > 0 ? "+inf" : "-inf";
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
+    return buf;
+}
+
+/// The markdown table of one run.
+std::string
+RunTable(const MeasuredRunConfig& run,
+         const std::string& preset,
+         const std::vector<MetricComparison>& rows,
+         bool complete)
+{
+    std::ostringstream o;
+    o << "### " << run.label << ": " << run.model << ", " << run.Gpus() << " x " << preset
+      << " (tp " << run.tp << ", pp " << run.pp << ", dp " << run.dp
+      << (run.expertParallel ? ", expert parallel" : "") << ")\n\n";
+    if (!complete)
+    {
+        o << "INCOMPLETE: the simulated figures are over the finished requests only.\n\n";
+    }
+    o << "| metric | measured | fabricsim | error | other sim | its error |\n";
+    o << "|---|---:|---:|---:|---:|---:|\n";
+    for (const MetricComparison& c : rows)
+    {
+        const int digits = c.name == "Throughput" ? 0 : 1;
+        o << "| " << c.name << (c.name == "Throughput" ? " (tok/s)" : " (ms)") << " | "
+          << Fixed(c.measured, digits) << " | " << Fixed(c.simulated, digits) << " | "
+          << Signed(c.ErrorPct()) << " | " << (c.other ? Fixed(*c.other, digits) : "-") << " | "
+          << (c.OtherErrorPct() ? Signed(*c.OtherErrorPct()) : "-") << " |\n";
+    }
+    return o.str();
+}
+
+} // namespace
+
+ValidateServingOptions
+ParseValidateServingArgs(const std::vector<std::string>& a)
+{
+    ValidateServingOptions o;
+    for (size_t i = 1; i < a.size(); ++i)
+    {
+        std::string v;
+        if (TakeOption(a, i, "--out", v))
+        {
+            o.outDir = v;
+        }
+        else if (TakeOption(a, i, "--backend", v))
+        {
+            ParseBackendKind(v, kCommandLineSource, "--backend");
+            o.backend = v;
+        }
+        else if (TakeOption(a, i, "--set", v))
+        {
+            o.sets.push_back(v);
+        }
+        else if (a[i].rfind("--ns3::", 0) == 0)
+        {
+            o.ns3Args.push_back(a[i]);
+        }
+        else if (!a[i].empty() && a[i][0] != '-')
+        {
+            o.runs.push_back(a[i]);
+        }
+        else
+        {
+            throw InputError(kCommandLineSource,
+                             a[i],
+                             "a run directory or an option of 'fabricsim validate-serving'",
+                             "\"" + a[i] + "\"");
+        }
+    }
+    if (o.runs.empty())
+    {
+        throw InputError(kCommandLineSource,
+                         "RUN_DIR",
+                         "at least one measured run directory (RUN/vllm/meta.json)",
+                         "none");
+    }
+    return o;
+}
+
+int
+RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, std::ostream& err)
+{
+    // Every run is read and its scenario built before anything runs or is written.
+    struct Prepared
+    {
+        MeasuredRunConfig config;
+        std::vector<MeasuredRequest> requests;
+        std::map<std::string, UpstreamFigure> upstream;
+        bool hasUpstream = false;
+        json scenario;
+    };
+    std::vector<Prepared> runs;
+    std::set<std::string> labels;
+    for (const std::string& dir : opt.runs)
+    {
+        Prepared p;
+        p.config = ReadMeasuredRunConfig(dir);
+        if (!labels.insert(p.config.label).second)
+        {
+            throw InputError(kCommandLineSource,
+                             dir,
+                             "run directories with distinct last components",
+                             "a second run named \"" + p.config.label + "\"");
+        }
+        p.requests = ReadMeasuredRequests(dir + "/vllm/requests.jsonl");
+        const std::string summary = dir + "/validation/summary.txt";
+        if (IsReadableRegularFile(summary))
+        {
+            p.upstream = ReadUpstreamSummary(summary);
+            p.hasUpstream = true;
+        }
+        p.scenario = MeasuredRunScenario(p.config, p.config.label + ".requests.jsonl");
+        for (const std::string& s : opt.sets)
+        {
+            ApplySet(p.scenario, s, "<command line>");
+        }
+        runs.push_back(std::move(p));
+    }
+
+    OutputDir dir(opt.outDir);
+    json report = {{"runs", json::array()}};
+    std::string tables;
+    bool allComplete = true;
+    for (Prepared& p : runs)
+    {
+        const std::string scenarioName = p.config.label + ".scenario.json";
+        dir.Write(p.config.label + ".requests.jsonl", ArrivalTrace(p.requests));
+        dir.Write(scenarioName, p.scenario.dump(2) + "\n");
+        InferenceRunOptions iopt;
+        iopt.backend = opt.backend;
+        iopt.run.outDir = opt.outDir;
+        iopt.run.ns3Args = opt.ns3Args;
+        err << "validate-serving: " << p.config.label << " (" << p.requests.size()
+            << " requests)\n";
+        InferenceRunResult r
+            = ExecuteInferenceScenario(p.scenario, dir.Path(scenarioName), iopt, err);
+        const ServingLatencies measured = LatenciesOf(p.requests);
+        const ServingLatencies simulated = LatenciesOf(AsMeasuredRequests(r.serving));
+        const std::vector<MetricComparison> rows
+            = CompareServing(measured, simulated, p.hasUpstream ? &p.upstream : nullptr);
+        const bool complete = r.stuck.empty();
+        allComplete = allComplete && complete;
+        const std::string preset = p.scenario["hardware"].get<std::string>();
+        tables += RunTable(p.config, preset, rows, complete) + "\n";
+        report["runs"].push_back({{"run", p.config.label},
+                                  {"dir", p.config.dir},
+                                  {"model", p.config.model},
+                                  {"vllm_version", p.config.vllmVersion},
+                                  {"device", p.config.device},
+                                  {"device_source", p.config.deviceSource},
+                                  {"hardware_preset", preset},
+                                  {"engine_defaults_assumed", p.config.assumed},
+                                  {"prefix_caching_measured", p.config.prefixCaching},
+                                  {"scenario", scenarioName},
+                                  {"requests", p.requests.size()},
+                                  {"complete", complete},
+                                  {"metrics", ComparisonJson(rows)},
+                                  {"simulation", r.summary}});
+    }
+    const std::string text
+        = "# Measured vLLM serving runs replayed by fabricsim\n\n"
+          "Error = (fabricsim - measured) / measured; the other simulator's error is against the "
+          "measured column of its own summary.txt. Metrics in the runs' definitions: TTFT = "
+          "first token - queued, TPOT = (last - first) / (output - 1), E2E = last token - queued, "
+          "throughput = output tokens / (last token - first queued).\n\n"
+          + tables;
+    dir.Write("validation.md", text);
+    dir.Write("summary.json", report.dump(2) + "\n");
+    dir.Commit();
+    out << text;
+    out << "outputs: " << opt.outDir << "/summary.json, " << opt.outDir << "/validation.md\n";
+    return allComplete ? 0 : 3;
+}
+
+} // namespace fabricsim

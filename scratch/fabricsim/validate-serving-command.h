@@ -1,0 +1,43 @@
+/*
+ * `fabricsim validate-serving RUN_DIR... --out DIR`: replays measured vLLM serving runs
+ * (LLMServingSim's bench layout) with the serving loop and reports fabricsim's error per metric
+ * beside the other simulator's: the first measured error of the main job.
+ */
+#ifndef FABRICSIM_VALIDATE_SERVING_COMMAND_H
+#define FABRICSIM_VALIDATE_SERVING_COMMAND_H
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/// Parsed command line of `fabricsim validate-serving`.
+struct ValidateServingOptions
+{
+    std::vector<std::string> runs; ///< run directories
+    std::string outDir = "out";
+    /// The flow-level model by default: a packet-level replay of a TP2 run's 300 k all-reduces
+    /// takes tens of minutes, and two GPUs on one switch hold no congestion to resolve.
+    std::string backend = "analytical";
+    std::vector<std::string> sets;    ///< --set overrides applied to every run's scenario
+    std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
+};
+
+/// Parses the arguments after "validate-serving". \throws fabricsim::InputError naming the option
+ValidateServingOptions ParseValidateServingArgs(const std::vector<std::string>& args);
+
+/**
+ * Runs the command: per run, DIR/<run>.scenario.json and DIR/<run>.requests.jsonl (the replay,
+ * runnable with `fabricsim run`), then DIR/summary.json (every metric, measured, simulated,
+ * error, the other simulator's) and DIR/validation.md (the tables), printed too.
+ * \return 0, or 3 when a run could not finish every request
+ */
+int RunValidateServingCommand(const ValidateServingOptions& opt,
+                              std::ostream& out,
+                              std::ostream& err);
+
+} // namespace fabricsim
+
+#endif
