@@ -167,7 +167,12 @@ ReadExecution(const std::optional<JsonObject>& j)
         return e;
     }
     const JsonObject& o = *j;
-    o.CheckKeys({"ep_overlap", "cuda_graphs", "cuda_graph_max_batch", "graph_kernel_overhead"});
+    o.CheckKeys({"ep_overlap",
+                 "cuda_graphs",
+                 "cuda_graph_max_batch",
+                 "graph_kernel_overhead",
+                 "step_overhead",
+                 "sequence_overhead"});
     std::string ov = o.OptionalString("ep_overlap", "none");
     if (ov == "none")
     {
@@ -186,6 +191,10 @@ ReadExecution(const std::optional<JsonObject>& j)
     e.cudaGraphMaxBatch = uint32_t(o.OptionalUint("cuda_graph_max_batch", 512, 1));
     e.graphKernelOverheadSec = o.OptionalQuantity(
         "graph_kernel_overhead", UnitKind::Seconds, e.graphKernelOverheadSec, true);
+    e.stepOverheadSec
+        = o.OptionalQuantity("step_overhead", UnitKind::Seconds, e.stepOverheadSec, true);
+    e.sequenceOverheadSec
+        = o.OptionalQuantity("sequence_overhead", UnitKind::Seconds, e.sequenceOverheadSec, true);
     return e;
 }
 

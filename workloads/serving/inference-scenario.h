@@ -116,6 +116,11 @@ struct ExecutionSpec
     bool cudaGraphs = true;                //!< decode-only steps replay a captured graph
     uint32_t cudaGraphMaxBatch = 512;      //!< largest decode batch with a graph (vLLM 512)
     double graphKernelOverheadSec = 1e-6;  //!< per-kernel gap inside a graph (replaces launch)
+    /// The engine's host time per step (scheduler, input preparation, sampling, output
+    /// processing) during which the GPU waits: fixed part, and per sequence in the step.
+    /// Defaults fitted on the measured vLLM 0.19 Llama-3.1-8B run (docs/validation.md).
+    double stepOverheadSec = 3e-3;
+    double sequenceOverheadSec = 5e-6; //!< per sequence scheduled in the step
 };
 
 /// Where the TP ranks of a group sit.

@@ -300,6 +300,19 @@ RankItems(const InferenceScenario& sc,
     }
 
     std::vector<ProgramItem> items;
+    // The engine's host work for the step (scheduling, input preparation, sampling and output
+    // processing): the GPU waits for it before the first stage's forward.
+    const double hostSec
+        = sc.exec.stepOverheadSec + sc.exec.sequenceOverheadSec * double(batch.sequences.size());
+    if (s == 0 && mb == 0 && hostSec > 0)
+    {
+        ProgramItem h;
+        h.type = ProgramItem::Type::Compute;
+        h.stream = stream;
+        h.name = "engine_overhead";
+        h.durationPs = NsToPs(hostSec * 1e9);
+        items.push_back(h);
+    }
     size_t next = 0;
     auto flushCalls = [&](int32_t after)
     {
