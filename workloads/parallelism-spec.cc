@@ -10,12 +10,25 @@ namespace fabricsim
 
 using nlohmann::json;
 
+std::string
+EpBackendName(EpBackend b)
+{
+    return b == EpBackend::AllToAll ? "all-to-all" : "allgather-reducescatter";
+}
+
 ParallelismSpec
 ParallelismSpec::FromJson(const json& j, const std::string& file, const std::string& prefix)
 {
     JsonObject o(j, file, prefix);
-    o.CheckKeys(
-        {"tp", "pp", "ep", "dp", "dp_attention", "sequence_parallel", "pp_send", "pp_layers"});
+    o.CheckKeys({"tp",
+                 "pp",
+                 "ep",
+                 "dp",
+                 "dp_attention",
+                 "sequence_parallel",
+                 "pp_send",
+                 "pp_layers",
+                 "ep_backend"});
     ParallelismSpec p;
     p.tp = uint32_t(o.OptionalUint("tp", 1, 1));
     p.pp = uint32_t(o.OptionalUint("pp", 1, 1));
@@ -36,6 +49,22 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
     {
         throw fabricsim::InputError(
             file, o.Field("pp_send"), "\"megatron\" or \"vllm\"", "\"" + flavor + "\"");
+    }
+    const std::string backend = o.OptionalString("ep_backend", "all-to-all");
+    if (backend == "all-to-all")
+    {
+        p.epBackend = EpBackend::AllToAll;
+    }
+    else if (backend == "allgather-reducescatter")
+    {
+        p.epBackend = EpBackend::AllGatherReduceScatter;
+    }
+    else
+    {
+        throw fabricsim::InputError(file,
+                                    o.Field("ep_backend"),
+                                    "\"all-to-all\" or \"allgather-reducescatter\"",
+                                    "\"" + backend + "\"");
     }
     for (uint64_t n : o.UintArray("pp_layers", false, 1, UINT32_MAX))
     {

@@ -24,6 +24,17 @@ enum class PpSendFlavor
     Vllm      //!< hidden states and residual: 2 T H b
 };
 
+/// How an EP group moves tokens to their experts and back.
+enum class EpBackend
+{
+    AllToAll,              //!< dispatch and combine as all-to-alls of each token's copies
+    AllGatherReduceScatter //!< every token to every EP rank (all-gather), results summed back
+                           //!< (reduce-scatter): vLLM's default without DeepEP
+};
+
+/// The JSON name ("all-to-all", "allgather-reducescatter").
+std::string EpBackendName(EpBackend b);
+
 /**
  * \brief Parallel layout of one model replica set.
  *
@@ -37,8 +48,9 @@ enum class PpSendFlavor
  *    attention). Replicas of the expert set: (tp x dp) / ep.
  *
  * JSON: {"tp": 8, "pp": 1, "ep": 1, "dp": 1, "dp_attention": false,
- *        "sequence_parallel": false, "pp_send": "megatron" | "vllm", "pp_layers": [..]}
- * (all optional, default 1 / false / "megatron" / even split).
+ *        "sequence_parallel": false, "pp_send": "megatron" | "vllm", "pp_layers": [..],
+ *        "ep_backend": "all-to-all" | "allgather-reducescatter"}
+ * (all optional, default 1 / false / "megatron" / even split / "all-to-all").
  */
 struct ParallelismSpec
 {
@@ -49,6 +61,7 @@ struct ParallelismSpec
     bool dpAttention = false;      //!< MoE layers shared across dp groups (EP over tp x dp)
     bool sequenceParallel = false; //!< TP all-reduce as reduce-scatter + all-gather
     PpSendFlavor ppSend = PpSendFlavor::Megatron; //!< bytes sent between stages
+    EpBackend epBackend = EpBackend::AllToAll;    //!< EP token exchange
     std::vector<uint32_t> ppLayers; //!< explicit layers per stage (empty: default split)
 
     /// Parse (no model checks; call Validate). Errors name \p file and \p prefix.

@@ -142,7 +142,20 @@ StepComm::Collectives(const StepBatch& batch,
             AppendTpReduce(out, op.layer, idx, hidden, "mlp_out");
             break;
         case OpKind::Router:
-            if (ep)
+            if (ep && m_par.epBackend == EpBackend::AllGatherReduceScatter)
+            {
+                // Every EP rank receives every token of the group (all_gatherv).
+                CollectiveCall c;
+                c.kind = StepCollectiveKind::AllGather;
+                c.group = RankGroup::Ep;
+                c.groupSize = m_par.ep;
+                c.layer = op.layer;
+                c.afterOp = idx;
+                c.bytes = m_par.ep * (t / m_par.tp) * h * ba;
+                c.label = "moe_dispatch";
+                out.push_back(c);
+            }
+            else if (ep)
             {
                 double tokensLocal = t / m_par.tp;
                 CollectiveCall c;
@@ -161,7 +174,21 @@ StepComm::Collectives(const StepBatch& batch,
             }
             break;
         case OpKind::MoeExperts:
-            if (ep)
+            if (ep && m_par.epBackend == EpBackend::AllGatherReduceScatter)
+            {
+                // Each rank's partial outputs for every token of the group, summed back to
+                // the tokens' own ranks (reduce_scatterv).
+                CollectiveCall c;
+                c.kind = StepCollectiveKind::ReduceScatter;
+                c.group = RankGroup::Ep;
+                c.groupSize = m_par.ep;
+                c.layer = op.layer;
+                c.afterOp = idx;
+                c.bytes = m_par.ep * (t / m_par.tp) * h * ba;
+                c.label = "moe_combine";
+                out.push_back(c);
+            }
+            else if (ep)
             {
                 // Send each source rank back the outputs of its tokens on our experts.
                 double tokensLocal = t / m_par.tp;

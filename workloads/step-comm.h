@@ -78,9 +78,11 @@ struct CollectiveCall
  *   S ceil(V / tp) b after the LM head.
  * - EP (ep > 1): per MoE layer a dispatch all-to-all after the router and a combine all-to-all
  *   after the routed experts, T_local = T / tp tokens per rank, each (token, expert) pair one
- *   copy of H b; per-destination bytes from the routing model. With tp > 1 the MoE output is
- *   all-gathered over TP (T H b) after the layer's last op (the attention all-reduce stays, or
- *   with sequence_parallel becomes a reduce-scatter alone).
+ *   copy of H b; per-destination bytes from the routing model. With the
+ *   allgather-reducescatter backend the dispatch is an all-gather and the combine a
+ *   reduce-scatter over the EP group, each of ep T_local H b (every rank sees every token). With tp
+ * > 1 the MoE output is all-gathered over TP (T H b) after the layer's last op (the attention
+ * all-reduce stays, or with sequence_parallel becomes a reduce-scatter alone).
  * - PP: a recv before the first op (stage > 0) and a send after the last op (stage < pp - 1)
  *   of T H b (Megatron) or 2 T H b (vLLM: hidden state and residual).
  * b is the activation dtype's size.

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -553,6 +554,15 @@ TEST(Cli, ValidateServingReplaysAMeasuredRunDeterministically)
     EXPECT_NEAR(r["metrics"]["E2E P99"]["measured"].get<double>(), 37638.8, 0.05);
     EXPECT_DOUBLE_EQ(r["metrics"]["TPOT Mean"]["other_sim"].get<double>(), 32.1);
     EXPECT_EQ(r["simulation"]["requests"]["completed"], 300);
+    // The error bounds of docs/validation.md on the run the engine overheads were fitted on
+    // (the held-out runs do not meet them yet).
+    for (const auto& [metric, bound] : {std::pair<std::string, double>{"TPOT Mean", 10},
+                                        {"Throughput", 10},
+                                        {"TTFT Median", 15},
+                                        {"E2E Mean", 15}})
+    {
+        EXPECT_LE(std::abs(r["metrics"][metric]["error_pct"].get<double>()), bound) << metric;
+    }
 
     // Same run, same bytes; and the scenario it wrote replays to the same figures with `run`.
     ASSERT_EQ(fabricsim::test::RunCli("validate-serving " + run + " --out " + dir + "/b", out), 0);

@@ -84,7 +84,12 @@ TEST(MeasuredRunConfig, EngineKwargsAndResolvedBlocks)
     const json sc = MeasuredRunScenario(run, "r.jsonl");
     EXPECT_EQ(sc["hardware"], "RTX-PRO-6000-Server");
     EXPECT_EQ(sc["parallelism"],
-              json({{"tp", 1}, {"pp", 1}, {"dp", 2}, {"ep", 2}, {"dp_attention", true}}));
+              json({{"tp", 1},
+                    {"pp", 1},
+                    {"dp", 2},
+                    {"ep", 2},
+                    {"dp_attention", true},
+                    {"ep_backend", "allgather-reducescatter"}}));
     EXPECT_EQ(sc["serving"]["batching"]["max_num_batched_tokens"], 2048);
     EXPECT_EQ(sc["serving"]["batching"]["max_num_seqs"], 128);
     EXPECT_EQ(sc["serving"]["kv_cache"]["num_blocks"], 49181);
@@ -146,6 +151,13 @@ TEST(MeasuredRunConfig, WhatCannotBeReplayedIsRefusedByName)
     run = ReadMeasuredRunConfig(MakeRun("mrc-moe-dp", meta));
     e = ErrorOf([&] { MeasuredRunScenario(run, "r.jsonl"); });
     EXPECT_EQ(e.Field(), "engine_kwargs.enable_expert_parallel");
+    meta
+        = Meta("Qwen/Qwen3-30B-A3B", {{"data_parallel_size", 2}, {"enable_expert_parallel", true}});
+    meta["hardware"] = {{"device_name", "NVIDIA H100 80GB HBM3"}};
+    meta["resolved_config"] = {{"parallel_config", {{"all2all_backend", "deepep_low_latency"}}}};
+    e = ErrorOf([&] { ReadMeasuredRunConfig(MakeRun("mrc-deepep", meta)); });
+    EXPECT_EQ(e.Field(), "resolved_config.parallel_config.all2all_backend");
+    EXPECT_EQ(e.Found(), "\"deepep_low_latency\"");
 }
 
 TEST(MeasuredRunConfig, ArrivalsAreTheQueuedOffsets)
@@ -170,7 +182,12 @@ TEST(MeasuredRunConfig, CorpusRunsBecomeScenarios)
     const Expect runs[] = {{"Llama-3.1-8B", {{"tp", 1}, {"pp", 1}, {"dp", 1}}},
                            {"Qwen3-32B", {{"tp", 2}, {"pp", 1}, {"dp", 1}}},
                            {"Qwen3-30B-A3B-Instruct-2507",
-                            {{"tp", 1}, {"pp", 1}, {"dp", 2}, {"ep", 2}, {"dp_attention", true}}}};
+                            {{"tp", 1},
+                             {"pp", 1},
+                             {"dp", 2},
+                             {"ep", 2},
+                             {"dp_attention", true},
+                             {"ep_backend", "allgather-reducescatter"}}}};
     for (const Expect& x : runs)
     {
         REQUIRE_SHARED_CORPUS(meta,

@@ -72,6 +72,7 @@ TEST(ParallelismSpec, ErrorsNameTheField)
     EXPECT_EQ(ErrorField(json{{"tensor_parallel", 8}}, "Llama-3-70B"),
               "parallelism.tensor_parallel");
     EXPECT_EQ(ErrorField(json{{"pp_send", "nccl"}}, "Llama-3-70B"), "parallelism.pp_send");
+    EXPECT_EQ(ErrorField(json{{"ep_backend", "deepep"}}, "Llama-3-70B"), "parallelism.ep_backend");
 }
 
 TEST(ParallelismSpec, UnevenPipelineSplitFollowsVllm)

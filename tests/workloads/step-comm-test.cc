@@ -129,6 +129,36 @@ TEST(StepComm, DeepSeekV3ExpertParallelDispatch)
     EXPECT_NEAR(cs[0].bytes / (1 << 20), 441.0, 0.5);
 }
 
+// vLLM's default without DeepEP: every token goes to every EP rank once (all-gather of
+// ep x T x H x b output), whatever its top-k, and the partial outputs come back summed
+// (reduce-scatter of the same input size): Qwen3-30B-A3B, DP 2 x EP 2, 128 decode tokens each.
+TEST(StepComm, AllGatherReduceScatterBackendSendsEachTokenOnce)
+{
+    ModelSpec m = ModelSpec::Preset("Qwen3-30B-A3B");
+    ParallelismSpec p = ParallelismSpec::FromJson(
+        {{"dp", 2}, {"ep", 2}, {"dp_attention", true}, {"ep_backend", "allgather-reducescatter"}});
+    p.Validate(m);
+    EXPECT_EQ(EpBackendName(p.epBackend), "allgather-reducescatter");
+    StepBatch b = StepBatch::Decode(128, 1000);
+    auto ops = Roofline(m, HardwareSpec::Preset("H100"), p).StepOps(b);
+    auto cs = StepComm(m, p).Collectives(b, ops);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllGather, "moe_dispatch"), 48u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::ReduceScatter, "moe_combine"), 48u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllToAll), 0u);
+    const double each = 2.0 * 128 * 2048 * 2; // ep x T x H x bf16 = 1 MiB
+    for (const auto& c : cs)
+    {
+        EXPECT_EQ(c.group, RankGroup::Ep);
+        EXPECT_DOUBLE_EQ(c.bytes, each);
+        EXPECT_TRUE(c.sendBytes.empty());
+    }
+    // The all-to-all sends each token's copies for the other rank's experts: with top-8 of 128
+    // experts spread over 2 ranks about 4 copies per token, 4 x the gather's remote half.
+    p.epBackend = EpBackend::AllToAll;
+    auto a2a = StepComm(m, p).Collectives(b, ops);
+    EXPECT_NEAR(a2a[0].bytes / (each / 2), 4.0, 0.1);
+}
+
 TEST(StepComm, SkewedDispatchRowsAreUnevenButConserveBytes)
 {
     ModelSpec m = ModelSpec::Preset("DeepSeek-V3");

@@ -156,6 +156,21 @@ ReadMeasuredRunConfig(const std::string& runDir)
         run.numGpuBlocks = kv->OptionalUint("num_gpu_blocks", 0, 1, k32);
         run.prefixCaching = kv->OptionalBool("enable_prefix_caching", run.prefixCaching);
     }
+    if (const auto resolved = root.OptionalObject("resolved_config"))
+    {
+        if (const auto pc = resolved->OptionalObject("parallel_config"))
+        {
+            run.all2allBackend = pc->OptionalString("all2all_backend", run.all2allBackend);
+        }
+    }
+    if (run.all2allBackend != "allgather_reducescatter")
+    {
+        throw InputError(meta,
+                         "resolved_config.parallel_config.all2all_backend",
+                         "allgather_reducescatter (naive, DeepEP and pplx are not modelled in "
+                         "the serving loop yet)",
+                         "\"" + run.all2allBackend + "\"");
+    }
     if (const auto hw = root.OptionalObject("hardware"); hw && hw->Has("device_name"))
     {
         run.device = hw->String("device_name");
@@ -307,6 +322,9 @@ MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath)
             // tp x dp GPUs of a stage; attention stays data-parallel between the dp groups.
             par["ep"] = run.tp * run.dp;
             par["dp_attention"] = run.dp > 1;
+            // Without DeepEP vLLM gathers every token to every EP rank and reduce-scatters the
+            // results back.
+            par["ep_backend"] = "allgather-reducescatter";
         }
     }
 

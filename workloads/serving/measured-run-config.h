@@ -46,8 +46,11 @@ struct MeasuredRunConfig
     double gpuMemoryUtilization = 0.9;   //!< share of GPU memory the engine may use
     uint64_t numGpuBlocks = 0;           //!< KV blocks the engine allocated (0: not recorded)
     bool prefixCaching = true;           //!< enable_prefix_caching (vLLM's default: on)
-    uint64_t seed = 0;                   //!< engine seed
-    std::vector<std::string> assumed;    //!< keys absent from the run, taken at vLLM defaults
+    /// The EP token exchange: resolved_config.parallel_config.all2all_backend where recorded,
+    /// else vLLM's default, allgather_reducescatter.
+    std::string all2allBackend = "allgather_reducescatter";
+    uint64_t seed = 0;                //!< engine seed
+    std::vector<std::string> assumed; //!< keys absent from the run, taken at vLLM defaults
 
     /// Accelerators the run used: tp x pp x dp.
     uint32_t Gpus() const

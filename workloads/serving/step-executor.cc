@@ -745,7 +745,12 @@ StepExecutor::StartCollective(const std::string& key)
     }
     else
     {
-        req.bytes = c.members[0]->bytes;
+        // Members agree except across EP groups of unequal batches (an idle group's dummy
+        // token): the collective moves what its largest member needs.
+        for (const ProgramItem* m : c.members)
+        {
+            req.bytes = std::max(req.bytes, m->bytes);
+        }
     }
     m_api.Start(
         req,

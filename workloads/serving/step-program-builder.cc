@@ -28,9 +28,9 @@ Category(const CollectiveCall& c)
     case StepCollectiveKind::AllReduce:
         return "tp_allreduce";
     case StepCollectiveKind::ReduceScatter:
-        return "tp_reduce_scatter";
+        return c.group == RankGroup::Ep ? "ep_combine" : "tp_reduce_scatter";
     case StepCollectiveKind::AllGather:
-        return "tp_allgather";
+        return c.group == RankGroup::Ep ? "ep_dispatch" : "tp_allgather";
     case StepCollectiveKind::Gather:
         return "logits_gather";
     case StepCollectiveKind::AllToAll:
