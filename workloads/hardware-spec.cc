@@ -75,6 +75,11 @@ HardwarePresets()
              {"hbm_capacity", "96GB"},
              {"hbm_bw", "1.792TB/s"},
              {"scale_up_bw", "64GB/s"},
+             // NCCL all-reduce bus bandwidth measured on RTX PRO 6000 systems with direct-attached
+             // Gen5 x16 GPUs and NCCL's default channels (32 MB, dual-socket Turin): 22.2 GB/s,
+             // against 53-56 GB/s of raw peer-to-peer writes (public user measurements,
+             // github.com/voipmonitor/rtx6kpro hardware/pcie-bandwidth.md).
+             {"collective_bw", "22.2GB/s"},
              {"nic_bw", "100Gb/s"},
              {"price_per_hour", 1.2}});
     // RTX PRO 6000 Blackwell Server Edition: the same GB202 and 96 GB, its GDDR7 at 1597 GB/s
@@ -119,6 +124,7 @@ ApplyFields(HardwareSpec& h, const JsonObject& o)
                  "eta_memory",
                  "launch_overhead",
                  "scale_up_bw",
+                 "collective_bw",
                  "nic_bw",
                  "price_per_hour"});
     h.name = o.OptionalString("name", h.name);
@@ -149,6 +155,8 @@ ApplyFields(HardwareSpec& h, const JsonObject& o)
         = o.OptionalQuantity("launch_overhead", UnitKind::Seconds, h.launchOverheadSec, true);
     h.scaleUpBwBytesPerSec
         = o.OptionalQuantity("scale_up_bw", UnitKind::BytesPerSec, h.scaleUpBwBytesPerSec, true);
+    h.collectiveBwBytesPerSec = o.OptionalQuantity(
+        "collective_bw", UnitKind::BytesPerSec, h.collectiveBwBytesPerSec, true);
     h.nicBwBytesPerSec
         = o.OptionalQuantity("nic_bw", UnitKind::BytesPerSec, h.nicBwBytesPerSec, true);
     h.pricePerHour = o.OptionalNumber("price_per_hour", h.pricePerHour, 0.0, 1e6);

@@ -30,6 +30,8 @@ namespace fabricsim
  *   launch_overhead   fixed cost per kernel (default "3us")
  *   scale_up_bw       NVLink / Infinity Fabric bandwidth per accelerator per direction
  *                     (default 0: no scale-up domain)
+ *   collective_bw     bus bandwidth NCCL collectives reach over those links, where measured
+ *                     (default 0: not known; the link rate stands for it)
  *   nic_bw            scale-out NIC bandwidth per accelerator, e.g. "400Gb/s" (default 0)
  *   price_per_hour    USD per accelerator-hour (default 0: unknown)
  */
@@ -43,6 +45,7 @@ struct HardwareSpec
     double etaMemory = 0.85;                 //!< achievable fraction of HBM bandwidth (η_m)
     double launchOverheadSec = 3e-6;         //!< per-kernel fixed overhead
     double scaleUpBwBytesPerSec = 0;         //!< scale-up bandwidth per direction (0: none)
+    double collectiveBwBytesPerSec = 0;      //!< measured collective bus bandwidth (0: unknown)
     double nicBwBytesPerSec = 0;             //!< scale-out NIC bandwidth (0: none)
     double pricePerHour = 0;                 //!< USD per accelerator-hour (0: unknown)
 

@@ -96,9 +96,9 @@ TEST(MeasuredRunConfig, EngineKwargsAndResolvedBlocks)
     EXPECT_EQ(sc["serving"]["kv_cache"]["block_size"], 64);
     EXPECT_EQ(sc["serving"]["requests"]["trace"], "r.jsonl");
     EXPECT_EQ(sc["seed"], 42);
-    // Two GPUs on one PCIe Gen5 x16 switch: 64 GB/s = 512 Gb/s per direction.
+    // Two GPUs on one PCIe Gen5 x16 switch, at the 22.2 GB/s NCCL reaches over it.
     EXPECT_EQ(sc["topology"]["hosts"], 2);
-    EXPECT_EQ(sc["topology"]["host_link"]["rate"], "512Gbps");
+    EXPECT_EQ(sc["topology"]["host_link"]["rate"], "177.6Gbps");
 }
 
 TEST(MeasuredRunConfig, GpuFromConfigJsonAndDefaultsNoted)

@@ -32,6 +32,8 @@ TEST(HardwarePresets, TableFigures)
     EXPECT_DOUBLE_EQ(pro.hbmBwBytesPerSec, 1.792e12);
     EXPECT_DOUBLE_EQ(pro.PeakFlops(DType::Bf16), 500e12);
     EXPECT_DOUBLE_EQ(pro.scaleUpBwBytesPerSec, 64e9);
+    EXPECT_DOUBLE_EQ(pro.collectiveBwBytesPerSec, 22.2e9);
+    EXPECT_DOUBLE_EQ(HardwareSpec::Preset("H100").collectiveBwBytesPerSec, 0); // not measured
     // The Server Edition differs only in its memory clock: 512 bits at 25 Gb/s.
     const HardwareSpec server = HardwareSpec::Preset("RTX-PRO-6000-Server");
     EXPECT_DOUBLE_EQ(server.hbmBwBytesPerSec, 1.597e12);

@@ -335,9 +335,12 @@ MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath)
     }
 
     // The GPUs of one machine on one switch: a PCIe switch (or root complex) at x16 for
-    // workstation cards, whose preset scale-up bandwidth is PCIe's. Lossless, as PCIe is.
-    const double linkBytesPerSec
-        = hw.scaleUpBwBytesPerSec > 0 ? hw.scaleUpBwBytesPerSec : hw.nicBwBytesPerSec;
+    // workstation cards, whose preset scale-up bandwidth is PCIe's. Lossless, as PCIe is. The
+    // links run at the bus bandwidth collectives reach over them where the preset has a
+    // measurement (NCCL over PCIe takes a fraction of the link), else at the link rate.
+    const double linkBytesPerSec = hw.collectiveBwBytesPerSec > 0 ? hw.collectiveBwBytesPerSec
+                                   : hw.scaleUpBwBytesPerSec > 0  ? hw.scaleUpBwBytesPerSec
+                                                                  : hw.nicBwBytesPerSec;
     char rate[64];
     std::snprintf(rate, sizeof rate, "%.6gGbps", linkBytesPerSec * 8 / 1e9);
     json topo = {{"type", "single-switch"},

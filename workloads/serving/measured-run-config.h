@@ -82,9 +82,9 @@ std::optional<std::string> HardwarePresetForDevice(const std::string& device);
  * layout (expert parallelism over dp x tp with data-parallel attention, as vLLM's
  * enable_expert_parallel), batching, KV cache (block size, memory share, the block count the
  * engine allocated where recorded), the engine seed, requests from \p tracePath, and the GPUs
- * on one switch at the accelerator's scale-up bandwidth (PCIe x16 for workstation cards; 1 us
- * one way, ASSUMED) with a lossless transport. InputError naming meta.json for an unknown GPU or
- * model.
+ * on one switch at the bus bandwidth the preset's collectives reach (collective_bw), else its
+ * scale-up bandwidth (PCIe x16 for workstation cards; 1 us one way, ASSUMED), lossless. InputError
+ * naming meta.json for an unknown GPU or model.
  */
 nlohmann::json MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath);
 
