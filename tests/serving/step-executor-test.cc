@@ -13,6 +13,7 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <tuple>
 
 namespace fabricsim
 {
@@ -123,6 +124,53 @@ TEST(StepExecutor, Llama70bDecodeStepIsWeightStreamingPlusCommunication)
     double gather = double(api.SendTimePs(1, 0, 64u * 16032u * 2u));
     EXPECT_NEAR(RankComm(st.ranks[3], "tp_allreduce"), commPs - gather, 1e3);
     EXPECT_NEAR(RankComm(st.ranks[0], "logits_gather"), gather, 1e3);
+}
+
+// vLLM replays the graph captured for the next size up: 1, 2, 4, every 8 to 256, then every 16.
+// The padding slots run through the GEMMs: a 100-sequence decode step does 104 tokens' GEMM
+// work (and all-reduces 104 tokens' activations), and the host work counts the 100 only.
+TEST(StepProgramBuilder, DecodeGraphsRunAtTheCapturedSize)
+{
+    EXPECT_EQ(CudaGraphBatchSize(1), 1u);
+    EXPECT_EQ(CudaGraphBatchSize(2), 2u);
+    EXPECT_EQ(CudaGraphBatchSize(3), 4u);
+    EXPECT_EQ(CudaGraphBatchSize(5), 8u);
+    EXPECT_EQ(CudaGraphBatchSize(100), 104u);
+    EXPECT_EQ(CudaGraphBatchSize(256), 256u);
+    EXPECT_EQ(CudaGraphBatchSize(257), 272u);
+    EXPECT_EQ(CudaGraphBatchSize(512), 512u);
+
+    auto flopsAndAllReduce = [](bool padding)
+    {
+        InferenceScenario sc = Llama70bTp8();
+        sc.exec.cudaGraphPadding = padding;
+        StepProgram p
+            = StepProgramBuilder(sc, Layout(sc.pool.par)).Build(0, {StepBatch::Decode(100, 128)});
+        double flops = 0;
+        uint64_t arBytes = 0;
+        double hostPs = 0;
+        for (const auto& it : p.ranks[0].items)
+        {
+            flops += it.flops;
+            if (it.category == "tp_allreduce" && arBytes == 0)
+            {
+                arBytes = it.bytes;
+            }
+            if (it.name == "engine_overhead")
+            {
+                hostPs = double(it.durationPs);
+            }
+        }
+        return std::make_tuple(flops, arBytes, hostPs);
+    };
+    auto [padded, arPadded, hostPadded] = flopsAndAllReduce(true);
+    auto [exact, arExact, hostExact] = flopsAndAllReduce(false);
+    EXPECT_EQ(arExact, 100u * 8192 * 2);
+    EXPECT_EQ(arPadded, 104u * 8192 * 2);
+    EXPECT_GT(padded / exact, 1.03); // GEMM FLOPs grow by 4 %; attention by a one-token context
+    EXPECT_LT(padded / exact, 1.04);
+    EXPECT_DOUBLE_EQ(hostPadded, hostExact);
+    EXPECT_DOUBLE_EQ(hostExact, 3.5e9); // 3 ms + 100 x 5 us
 }
 
 /// A two-rank program by hand: rank 0 computes \p c0 ps, rank 1 \p c1, then an all-reduce.

@@ -115,6 +115,7 @@ struct ExecutionSpec
     EpOverlap epOverlap = EpOverlap::None; //!< EP overlap mode
     bool cudaGraphs = true;                //!< decode-only steps replay a captured graph
     uint32_t cudaGraphMaxBatch = 512;      //!< largest decode batch with a graph (vLLM 512)
+    bool cudaGraphPadding = true;          //!< a graph runs at its captured size (vLLM's sizes)
     double graphKernelOverheadSec = 1e-6;  //!< per-kernel gap inside a graph (replaces launch)
     /// The engine's host time per step (scheduler, input preparation, sampling, output
     /// processing) during which the GPU waits: fixed part, and per sequence in the step.

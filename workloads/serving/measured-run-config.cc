@@ -360,7 +360,10 @@ MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath)
                   {{"max_num_batched_tokens", run.maxNumBatchedTokens},
                    {"max_num_seqs", run.maxNumSeqs},
                    {"chunked_prefill", run.chunkedPrefill}}},
-                 {"kv_cache", kv}}},
+                 {"kv_cache", kv},
+                 // vLLM captures decode graphs up to min(2 x max_num_seqs, 512) sequences.
+                 {"execution",
+                  {{"cuda_graph_max_batch", std::min<uint64_t>(2ULL * run.maxNumSeqs, 512)}}}}},
                {"topology", topo},
                {"transport", {{"cc", "none"}, {"pfc", true}}}};
     return sc;

@@ -410,6 +410,25 @@ RankItems(const InferenceScenario& sc,
 
 } // namespace
 
+uint32_t
+CudaGraphBatchSize(uint32_t n)
+{
+    // vLLM's default capture sizes: 1, 2, 4, then every 8 up to 256, then every 16.
+    if (n <= 2)
+    {
+        return n;
+    }
+    if (n <= 4)
+    {
+        return 4;
+    }
+    if (n <= 256)
+    {
+        return (n + 7) / 8 * 8;
+    }
+    return (n + 15) / 16 * 16;
+}
+
 StepProgram
 StepProgramBuilder::Build(uint64_t step,
                           const std::vector<StepBatch>& batches,
@@ -444,6 +463,13 @@ StepProgramBuilder::Build(uint64_t step,
         auto [a, b] = split ? SplitHalves(batch)
                             : std::pair<std::vector<size_t>, std::vector<size_t>>{all, {}};
         std::vector<StepBatch> parts = {split ? Subset(batch, a, true) : batch};
+        if (graphs && !split && m_sc.exec.cudaGraphPadding)
+        {
+            // The graph replayed is the one captured for the next size up: its padding slots
+            // run through every GEMM (one token each, a one-token context, no sampling).
+            const uint32_t n = uint32_t(batch.sequences.size());
+            parts[0].sequences.resize(CudaGraphBatchSize(n), SequenceWork{1, 1, false});
+        }
         if (split)
         {
             parts.push_back(Subset(batch, b, false));

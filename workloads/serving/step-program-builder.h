@@ -69,6 +69,10 @@ struct LayerwiseKvSend
     std::vector<KvRoute> routes; //!< where each layer goes
 };
 
+/// The CUDA graph vLLM replays for a decode batch of \p n: its default capture sizes are 1, 2,
+/// 4, every 8 up to 256, then every 16.
+uint32_t CudaGraphBatchSize(uint32_t n);
+
 /**
  * \brief Turns the batches of an engine step into a StepProgram (see the file comment).
  *
@@ -76,10 +80,11 @@ struct LayerwiseKvSend
  * comes after. Collective keys carry the step, group and per-group sequence number so that the
  * executor can match the members. A decode-only step of at most cuda_graph_max_batch sequences
  * costs max(compute, memory) + kernels x graph_kernel_overhead per op instead of the launch
- * overhead. With KV in a tier, each attention waits for a fetch of its KV bytes issued one layer
- * earlier. With ep_overlap two_batch (and ep > 1, at least two sequences per group) each batch
- * is split into two micro-batches on two streams; their segments alternate so that one's
- * communication runs under the other's compute.
+ * overhead, at the captured size (CudaGraphBatchSize) when cuda_graph_padding is on. With KV in a
+ * tier, each attention waits for a fetch of its KV bytes issued one layer earlier. With ep_overlap
+ * two_batch (and ep > 1, at least two sequences per group) each batch is split into two
+ * micro-batches on two streams; their segments alternate so that one's communication runs under the
+ * other's compute.
  */
 class StepProgramBuilder
 {
