@@ -142,68 +142,49 @@ StepComm::Collectives(const StepBatch& batch,
             AppendTpReduce(out, op.layer, idx, hidden, "mlp_out");
             break;
         case OpKind::Router:
-            if (ep && m_par.epBackend == EpBackend::AllGatherReduceScatter)
-            {
-                // Every EP rank receives every token of the group (all_gatherv).
-                CollectiveCall c;
-                c.kind = StepCollectiveKind::AllGather;
-                c.group = RankGroup::Ep;
-                c.groupSize = m_par.ep;
-                c.layer = op.layer;
-                c.afterOp = idx;
-                c.bytes = m_par.ep * (t / m_par.tp) * h * ba;
-                c.label = "moe_dispatch";
-                out.push_back(c);
-            }
-            else if (ep)
-            {
-                double tokensLocal = t / m_par.tp;
-                CollectiveCall c;
-                c.kind = StepCollectiveKind::AllToAll;
-                c.group = RankGroup::Ep;
-                c.groupSize = m_par.ep;
-                c.layer = op.layer;
-                c.afterOp = idx;
-                c.sendBytes = DispatchBytesPerDestination(m_pi, m_par.ep, tokensLocal, h * ba);
-                for (uint32_t r = 0; r < m_par.ep; ++r)
-                {
-                    c.bytes += r == pos.epRank % m_par.ep ? 0.0 : c.sendBytes[r];
-                }
-                c.label = "moe_dispatch";
-                out.push_back(c);
-            }
-            break;
         case OpKind::MoeExperts:
-            if (ep && m_par.epBackend == EpBackend::AllGatherReduceScatter)
+            if (!ep)
             {
-                // Each rank's partial outputs for every token of the group, summed back to
-                // the tokens' own ranks (reduce_scatterv).
-                CollectiveCall c;
-                c.kind = StepCollectiveKind::ReduceScatter;
-                c.group = RankGroup::Ep;
-                c.groupSize = m_par.ep;
-                c.layer = op.layer;
-                c.afterOp = idx;
-                c.bytes = m_par.ep * (t / m_par.tp) * h * ba;
-                c.label = "moe_combine";
-                out.push_back(c);
+                break;
             }
-            else if (ep)
             {
-                // Send each source rank back the outputs of its tokens on our experts.
-                double tokensLocal = t / m_par.tp;
-                uint32_t per = m_par.ExpertsPerRank(m_model);
-                uint32_t me = pos.epRank % m_par.ep;
-                double back = ExpectedAssignments(m_pi, me * per, per, tokensLocal) * h * ba;
+                const bool dispatch = op.kind == OpKind::Router;
+                const double tokensLocal = t / m_par.tp;
                 CollectiveCall c;
-                c.kind = StepCollectiveKind::AllToAll;
                 c.group = RankGroup::Ep;
                 c.groupSize = m_par.ep;
                 c.layer = op.layer;
                 c.afterOp = idx;
-                c.sendBytes.assign(m_par.ep, back);
-                c.bytes = back * (m_par.ep - 1);
-                c.label = "moe_combine";
+                c.label = dispatch ? "moe_dispatch" : "moe_combine";
+                if (m_par.epBackend == EpBackend::AllGatherReduceScatter)
+                {
+                    // Every EP rank receives every token of the group (all_gatherv); each
+                    // rank's partial outputs for all of them are summed back to the tokens'
+                    // own ranks (reduce_scatterv).
+                    c.kind = dispatch ? StepCollectiveKind::AllGather
+                                      : StepCollectiveKind::ReduceScatter;
+                    c.bytes = m_par.ep * tokensLocal * h * ba;
+                }
+                else if (dispatch)
+                {
+                    c.kind = StepCollectiveKind::AllToAll;
+                    c.sendBytes = DispatchBytesPerDestination(m_pi, m_par.ep, tokensLocal, h * ba);
+                    for (uint32_t r = 0; r < m_par.ep; ++r)
+                    {
+                        c.bytes += r == pos.epRank % m_par.ep ? 0.0 : c.sendBytes[r];
+                    }
+                }
+                else
+                {
+                    // Send each source rank back the outputs of its tokens on our experts.
+                    const uint32_t per = m_par.ExpertsPerRank(m_model);
+                    const uint32_t me = pos.epRank % m_par.ep;
+                    const double back
+                        = ExpectedAssignments(m_pi, me * per, per, tokensLocal) * h * ba;
+                    c.kind = StepCollectiveKind::AllToAll;
+                    c.sendBytes.assign(m_par.ep, back);
+                    c.bytes = back * (m_par.ep - 1);
+                }
                 out.push_back(c);
             }
             break;

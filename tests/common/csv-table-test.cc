@@ -1,17 +1,18 @@
 // CsvTable: a header and records read within bounds; every bad field is named by file, line
 // and column, with what was expected and what was found.
 #include "csv-table.h"
-#include "input-error.h"
+#include "error-of.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <functional>
 
 namespace fabricsim
 {
 namespace
 {
+
+using test::ErrorOf;
 
 std::string
 Write(const std::string& name, const std::string& text)
@@ -19,21 +20,6 @@ Write(const std::string& name, const std::string& text)
     const std::string path = ::testing::TempDir() + "/" + name;
     std::ofstream(path) << text;
     return path;
-}
-
-InputError
-ErrorOf(const std::function<void()>& f)
-{
-    try
-    {
-        f();
-    }
-    catch (const InputError& e)
-    {
-        return e;
-    }
-    ADD_FAILURE() << "no InputError";
-    return InputError("", "", "", "");
 }
 
 TEST(CsvTable, RecordsAndTypedFields)
