@@ -58,9 +58,15 @@ Roofline::SelectionProbabilities() const
 void
 Roofline::Cost(ComputeOp& op, DType dtype) const
 {
-    op.computeNs = op.flops / m_hw.EffectiveFlops(dtype) * 1e9;
-    op.memoryNs = op.Bytes() / m_hw.EffectiveHbmBw() * 1e9;
-    op.timeNs = std::max(op.computeNs, op.memoryNs) + op.kernels * m_hw.launchOverheadSec * 1e9;
+    CostOp(m_hw, op, dtype);
+}
+
+void
+CostOp(const HardwareSpec& hw, ComputeOp& op, DType dtype)
+{
+    op.computeNs = op.flops / hw.EffectiveFlops(dtype) * 1e9;
+    op.memoryNs = op.Bytes() / hw.EffectiveHbmBw() * 1e9;
+    op.timeNs = std::max(op.computeNs, op.memoryNs) + op.kernels * hw.launchOverheadSec * 1e9;
 }
 
 double

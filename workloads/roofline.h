@@ -66,6 +66,10 @@ struct ComputeOp
     }
 };
 
+/// Fill computeNs, memoryNs, timeNs of \p op on \p hw, its math at \p dtype's peak: the one
+/// roofline formula of every op.
+void CostOp(const HardwareSpec& hw, ComputeOp& op, DType dtype);
+
 /**
  * \brief Which rank the ops are for: its pipeline stage and its index in its EP group.
  */

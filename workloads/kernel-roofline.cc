@@ -1,0 +1,167 @@
+#include "kernel-roofline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+/// The math dtype a table row names ("bfloat16", "fp8", "fp8_block", ...).
+DType
+MathDtype(const std::string& name)
+{
+    if (name.rfind("fp8", 0) == 0)
+    {
+        return DType::Fp8;
+    }
+    return ParseDType(name).value_or(DType::Bf16);
+}
+
+ComputeOp
+Costed(const HardwareSpec& hw, ComputeOp op, DType dtype)
+{
+    op.kernels = 0; // timed inside CUDA graphs
+    CostOp(hw, op, dtype);
+    return op;
+}
+
+} // namespace
+
+ComputeOp
+KernelRooflineOp(const HardwareSpec& hw, const GemmTime& g)
+{
+    ComputeOp op;
+    const double m = double(g.m);
+    const double n = double(g.n);
+    const double k = double(g.k);
+    const DType dt = MathDtype(g.dtype);
+    op.flops = 2 * m * n * k;
+    if (dt == DType::Fp8)
+    {
+        op.weightBytes = n * k;
+        op.activationBytes = m * k * (2 + 1 + 1) + 2 * m * n;
+    }
+    else
+    {
+        op.weightBytes = 2 * n * k;
+        op.activationBytes = 2 * (m * k + m * n);
+    }
+    return Costed(hw, op, dt);
+}
+
+ComputeOp
+KernelRooflineOp(const HardwareSpec& hw, const AttentionTime& a, bool context)
+{
+    ComputeOp op;
+    const double b = DTypeBytes(MathDtype(a.dtype));
+    const double kvb = DTypeBytes(MathDtype(a.kvDtype));
+    const double hd = double(a.heads) * a.headDim;
+    const double kvd = double(a.kvHeads) * a.headDim;
+    const double seqs = double(a.batch);
+    if (context)
+    {
+        const double s = double(a.isl);
+        op.flops = seqs * 4 * hd * s * (s + 1) / 2;
+        op.activationBytes = seqs * s * (2 * hd + 2 * kvd) * b;
+        op.kvBytes = seqs * s * 2 * kvd * kvb;
+    }
+    else
+    {
+        const double ctx = double(a.step) + 1;
+        op.flops = seqs * 4 * hd * ctx;
+        op.activationBytes = seqs * 2 * hd * b;
+        op.kvBytes = seqs * ctx * 2 * kvd * kvb;
+    }
+    return Costed(hw, op, MathDtype(a.dtype));
+}
+
+ComputeOp
+KernelRooflineOp(const HardwareSpec& hw, const MoeTime& m)
+{
+    ComputeOp op;
+    const DType dt = MathDtype(m.dtype);
+    const double wb = DTypeBytes(dt);
+    const double h = m.hidden;
+    const double inter = double(m.inter) / m.tp;
+    const double localExperts = double(m.experts) / m.ep;
+    const double pairs = double(m.tokens) * m.topk / m.ep;
+    const double touched
+        = localExperts * (1 - std::pow(1 - double(m.topk) / m.experts, double(m.tokens)));
+    op.flops = pairs * 6 * h * inter;
+    op.weightBytes = touched * 3 * h * inter * wb;
+    op.activationBytes = 2 * (double(m.tokens) * h * 2 + pairs * 3 * inter);
+    return Costed(hw, op, dt);
+}
+
+std::vector<KernelErrorClass>
+KernelRooflineErrors(const KernelTable& table, const HardwareSpec& hw)
+{
+    struct Acc
+    {
+        std::vector<double> errors;
+        size_t computeBound = 0;
+    };
+    std::map<std::string, Acc> byDtype;
+    auto add = [&](const std::string& dtype, const ComputeOp& op, double ms)
+    {
+        Acc& a = byDtype[dtype];
+        a.errors.push_back((op.timeNs * 1e-6 - ms) / ms * 100);
+        a.computeBound += op.MemoryBound() ? 0 : 1;
+    };
+    for (const GemmTime& g : table.gemm)
+    {
+        add(g.dtype, KernelRooflineOp(hw, g), g.ms);
+    }
+    const bool context = table.op == KernelOp::ContextAttention;
+    for (const AttentionTime& a : table.attention)
+    {
+        add(a.dtype, KernelRooflineOp(hw, a, context), a.ms);
+    }
+    for (const MoeTime& m : table.moe)
+    {
+        add(m.dtype, KernelRooflineOp(hw, m), m.ms);
+    }
+    std::vector<KernelErrorClass> out;
+    for (auto& [dtype, acc] : byDtype)
+    {
+        KernelErrorClass c;
+        c.op = KernelOpName(table.op);
+        c.dtype = dtype;
+        c.rows = acc.errors.size();
+        double sum = 0;
+        for (double e : acc.errors)
+        {
+            sum += std::fabs(e);
+            if (std::fabs(e) > std::fabs(c.worstError))
+            {
+                c.worstError = e;
+            }
+        }
+        c.mape = sum / double(c.rows);
+        std::vector<double> sorted = acc.errors;
+        std::sort(sorted.begin(), sorted.end());
+        const size_t mid = sorted.size() / 2;
+        c.medianError = sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+        c.computeBound = double(acc.computeBound) / double(c.rows);
+        out.push_back(c);
+    }
+    return out;
+}
+
+nlohmann::json
+ToJson(const KernelErrorClass& c)
+{
+    return {{"op", c.op},
+            {"dtype", c.dtype},
+            {"rows", c.rows},
+            {"mape_pct", c.mape},
+            {"median_error_pct", c.medianError},
+            {"worst_error_pct", c.worstError},
+            {"compute_bound", c.computeBound}};
+}
+
+} // namespace fabricsim
