@@ -1,6 +1,7 @@
 #include "roofline.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fabricsim
 {
@@ -81,6 +82,24 @@ Roofline::TokensRoutedPerRank(const StepBatch& batch) const
     return m_par.ep > 1 ? batch.Tokens() / m_par.tp : batch.Tokens();
 }
 
+namespace
+{
+
+KernelShape
+Gemm(const char* name, double m, double n, double k, DType dtype)
+{
+    KernelShape g;
+    g.op = KernelOp::Gemm;
+    g.name = name;
+    g.dtype = dtype;
+    g.m = uint64_t(std::llround(m));
+    g.n = uint64_t(std::llround(n));
+    g.k = uint64_t(std::llround(k));
+    return g;
+}
+
+} // namespace
+
 std::vector<ComputeOp>
 Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) const
 {
@@ -118,6 +137,17 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
         qkvParams = down + up / tp;
         qkvOut = headsPerRank * (2 * dqk + dv);
         qkv.kernels = 4;
+        qkv.shapes = {Gemm("qkv_a", t, down / h, h, gemm)};
+        if (a.qLoraRank > 0)
+        {
+            qkv.shapes.push_back(Gemm("q_b", t, headsPerRank * dqk, a.qLoraRank, gemm));
+        }
+        else
+        {
+            qkv.shapes.push_back(Gemm("q_proj", t, headsPerRank * dqk, h, gemm));
+        }
+        qkv.shapes.push_back(
+            Gemm("kv_b", t, headsPerRank * (a.qkNopeHeadDim + a.vHeadDim), a.kvLoraRank, gemm));
     }
     else
     {
@@ -125,6 +155,7 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
         qkvOut = (headsPerRank + 2 * kvHeads) * m.headDim;
         qkvParams = h * qkvOut;
         qkv.kernels = 2;
+        qkv.shapes = {Gemm("qkv_proj", t, qkvOut, h, gemm)};
     }
     qkv.flops = 2 * t * qkvParams;
     qkv.weightBytes = (qkvParams + h) * bw;
@@ -138,12 +169,43 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     attn.layer = l;
     attn.kernels = 2;
     double kvPerToken = m.KvBytesPerTokenPerRank(m_par.tp) / m.numLayers;
+    KernelShape attnShape;
+    attnShape.heads = uint32_t(std::llround(headsPerRank));
+    attnShape.kvHeads
+        = m.attention == AttentionKind::Mla ? attnShape.heads : m.KvHeadsPerRank(m_par.tp);
+    attnShape.headDim = uint32_t(dqk);
+    attnShape.dtype = m.activationDtype;
+    KernelShape decode = attnShape;
+    decode.op = KernelOp::GenerationAttention;
+    decode.name = "decode_attention";
+    decode.isl = 1;
     for (const auto& s : batch.sequences)
     {
         double q = s.newTokens;
         double c = double(s.cachedTokens);
         attn.flops += 2 * headsPerRank * (dqk + dv) * q * (c + (q + 1) / 2);
         attn.kvBytes += (c + q) * kvPerToken;
+        if (s.newTokens == 1 && s.cachedTokens > 0)
+        {
+            decode.batch++;
+            decode.cached += s.cachedTokens;
+        }
+        else
+        {
+            // A prompt chunk: causal over its new tokens, after its cached prefix.
+            KernelShape prefill = attnShape;
+            prefill.op = KernelOp::ContextAttention;
+            prefill.name = "prefill_attention";
+            prefill.batch = 1;
+            prefill.isl = s.newTokens;
+            prefill.cached = s.cachedTokens;
+            attn.shapes.push_back(prefill);
+        }
+    }
+    if (decode.batch > 0)
+    {
+        decode.cached /= decode.batch; // the tables key decode by one context length
+        attn.shapes.push_back(decode);
     }
     attn.activationBytes = t * headsPerRank * (dqk + dv) * ba;
     Cost(attn, m.activationDtype);
@@ -154,6 +216,7 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     out.kind = OpKind::OutProj;
     out.layer = l;
     double outParams = headsPerRank * dv * h;
+    out.shapes = {Gemm("o_proj", t, h, headsPerRank * dv, gemm)};
     out.flops = 2 * t * outParams;
     out.weightBytes = outParams * bw;
     out.activationBytes = t * (headsPerRank * dv + h) * ba;
@@ -170,6 +233,8 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     mlp.layer = l;
     mlp.kernels = 4;
     double mlpParams = double(m.DenseMlpParams()) / tp;
+    mlp.shapes = {Gemm("gate_up", t, 2.0 * m.intermediateSize / tp, h, gemm),
+                  Gemm("down", t, h, double(m.intermediateSize) / tp, gemm)};
     mlp.flops = 2 * t * mlpParams;
     mlp.weightBytes = (mlpParams + h) * bw;
     mlp.activationBytes = t * (2 * h + 3 * m.intermediateSize / tp) * ba;
@@ -198,6 +263,7 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
     router.kind = OpKind::Router;
     router.layer = l;
     router.kernels = 3;
+    router.shapes = {Gemm("router", routed, moe.numExperts, h, gemm)};
     router.flops = 2 * routed * double(m.RouterParams());
     router.weightBytes = (double(m.RouterParams()) + h) * bw;
     router.activationBytes = routed * (h + moe.numExperts) * ba;
@@ -215,6 +281,18 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
     experts.kind = OpKind::MoeExperts;
     experts.layer = l;
     experts.kernels = 3;
+    KernelShape fused;
+    fused.op = KernelOp::Moe;
+    fused.name = "fused_moe";
+    fused.dtype = gemm;
+    fused.tokens = uint64_t(std::llround(groupTokens));
+    fused.hidden = m.hiddenSize;
+    fused.inter = moe.expertIntermediate;
+    fused.topk = moe.topK;
+    fused.experts = moe.numExperts;
+    fused.tp = uint32_t(etp);
+    fused.ep = m_par.ep;
+    experts.shapes = {fused};
     experts.flops = 2 * assignments * expertParams;
     experts.weightBytes = hit * expertParams * bw;
     experts.activationBytes = assignments * (2 * h + 3 * moe.expertIntermediate / etp) * ba;
@@ -230,6 +308,9 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
         shared.kind = OpKind::SharedExperts;
         shared.layer = l;
         shared.kernels = 3;
+        const double sharedWidth = double(moe.sharedIntermediate) / shardTp;
+        shared.shapes = {Gemm("shared_gate_up", routed, 2 * sharedWidth, h, gemm),
+                         Gemm("shared_down", routed, h, sharedWidth, gemm)};
         shared.flops = 2 * routed * sharedParams;
         shared.weightBytes = sharedParams * bw;
         shared.activationBytes
@@ -295,6 +376,7 @@ Roofline::StepOps(const StepBatch& batch, const RankPosition& pos) const
         ComputeOp head;
         head.kind = OpKind::LmHead;
         head.kernels = 2;
+        head.shapes = {Gemm("lm_head", s, vShard, h, gemm)};
         head.flops = 2 * s * h * vShard;
         head.weightBytes = (h * vShard + h) * bw;
         head.activationBytes = s * (h + vShard) * ba;

@@ -5,6 +5,7 @@
 #define FABRICSIM_WORKLOADS_ROOFLINE_H
 
 #include "hardware-spec.h"
+#include "kernel-tables.h"
 #include "model-spec.h"
 #include "parallelism-spec.h"
 #include "routing-model.h"
@@ -38,20 +39,50 @@ enum class OpKind
 std::string OpKindName(OpKind k);
 
 /**
+ * \brief One kernel call a roofline op stands for, in the shape the measured kernel tables key
+ * it by (kernel-tables.h): GEMM m x n x k; attention batch x isl new tokens over `cached` tokens
+ * with the heads on this rank; fused MoE tokens entering the layer (before top-k), hidden, the
+ * full per-expert width, top-k, experts, expert TP and EP.
+ */
+struct KernelShape
+{
+    KernelOp op = KernelOp::Gemm; //!< which table
+    const char* name = "";        //!< "qkv_proj", "o_proj", "gate_up", "down", "lm_head", ...
+    DType dtype = DType::Bf16;    //!< math dtype
+    uint64_t m = 0;               //!< GEMM rows (tokens)
+    uint64_t n = 0;               //!< GEMM output features
+    uint64_t k = 0;               //!< GEMM input features
+    uint64_t batch = 0;           //!< attention: sequences
+    uint64_t isl = 0;             //!< attention: new tokens per sequence
+    uint64_t cached = 0;          //!< attention: cached tokens per sequence (mean for decode)
+    uint32_t heads = 0;           //!< attention: query heads on this rank
+    uint32_t kvHeads = 0;         //!< attention: KV heads on this rank
+    uint32_t headDim = 0;         //!< attention: head size (q/k)
+    uint64_t tokens = 0;          //!< MoE: tokens entering the layer on this rank
+    uint32_t hidden = 0;          //!< MoE: hidden size
+    uint32_t inter = 0;           //!< MoE: full per-expert FFN width
+    uint32_t topk = 0;            //!< MoE: experts per token
+    uint32_t experts = 0;         //!< MoE: routed experts of the model
+    uint32_t tp = 1;              //!< MoE: expert tensor parallelism
+    uint32_t ep = 1;              //!< MoE: expert parallelism
+};
+
+/**
  * \brief One compute op on one rank with its roofline cost.
  */
 struct ComputeOp
 {
-    OpKind kind = OpKind::QkvProj; //!< what it is
-    int32_t layer = -1;            //!< global layer index; -1 for encoder / embedding / LM head
-    double flops = 0;              //!< floating-point operations on this rank
-    double weightBytes = 0;        //!< weight bytes read from HBM
-    double kvBytes = 0;            //!< KV-cache bytes read + written
-    double activationBytes = 0;    //!< activation bytes read + written
-    uint32_t kernels = 1;          //!< kernel launches it stands for
-    double computeNs = 0;          //!< flops / (peak x eta_c)
-    double memoryNs = 0;           //!< bytes / (HBM bw x eta_m)
-    double timeNs = 0;             //!< max(computeNs, memoryNs) + kernels x launch overhead
+    OpKind kind = OpKind::QkvProj;   //!< what it is
+    int32_t layer = -1;              //!< global layer index; -1 for encoder / embedding / LM head
+    double flops = 0;                //!< floating-point operations on this rank
+    double weightBytes = 0;          //!< weight bytes read from HBM
+    double kvBytes = 0;              //!< KV-cache bytes read + written
+    double activationBytes = 0;      //!< activation bytes read + written
+    uint32_t kernels = 1;            //!< kernel launches it stands for
+    double computeNs = 0;            //!< flops / (peak x eta_c)
+    double memoryNs = 0;             //!< bytes / (HBM bw x eta_m)
+    double timeNs = 0;               //!< max(computeNs, memoryNs) + kernels x launch overhead
+    std::vector<KernelShape> shapes; //!< the measured-table kernels it stands for (see docs)
 
     /// Total HBM bytes moved.
     double Bytes() const

@@ -260,3 +260,74 @@ TEST(Roofline, OpCostsFollowTheirClosedFormsFromOneTokenToTenMillion)
         }
     }
 }
+
+// Each op names the kernels it stands for, in the measured tables' shapes: Llama-3-70B TP 8,
+// a step of 62 decodes (1000 cached) and two prompt chunks (512 new after 0, 256 after 512).
+TEST(Roofline, OpsCarryTheShapesOfTheirKernels)
+{
+    ModelSpec m = ModelSpec::Preset("Llama-3-70B");
+    Roofline r(m, HardwareSpec::Preset("H100"), Tp(8));
+    StepBatch b = StepBatch::Decode(62, 1000);
+    b.sequences.push_back(SequenceWork{512, 0, true});
+    b.sequences.push_back(SequenceWork{256, 512, false});
+    const uint64_t t = 62 + 512 + 256;
+    auto ops = r.LayerOps(0, b);
+    ASSERT_EQ(ops.size(), 4u);
+    auto gemm = [](const KernelShape& s, uint64_t m, uint64_t n, uint64_t k)
+    {
+        EXPECT_EQ(s.op, KernelOp::Gemm) << s.name;
+        EXPECT_EQ(s.m, m) << s.name;
+        EXPECT_EQ(s.n, n) << s.name;
+        EXPECT_EQ(s.k, k) << s.name;
+        EXPECT_EQ(s.dtype, DType::Bf16) << s.name;
+    };
+    ASSERT_EQ(ops[0].shapes.size(), 1u); // 8 query heads and 1 KV head pair of 128 per rank
+    gemm(ops[0].shapes[0], t, (8 + 2) * 128, 8192);
+    ASSERT_EQ(ops[1].shapes.size(), 3u); // two prompt chunks, then the decodes together
+    EXPECT_EQ(ops[1].shapes[0].op, KernelOp::ContextAttention);
+    EXPECT_EQ(ops[1].shapes[0].isl, 512u);
+    EXPECT_EQ(ops[1].shapes[1].isl, 256u);
+    EXPECT_EQ(ops[1].shapes[1].cached, 512u);
+    const KernelShape& dec = ops[1].shapes[2];
+    EXPECT_EQ(dec.op, KernelOp::GenerationAttention);
+    EXPECT_EQ(dec.batch, 62u);
+    EXPECT_EQ(dec.cached, 1000u);
+    EXPECT_EQ(dec.heads, 8u);
+    EXPECT_EQ(dec.kvHeads, 1u);
+    EXPECT_EQ(dec.headDim, 128u);
+    gemm(ops[2].shapes.at(0), t, 8192, 8 * 128);
+    ASSERT_EQ(ops[3].shapes.size(), 2u);
+    gemm(ops[3].shapes[0], t, 2 * 28672 / 8, 8192);
+    gemm(ops[3].shapes[1], t, 8192, 28672 / 8);
+    // The LM head runs on the one sampling prompt and the 62 decodes.
+    const std::vector<ComputeOp> step = r.StepOps(b);
+    const ComputeOp& head = step.back();
+    ASSERT_EQ(head.kind, OpKind::LmHead);
+    gemm(head.shapes.at(0), 63, 128256 / 8, 8192);
+}
+
+// Qwen3-30B-A3B, DP 2 x EP 2: the router on the rank's own tokens, the fused MoE on the EP
+// group's tokens with the model's full expert width, EP 2.
+TEST(Roofline, MoeOpsCarryTheFusedMoeShape)
+{
+    ModelSpec m = ModelSpec::Preset("Qwen3-30B-A3B");
+    ParallelismSpec p;
+    p.dp = 2;
+    p.ep = 2;
+    p.dpAttention = true;
+    Roofline r(m, HardwareSpec::Preset("H100"), p);
+    auto ops = r.LayerOps(0, StepBatch::Decode(100, 500));
+    ASSERT_EQ(ops.size(), 5u);
+    const KernelShape& router = ops[3].shapes.at(0);
+    EXPECT_EQ(router.m, 100u);
+    EXPECT_EQ(router.n, 128u);
+    const KernelShape& moe = ops[4].shapes.at(0);
+    EXPECT_EQ(moe.op, KernelOp::Moe);
+    EXPECT_EQ(moe.tokens, 200u);
+    EXPECT_EQ(moe.hidden, 2048u);
+    EXPECT_EQ(moe.inter, 768u);
+    EXPECT_EQ(moe.topk, 8u);
+    EXPECT_EQ(moe.experts, 128u);
+    EXPECT_EQ(moe.ep, 2u);
+    EXPECT_EQ(moe.tp, 1u);
+}
