@@ -50,6 +50,13 @@ TEST(MeasuredRunConfig, GpuNamesMapToPresets)
     EXPECT_EQ(HardwarePresetForDevice("NVIDIA H100 80GB HBM3"), "H100");
     EXPECT_EQ(HardwarePresetForDevice("NVIDIA H200"), "H200");
     EXPECT_EQ(HardwarePresetForDevice("AMD Instinct MI300X"), "MI300X");
+    EXPECT_EQ(HardwarePresetForDevice("NVIDIA A100-SXM4-80GB"), "A100");
+    // Other parts of the same number (memory, clocks, power) are not taken for the preset's.
+    EXPECT_FALSE(HardwarePresetForDevice("NVIDIA A100-SXM4-40GB"));
+    EXPECT_FALSE(HardwarePresetForDevice("NVIDIA H100 PCIe"));
+    EXPECT_FALSE(HardwarePresetForDevice("NVIDIA H100 NVL"));
+    EXPECT_FALSE(
+        HardwarePresetForDevice("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"));
     EXPECT_FALSE(HardwarePresetForDevice("Tesla T4"));
     EXPECT_FALSE(HardwarePresetForDevice(""));
 }

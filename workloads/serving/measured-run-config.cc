@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 
 namespace fabricsim
@@ -32,6 +34,33 @@ Squeeze(const std::string& s)
         }
     }
     return out;
+}
+
+/// The memory size a GPU name states as a word of digits and "GB" ("A100-SXM4-40GB": 40); 0
+/// when it states none.
+double
+StatedMemoryGb(const std::string& device)
+{
+    for (size_t i = 0; i + 1 < device.size(); ++i)
+    {
+        if (std::tolower((unsigned char)device[i]) != 'g'
+            || std::tolower((unsigned char)device[i + 1]) != 'b')
+        {
+            continue;
+        }
+        size_t start = i;
+        while (start > 0 && std::isdigit((unsigned char)device[start - 1]))
+        {
+            --start;
+        }
+        const bool word
+            = start < i && (start == 0 || !std::isalnum((unsigned char)device[start - 1]));
+        if (word && i - start <= 6)
+        {
+            return std::strtod(device.substr(start, i - start).c_str(), nullptr);
+        }
+    }
+    return 0;
 }
 
 /// \p s without the vendor and brand words runs put before the part name.
@@ -219,18 +248,19 @@ HardwarePresetForDevice(const std::string& device)
     {
         return std::string("RTX-PRO-6000-Server");
     }
+    // Words that make another part of the same number (other memory, clocks or power): a name
+    // with one matches only a preset named with it.
+    static const char* const kVariants[] = {"server", "pcie", "nvl", "maxq"};
     std::optional<std::string> best;
     size_t bestLen = 0;
     for (const std::string& preset : HardwareSpec::PresetNames())
     {
         const std::string p = WithoutVendor(Squeeze(preset));
-        // "rtxpro6000server" must not take "rtxpro6000blackwellworkstationedition": a preset
-        // whose name has words past the part number matches only when they appear too.
         std::string base = p;
         std::string suffix;
-        for (const char* s : {"server", "pcie", "sxm", "nvl"})
+        for (const char* v : kVariants)
         {
-            const std::string w(s);
+            const std::string w(v);
             if (base.size() > w.size() && base.compare(base.size() - w.size(), w.size(), w) == 0)
             {
                 suffix = w;
@@ -242,7 +272,20 @@ HardwarePresetForDevice(const std::string& device)
         {
             continue;
         }
-        if (!suffix.empty() && name.find(suffix, base.size()) == std::string::npos)
+        const std::string rest = name.substr(base.size());
+        bool variantMismatch = false;
+        for (const char* v : kVariants)
+        {
+            const bool inName = rest.find(v) != std::string::npos;
+            variantMismatch = variantMismatch || inName != (suffix == v);
+        }
+        // A memory size in the name ("40GB") must be the preset's.
+        if (const double stated = StatedMemoryGb(device); stated > 0)
+        {
+            const double capacity = HardwareSpec::Preset(preset).hbmCapacityBytes / 1e9;
+            variantMismatch = variantMismatch || std::fabs(stated - capacity) > 0.1 * capacity;
+        }
+        if (variantMismatch)
         {
             continue;
         }

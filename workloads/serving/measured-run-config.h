@@ -72,8 +72,10 @@ MeasuredRunConfig ReadMeasuredRunConfig(const std::string& runDir);
  * Server Edition", LLMServingSim's "RTXPRO6000", "NVIDIA H100 80GB HBM3"); nullopt when none
  * matches. Names are compared on their letters and digits, case ignored, without a leading
  * "NVIDIA" / "GeForce" / "AMD Instinct"; the longest preset name the GPU's name starts with
- * wins. LLMServingSim's bare "RTXPRO6000" is the Server Edition (its config gives that SKU's
- * 1597 GB/s, and the same lab's later runs name the Server Edition).
+ * wins. A name that says a variant (server, PCIe, NVL, Max-Q) matches only a preset named with
+ * it, and a memory size it states ("40GB") must be the preset's: another part of the same
+ * number is not priced as the preset's. LLMServingSim's bare "RTXPRO6000" is the Server Edition
+ * (its config gives that SKU's 1597 GB/s, and the same lab's later runs name the Server Edition).
  */
 std::optional<std::string> HardwarePresetForDevice(const std::string& device);
 
