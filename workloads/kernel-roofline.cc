@@ -10,17 +10,6 @@ namespace fabricsim
 namespace
 {
 
-/// The math dtype a table row names ("bfloat16", "fp8", "fp8_block", ...).
-DType
-MathDtype(const std::string& name)
-{
-    if (name.rfind("fp8", 0) == 0)
-    {
-        return DType::Fp8;
-    }
-    return ParseDType(name).value_or(DType::Bf16);
-}
-
 ComputeOp
 Costed(const HardwareSpec& hw, ComputeOp op, DType dtype)
 {
@@ -31,6 +20,16 @@ Costed(const HardwareSpec& hw, ComputeOp op, DType dtype)
 
 } // namespace
 
+DType
+KernelMathDtype(const std::string& name)
+{
+    if (name.rfind("fp8", 0) == 0)
+    {
+        return DType::Fp8;
+    }
+    return ParseDType(name).value_or(DType::Bf16);
+}
+
 ComputeOp
 KernelRooflineOp(const HardwareSpec& hw, const GemmTime& g)
 {
@@ -38,7 +37,7 @@ KernelRooflineOp(const HardwareSpec& hw, const GemmTime& g)
     const double m = double(g.m);
     const double n = double(g.n);
     const double k = double(g.k);
-    const DType dt = MathDtype(g.dtype);
+    const DType dt = KernelMathDtype(g.dtype);
     op.flops = 2 * m * n * k;
     if (dt == DType::Fp8)
     {
@@ -57,8 +56,8 @@ ComputeOp
 KernelRooflineOp(const HardwareSpec& hw, const AttentionTime& a, bool context)
 {
     ComputeOp op;
-    const double b = DTypeBytes(MathDtype(a.dtype));
-    const double kvb = DTypeBytes(MathDtype(a.kvDtype));
+    const double b = DTypeBytes(KernelMathDtype(a.dtype));
+    const double kvb = DTypeBytes(KernelMathDtype(a.kvDtype));
     const double hd = double(a.heads) * a.headDim;
     const double kvd = double(a.kvHeads) * a.headDim;
     const double seqs = double(a.batch);
@@ -76,14 +75,14 @@ KernelRooflineOp(const HardwareSpec& hw, const AttentionTime& a, bool context)
         op.activationBytes = seqs * 2 * hd * b;
         op.kvBytes = seqs * ctx * 2 * kvd * kvb;
     }
-    return Costed(hw, op, MathDtype(a.dtype));
+    return Costed(hw, op, KernelMathDtype(a.dtype));
 }
 
 ComputeOp
 KernelRooflineOp(const HardwareSpec& hw, const MoeTime& m)
 {
     ComputeOp op;
-    const DType dt = MathDtype(m.dtype);
+    const DType dt = KernelMathDtype(m.dtype);
     const double wb = DTypeBytes(dt);
     const double h = m.hidden;
     const double inter = double(m.inter) / m.tp;
@@ -97,8 +96,53 @@ KernelRooflineOp(const HardwareSpec& hw, const MoeTime& m)
     return Costed(hw, op, dt);
 }
 
+ComputeOp
+KernelRooflineOp(const HardwareSpec& hw, const KernelTable& table, size_t row)
+{
+    switch (table.op)
+    {
+    case KernelOp::Gemm:
+        return KernelRooflineOp(hw, table.gemm.at(row));
+    case KernelOp::ContextAttention:
+        return KernelRooflineOp(hw, table.attention.at(row), true);
+    case KernelOp::GenerationAttention:
+        return KernelRooflineOp(hw, table.attention.at(row), false);
+    case KernelOp::Moe:
+        return KernelRooflineOp(hw, table.moe.at(row));
+    }
+    return {};
+}
+
+const std::string&
+KernelRowDtype(const KernelTable& table, size_t row)
+{
+    switch (table.op)
+    {
+    case KernelOp::Gemm:
+        return table.gemm.at(row).dtype;
+    case KernelOp::Moe:
+        return table.moe.at(row).dtype;
+    default:
+        return table.attention.at(row).dtype;
+    }
+}
+
+double
+MeasuredRowNs(const KernelTable& table, size_t row)
+{
+    switch (table.op)
+    {
+    case KernelOp::Gemm:
+        return table.gemm.at(row).ms * 1e6;
+    case KernelOp::Moe:
+        return table.moe.at(row).ms * 1e6;
+    default:
+        return table.attention.at(row).ms * 1e6;
+    }
+}
+
 std::vector<KernelErrorClass>
-KernelRooflineErrors(const KernelTable& table, const HardwareSpec& hw)
+KernelErrors(const KernelTable& table, const RowPricer& price, const RowFilter& use)
 {
     struct Acc
     {
@@ -106,24 +150,17 @@ KernelRooflineErrors(const KernelTable& table, const HardwareSpec& hw)
         size_t computeBound = 0;
     };
     std::map<std::string, Acc> byDtype;
-    auto add = [&](const std::string& dtype, const ComputeOp& op, double ms)
+    for (size_t row = 0; row < table.Size(); ++row)
     {
-        Acc& a = byDtype[dtype];
-        a.errors.push_back((op.timeNs * 1e-6 - ms) / ms * 100);
+        if (use && !use(row))
+        {
+            continue;
+        }
+        const ComputeOp op = price(table, row);
+        const double measured = MeasuredRowNs(table, row);
+        Acc& a = byDtype[KernelRowDtype(table, row)];
+        a.errors.push_back((op.timeNs - measured) / measured * 100);
         a.computeBound += op.MemoryBound() ? 0 : 1;
-    };
-    for (const GemmTime& g : table.gemm)
-    {
-        add(g.dtype, KernelRooflineOp(hw, g), g.ms);
-    }
-    const bool context = table.op == KernelOp::ContextAttention;
-    for (const AttentionTime& a : table.attention)
-    {
-        add(a.dtype, KernelRooflineOp(hw, a, context), a.ms);
-    }
-    for (const MoeTime& m : table.moe)
-    {
-        add(m.dtype, KernelRooflineOp(hw, m), m.ms);
     }
     std::vector<KernelErrorClass> out;
     for (auto& [dtype, acc] : byDtype)
@@ -150,6 +187,13 @@ KernelRooflineErrors(const KernelTable& table, const HardwareSpec& hw)
         out.push_back(c);
     }
     return out;
+}
+
+std::vector<KernelErrorClass>
+KernelRooflineErrors(const KernelTable& table, const HardwareSpec& hw)
+{
+    return KernelErrors(
+        table, [&hw](const KernelTable& t, size_t row) { return KernelRooflineOp(hw, t, row); });
 }
 
 nlohmann::json

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,24 @@ ComputeOp KernelRooflineOp(const HardwareSpec& hw, const GemmTime& g);
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const AttentionTime& a, bool context);
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const MoeTime& m);
 
+/// The roofline op of row \p row of \p table (whichever kind the table holds), costed on \p hw.
+ComputeOp KernelRooflineOp(const HardwareSpec& hw, const KernelTable& table, size_t row);
+
+/// The dtype of row \p row ("bfloat16", "fp8", ...).
+const std::string& KernelRowDtype(const KernelTable& table, size_t row);
+
+/// The math dtype of a table's dtype name ("fp8_block" computes at the fp8 peak).
+DType KernelMathDtype(const std::string& name);
+
+/// The measured latency of row \p row, in ns.
+double MeasuredRowNs(const KernelTable& table, size_t row);
+
+/// Which rows of a table a fit uses or an error summary covers (the row's index in its table).
+using RowFilter = std::function<bool(size_t row)>;
+
+/// A model's op for row \p row of a table (timeNs its prediction).
+using RowPricer = std::function<ComputeOp(const KernelTable& table, size_t row)>;
+
 /// One class of rows (op and dtype) and the roofline's error over them.
 struct KernelErrorClass
 {
@@ -43,6 +62,12 @@ struct KernelErrorClass
     double worstError = 0;   //!< the signed error of largest magnitude, %
     double computeBound = 0; //!< share of rows the roofline calls compute-bound
 };
+
+/// The rows of \p table that \p use keeps (all when empty), priced by \p price, against
+/// their measurements, per dtype.
+std::vector<KernelErrorClass> KernelErrors(const KernelTable& table,
+                                           const RowPricer& price,
+                                           const RowFilter& use = {});
 
 /// Every row of \p table against the roofline on \p hw, per dtype.
 std::vector<KernelErrorClass> KernelRooflineErrors(const KernelTable& table,

@@ -11,22 +11,6 @@ namespace
 
 const char* const kWhat = "measured kernel table (CSV: framework, version, device, op_name, ...)";
 
-/// The op of op_name \p name; false when it is none of the four.
-bool
-ParseOp(const std::string& name, KernelOp& op)
-{
-    for (KernelOp k :
-         {KernelOp::Gemm, KernelOp::ContextAttention, KernelOp::GenerationAttention, KernelOp::Moe})
-    {
-        if (KernelOpName(k) == name)
-        {
-            op = k;
-            return true;
-        }
-    }
-    return false;
-}
-
 std::vector<std::string>
 RequiredColumns(KernelOp op)
 {
@@ -63,6 +47,21 @@ RequiredColumns(KernelOp op)
 
 } // namespace
 
+bool
+ParseKernelOp(const std::string& name, KernelOp& op)
+{
+    for (KernelOp k :
+         {KernelOp::Gemm, KernelOp::ContextAttention, KernelOp::GenerationAttention, KernelOp::Moe})
+    {
+        if (KernelOpName(k) == name)
+        {
+            op = k;
+            return true;
+        }
+    }
+    return false;
+}
+
 std::string
 KernelOpName(KernelOp op)
 {
@@ -92,7 +91,7 @@ ReadKernelTable(const std::string& path)
     KernelTable t;
     t.file = path;
     const size_t opCol = csv.Column("op_name");
-    if (!ParseOp(csv.Text(0, opCol), t.op))
+    if (!ParseKernelOp(csv.Text(0, opCol), t.op))
     {
         csv.Fail(0,
                  opCol,

@@ -26,6 +26,9 @@ enum class KernelOp
 /// The op_name ("gemm", ...).
 std::string KernelOpName(KernelOp op);
 
+/// The op of op_name \p name; false when it is none of the four.
+bool ParseKernelOp(const std::string& name, KernelOp& op);
+
 /// One GEMM call.
 struct GemmTime
 {

@@ -7,6 +7,7 @@
 #include "collective-command.h"
 #include "fabric-run.h"
 #include "fabric-scenario.h"
+#include "fit-compute-command.h"
 #include "inference-run.h"
 #include "input-error.h"
 #include "replay-command.h"
@@ -80,6 +81,15 @@ const CommandUsage kCommands[] = {
      "      where present) and report the error of TTFT, TPOT, E2E and throughput; writes "
      "DIR/summary.json,\n"
      "      DIR/validation.md and each run's scenario (runnable with 'fabricsim run').\n"},
+    {"fit-compute",
+     "  fabricsim fit-compute TABLE... --hardware GPU [--held-out TABLE... --held-out-hardware "
+     "GPU] [--rows half|all]\n"
+     "                [--out DIR]\n"
+     "      Fit the compute calibration on measured kernel tables (GEMM, attention, MoE CSVs) of "
+     "one GPU\n"
+     "      (default: on a fixed half of the rows, the rest reported as left out); writes "
+     "DIR/calibration.json\n"
+     "      (for hardware.compute_calibration), errors.json and errors.md.\n"},
     {"validate",
      "  fabricsim validate FILE [--coll C] [--ranks N]\n"
      "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"},
@@ -272,6 +282,10 @@ Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostrea
         if (args[0] == "calibrate")
         {
             return RunCalibrateCommand(ParseCalibrateArgs(args), out, err);
+        }
+        if (args[0] == "fit-compute")
+        {
+            return RunFitComputeCommand(ParseFitComputeArgs(args), out, err);
         }
         if (args[0] == "validate-serving")
         {

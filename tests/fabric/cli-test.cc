@@ -5,6 +5,7 @@
 #include "test-guard.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -583,4 +584,60 @@ TEST(Cli, ValidateServingReplaysAMeasuredRunDeterministically)
     const json rerun = json::parse(inRun);
     EXPECT_EQ(rerun["ttft_ms"], r["simulation"]["ttft_ms"]);
     EXPECT_EQ(rerun["tpot_ms"], r["simulation"]["tpot_ms"]);
+}
+
+TEST(Cli, FitComputeWritesACalibrationThatReadsBackAndReportsItsError)
+{
+    // A GEMM table made by overhead 5 us + the roofline at eta 0.5 / 0.8 on H100.
+    auto dir = fabricsim::test::TempDir("fit-compute");
+    {
+        std::ofstream csv(dir + "/gemm.csv");
+        csv << "framework,version,device,op_name,kernel_source,gemm_dtype,m,n,k,latency\n";
+        for (int m = 1; m <= 1024; m *= 2)
+        {
+            for (int n : {1024, 4096, 16384})
+            {
+                for (int k : {1024, 4096, 8192})
+                {
+                    const double flops = 2.0 * m * n * k;
+                    const double bytes = 2.0 * (double(n) * k + double(m) * k + double(m) * n);
+                    const double ms
+                        = 0.005 + std::max(flops / (989e12 * 0.5), bytes / (3.35e12 * 0.8)) * 1e3;
+                    csv << "VLLM,0.24.0,test-gpu,gemm,linear,bfloat16," << m << "," << n << "," << k
+                        << "," << ms << "\n";
+                }
+            }
+        }
+    }
+    std::string out;
+    ASSERT_EQ(fabricsim::test::RunCli("fit-compute " + dir
+                                          + "/gemm.csv --hardware H100 --rows all "
+                                            "--out "
+                                          + dir + "/out",
+                                      out),
+              0)
+        << out;
+    std::ifstream in(dir + "/out/calibration.json");
+    const json cal = json::parse(in);
+    EXPECT_EQ(cal["format"], "fabricsim-compute-calibration");
+    EXPECT_EQ(cal["fitted_on"]["device"], "test-gpu");
+    ASSERT_EQ(cal["curves"].size(), 1u);
+    EXPECT_EQ(cal["curves"][0]["points"].size(), 11u); // m = 2^0 ... 2^10
+    std::ifstream e(dir + "/out/errors.json");
+    const json errors = json::parse(e);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_LT(errors[0]["fit"]["mape_pct"].get<double>(), 1.0) << out;
+    EXPECT_GT(errors[0]["roofline"]["mape_pct"].get<double>(), 10.0) << out;
+    // Bad input: no hardware, an unknown row set, an unreadable table: exit 2, nothing written.
+    EXPECT_EQ(fabricsim::test::RunCli("fit-compute " + dir + "/gemm.csv --out " + dir + "/x", out),
+              2);
+    EXPECT_NE(out.find("--hardware"), std::string::npos) << out;
+    EXPECT_EQ(
+        fabricsim::test::RunCli("fit-compute " + dir + "/gemm.csv --hardware H100 --rows odd", out),
+        2);
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "fit-compute " + dir + "/none.csv --hardware H100 --out " + dir + "/y", out),
+              2);
+    struct stat st;
+    EXPECT_NE(::stat((dir + "/y/calibration.json").c_str(), &st), 0);
 }

@@ -1,0 +1,288 @@
+// The compute calibration: interpolation, its file, the fit on a constructed table (recovers what
+// made it) and on the corpus (H100 fit, left-out rows and H200 held out; docs/validation.md
+// "Compute against measured kernels"), and the shipped calibration being that fit.
+#include "compute-calibration-fit.h"
+#include "input-error.h"
+#include "json-read.h"
+#include "shared-corpus.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+
+namespace fabricsim
+{
+namespace
+{
+
+const HardwareSpec kH100 = HardwareSpec::Preset("H100");
+
+CalibrationCurve
+TwoPointCurve()
+{
+    CalibrationCurve c;
+    c.points.push_back({2, 1000, 0.2, 0.9, 0, 0});
+    c.points.push_back({6, 3000, 0.6, 0.5, 0, 0});
+    return c;
+}
+
+TEST(ComputeCalibration, CurveIsLinearInLog2SizeAndHoldsItsEnds)
+{
+    const CalibrationCurve c = TwoPointCurve();
+    // size 16 = 2^4: halfway between the points.
+    const CalibrationPoint mid = c.At(16);
+    EXPECT_NEAR(mid.overheadNs, 2000, 1e-9);
+    EXPECT_NEAR(mid.etaCompute, 0.4, 1e-12);
+    EXPECT_NEAR(mid.etaMemory, 0.7, 1e-12);
+    // size 8 = 2^3: a quarter of the way.
+    EXPECT_NEAR(c.At(8).etaCompute, 0.3, 1e-12);
+    // Outside, the end points hold.
+    EXPECT_EQ(c.At(1).etaCompute, 0.2);
+    EXPECT_EQ(c.At(0).etaCompute, 0.2);
+    EXPECT_EQ(c.At(1e12).etaMemory, 0.5);
+}
+
+TEST(ComputeCalibration, CostIsOverheadPlusTheSlowerTermAtTheTargetsPeaks)
+{
+    ComputeOp op;
+    op.flops = 2e12;
+    op.weightBytes = 1e9;
+    const CalibrationCurve c = TwoPointCurve();
+    ComputeCalibration::Cost(kH100, c, 4, DType::Bf16, op);
+    // 2^2: 1 us + max(2e12 / (989e12 x 0.2), 1e9 / (3.35e12 x 0.9)) = 1 us + 10.11 ms.
+    EXPECT_NEAR(op.timeNs, 1000 + 2e12 / (989e12 * 0.2) * 1e9, 1e-3);
+    EXPECT_FALSE(op.MemoryBound());
+    // On H200 the memory term is 3.35 / 4.8 of H100's; the compute term is the same.
+    ComputeOp op2;
+    op2.weightBytes = 1e9;
+    ComputeCalibration::Cost(HardwareSpec::Preset("H200"), c, 4, DType::Bf16, op2);
+    EXPECT_NEAR(op2.timeNs, 1000 + 1e9 / (4.8e12 * 0.9) * 1e9, 1e-3);
+}
+
+TEST(ComputeCalibration, FileRoundTripsAndBadFilesNameTheField)
+{
+    ComputeCalibration cal;
+    cal.device = "NVIDIA H100 80GB HBM3";
+    cal.hardware = "H100";
+    CalibrationCurve c = TwoPointCurve();
+    c.dtype = "bfloat16";
+    cal.curves.push_back(c);
+    const nlohmann::json j = cal.ToJson();
+    const ComputeCalibration back = ComputeCalibration::FromJson(j, "c.json");
+    ASSERT_EQ(back.curves.size(), 1u);
+    EXPECT_EQ(back.curves[0].points.size(), 2u);
+    EXPECT_DOUBLE_EQ(back.curves[0].points[1].overheadNs, 3000);
+    EXPECT_EQ(back.ToJson(), j);
+    ASSERT_NE(back.Find(KernelOp::Gemm, "bfloat16"), nullptr);
+    EXPECT_EQ(back.Find(KernelOp::Gemm, "fp8"), nullptr);
+
+    auto expectError = [](nlohmann::json bad, const std::string& field)
+    {
+        try
+        {
+            ComputeCalibration::FromJson(bad, "c.json");
+            ADD_FAILURE() << "accepted " << bad.dump();
+        }
+        catch (const InputError& e)
+        {
+            EXPECT_EQ(e.File(), "c.json");
+            EXPECT_NE(e.Field().find(field), std::string::npos) << e.what();
+        }
+    };
+    nlohmann::json bad = j;
+    bad["format"] = "something-else";
+    expectError(bad, "format");
+    bad = j;
+    bad["curves"][0]["points"][1]["log2_size"] = 1;
+    expectError(bad, "curves[0].points[1].log2_size");
+    bad = j;
+    bad["curves"][0]["points"][0]["eta_memory"] = 0;
+    expectError(bad, "eta_memory");
+    bad = j;
+    bad["curves"][0]["op"] = "conv";
+    expectError(bad, "curves[0].op");
+    bad = j;
+    bad["curves"].push_back(bad["curves"][0]);
+    expectError(bad, "curves[1]");
+    bad = j;
+    bad["curves"][0]["points"] = nlohmann::json::array();
+    expectError(bad, "points");
+}
+
+/// A GEMM table whose times come from known parameters: overhead 4 us, eta_memory 0.8 and
+/// eta_compute rising from 0.1 at m = 1 to 0.8 at m = 4096 (linear in log2 m).
+KernelTable
+ConstructedGemmTable(const HardwareSpec& hw)
+{
+    KernelTable t;
+    t.file = "constructed.csv";
+    t.op = KernelOp::Gemm;
+    t.device = "constructed";
+    for (uint64_t m = 1; m <= 4096; m *= 2)
+    {
+        for (uint64_t n : {512, 1024, 2048, 4096, 8192, 16384})
+        {
+            for (uint64_t k : {512, 1024, 4096, 8192})
+            {
+                GemmTime g{"bfloat16", m, n, k, 0};
+                const ComputeOp op = KernelRooflineOp(hw, g);
+                const double etaC = 0.1 + 0.7 * std::log2(double(m)) / 12;
+                const double ns = 4000
+                                  + std::max(op.flops / (989e12 * etaC) * 1e9,
+                                             op.Bytes() / (3.35e12 * 0.8) * 1e9);
+                g.ms = ns * 1e-6;
+                t.gemm.push_back(g);
+            }
+        }
+    }
+    return t;
+}
+
+TEST(ComputeCalibration, FitRecoversTheParametersOfAConstructedTable)
+{
+    const KernelTable t = ConstructedGemmTable(kH100);
+    const ComputeCalibration cal = FitComputeCalibration({t}, kH100);
+    ASSERT_EQ(cal.curves.size(), 1u);
+    const CalibrationCurve& c = cal.curves[0];
+    ASSERT_EQ(c.points.size(), 13u); // m = 2^0 ... 2^12
+    for (const CalibrationPoint& p : c.points)
+    {
+        EXPECT_LT(p.fitMape, 0.5) << "m = 2^" << p.log2Size;
+        EXPECT_NEAR(p.overheadNs, 4000, 200) << "m = 2^" << p.log2Size;
+        if (p.log2Size <= 8) // above, (almost) every row is compute-bound
+        {
+            EXPECT_NEAR(p.etaMemory, 0.8, 0.02) << "m = 2^" << p.log2Size;
+        }
+    }
+    // Where the rows are compute-bound the fit finds the compute efficiency that made them.
+    EXPECT_NEAR(c.points.back().etaCompute, 0.8, 0.02);
+    EXPECT_NEAR(c.points[10].etaCompute, 0.1 + 0.7 * 10 / 12, 0.02);
+    for (const KernelErrorClass& e : KernelErrors(t,
+                                                  [&](const KernelTable&tt, size_t row)
+                                                  { return CalibratedRowOp(cal, kH100, tt, row); }))
+    {
+        EXPECT_LT(e.mape, 0.5);
+    }
+    // Fitted on even rows only, the odd ones (never seen) come out as well.
+    CalibrationFitOptions even;
+    even.use = [](size_t row)
+    {
+        return row % 2 == 0;
+    };
+    const ComputeCalibration half = FitComputeCalibration({t}, kH100, even);
+    for (const KernelErrorClass& e : KernelErrors(
+             t,
+             [&](const KernelTable&tt, size_t row)
+             { return CalibratedRowOp(half, kH100, tt, row); },
+             [](size_t row) { return row % 2 == 1; }))
+    {
+        EXPECT_LT(e.mape, 1.0);
+    }
+}
+
+TEST(ComputeCalibration, FitRejectsTablesOfDifferentDevices)
+{
+    KernelTable a = ConstructedGemmTable(kH100);
+    KernelTable b = a;
+    b.device = "another";
+    b.file = "b.csv";
+    EXPECT_THROW(FitComputeCalibration({a, b}, kH100), InputError);
+    EXPECT_THROW(FitComputeCalibration({}, kH100), InputError);
+}
+
+std::vector<KernelTable>
+CorpusTables(const std::string& sys)
+{
+    std::vector<KernelTable> tables;
+    for (const char* op : {"gemm", "context_attention", "generation_attention", "moe"})
+    {
+        const std::string path
+            = test::SharedCorpusFile("compute/" + sys + "/" + sys + "-vllm-0.24.0-" + op + ".csv");
+        if (path.empty())
+        {
+            return {};
+        }
+        tables.push_back(ReadKernelTable(path));
+    }
+    return tables;
+}
+
+ComputeCalibration
+CorpusFit(const std::vector<KernelTable>& h100)
+{
+    CalibrationFitOptions half;
+    half.use = CalibrationFitRow;
+    ComputeCalibration cal = FitComputeCalibration(h100, kH100, half);
+    cal.rows = "the fixed pseudo-random half of each table's rows (CalibrationFitRow)";
+    return cal;
+}
+
+TEST(ComputeCalibration, CorpusFitOnH100HeldOutOnItsOtherRowsAndOnH200)
+{
+    REQUIRE_SHARED_CORPUS(probe, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv");
+    const std::vector<KernelTable> h100 = CorpusTables("h100_sxm");
+    const std::vector<KernelTable> h200 = CorpusTables("h200_sxm");
+    ASSERT_EQ(h100.size(), 4u);
+    ASSERT_EQ(h200.size(), 4u);
+    const ComputeCalibration cal = CorpusFit(h100);
+    const HardwareSpec h200Hw = HardwareSpec::Preset("H200");
+    for (size_t i = 0; i < h100.size(); ++i)
+    {
+        const auto left = KernelErrors(
+            h100[i],
+            [&](const KernelTable& t, size_t row) { return CalibratedRowOp(cal, kH100, t, row); },
+            [](size_t row) { return !CalibrationFitRow(row); });
+        const auto base = KernelRooflineErrors(h100[i], kH100);
+        const auto held = KernelErrors(h200[i],
+                                       [&](const KernelTable& t, size_t row)
+                                       { return CalibratedRowOp(cal, h200Hw, t, row); });
+        const auto heldBase = KernelRooflineErrors(h200[i], h200Hw);
+        ASSERT_EQ(left.size(), base.size());
+        ASSERT_EQ(held.size(), heldBase.size());
+        for (size_t c = 0; c < left.size(); ++c)
+        {
+            std::cout << "H100 left out " << ToJson(left[c]).dump() << "\nH200 held out "
+                      << ToJson(held[c]).dump() << "\n";
+            // On rows the fit never saw, the calibration removes most of the roofline's error
+            // and leaves no large bias.
+            EXPECT_LT(left[c].mape, base[c].mape / 2) << left[c].op << " " << left[c].dtype;
+            EXPECT_LT(std::fabs(left[c].medianError), 6) << left[c].op << " " << left[c].dtype;
+            // Carried to H200 by its peaks and bandwidth alone, it still beats the roofline.
+            EXPECT_LT(held[c].mape, heldBase[c].mape / 2) << held[c].op << " " << held[c].dtype;
+        }
+    }
+}
+
+TEST(ComputeCalibration, ShippedH100CalibrationIsTheCorpusFit)
+{
+    REQUIRE_SHARED_CORPUS(probe, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv");
+    const std::string shipped
+        = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/h100-sxm-vllm-0.24.0.json";
+    const nlohmann::json file = ComputeCalibration::Read(shipped).ToJson();
+    const nlohmann::json fresh = CorpusFit(CorpusTables("h100_sxm")).ToJson();
+    EXPECT_EQ(file["fitted_on"], fresh["fitted_on"]);
+    ASSERT_EQ(file["curves"].size(), fresh["curves"].size());
+    for (size_t i = 0; i < fresh["curves"].size(); ++i)
+    {
+        const auto& a = file["curves"][i];
+        const auto& b = fresh["curves"][i];
+        ASSERT_EQ(a["op"], b["op"]);
+        ASSERT_EQ(a["dtype"], b["dtype"]);
+        ASSERT_EQ(a["points"].size(), b["points"].size()) << a["op"] << " " << a["dtype"];
+        for (size_t k = 0; k < a["points"].size(); ++k)
+        {
+            for (const char* f : {"log2_size", "overhead_us", "eta_compute", "eta_memory"})
+            {
+                const double x = a["points"][k][f];
+                const double y = b["points"][k][f];
+                EXPECT_NEAR(x, y, 1e-6 * std::max(1.0, std::fabs(y)))
+                    << a["op"] << " " << a["dtype"] << " point " << k << " " << f
+                    << ": regenerate with scripts/fit-compute";
+            }
+        }
+    }
+}
+
+} // namespace
+} // namespace fabricsim

@@ -1,0 +1,245 @@
+#include "compute-calibration.h"
+
+#include "input-error.h"
+#include "json-read.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+const char* const kFormat = "fabricsim-compute-calibration";
+constexpr uint64_t kVersion = 1;
+const char* const kModel
+    = "t = overhead + max(F / (peak x eta_compute), B / (hbm_bw x eta_memory))";
+
+/// The size variable's name in the file, per op.
+const char*
+SizeName(KernelOp op)
+{
+    switch (op)
+    {
+    case KernelOp::Gemm:
+        return "m";
+    case KernelOp::ContextAttention:
+        return "isl";
+    case KernelOp::GenerationAttention:
+        return "step + 1";
+    case KernelOp::Moe:
+        return "num_tokens";
+    }
+    return "";
+}
+
+} // namespace
+
+CalibrationPoint
+CalibrationCurve::At(double size) const
+{
+    const double x = std::log2(std::max(size, 1.0));
+    if (x <= points.front().log2Size)
+    {
+        return points.front();
+    }
+    if (x >= points.back().log2Size)
+    {
+        return points.back();
+    }
+    auto hi = std::upper_bound(points.begin(),
+                               points.end(),
+                               x,
+                               [](double v, const CalibrationPoint& p) { return v < p.log2Size; });
+    auto lo = hi - 1;
+    const double w = (x - lo->log2Size) / (hi->log2Size - lo->log2Size);
+    CalibrationPoint p;
+    p.log2Size = x;
+    p.overheadNs = lo->overheadNs + w * (hi->overheadNs - lo->overheadNs);
+    p.etaCompute = lo->etaCompute + w * (hi->etaCompute - lo->etaCompute);
+    p.etaMemory = lo->etaMemory + w * (hi->etaMemory - lo->etaMemory);
+    return p;
+}
+
+double
+KernelSize(const GemmTime& g)
+{
+    return double(g.m);
+}
+
+double
+KernelSize(const AttentionTime& a, bool context)
+{
+    return context ? double(a.isl) : double(a.step) + 1;
+}
+
+double
+KernelSize(const MoeTime& m)
+{
+    return double(m.tokens);
+}
+
+const CalibrationCurve*
+ComputeCalibration::Find(KernelOp op, const std::string& dtype) const
+{
+    for (const CalibrationCurve& c : curves)
+    {
+        if (c.op == op && c.dtype == dtype)
+        {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+void
+ComputeCalibration::Cost(
+    const HardwareSpec& hw, const CalibrationCurve& curve, double size, DType dtype, ComputeOp& op)
+{
+    const CalibrationPoint p = curve.At(size);
+    op.kernels = 1;
+    op.computeNs = op.flops / (hw.PeakFlops(dtype) * p.etaCompute) * 1e9;
+    op.memoryNs = op.Bytes() / (hw.hbmBwBytesPerSec * p.etaMemory) * 1e9;
+    op.timeNs = p.overheadNs + std::max(op.computeNs, op.memoryNs);
+}
+
+ComputeOp
+CalibratedRowOp(const ComputeCalibration& cal,
+                const HardwareSpec& hw,
+                const KernelTable& table,
+                size_t row)
+{
+    ComputeOp op = KernelRooflineOp(hw, table, row);
+    const std::string& dtype = KernelRowDtype(table, row);
+    const CalibrationCurve* curve = cal.Find(table.op, dtype);
+    if (!curve)
+    {
+        return op;
+    }
+    double size = 0;
+    switch (table.op)
+    {
+    case KernelOp::Gemm:
+        size = KernelSize(table.gemm[row]);
+        break;
+    case KernelOp::ContextAttention:
+    case KernelOp::GenerationAttention:
+        size = KernelSize(table.attention[row], table.op == KernelOp::ContextAttention);
+        break;
+    case KernelOp::Moe:
+        size = KernelSize(table.moe[row]);
+        break;
+    }
+    ComputeCalibration::Cost(hw, *curve, size, KernelMathDtype(dtype), op);
+    return op;
+}
+
+nlohmann::json
+ComputeCalibration::ToJson() const
+{
+    nlohmann::json cs = nlohmann::json::array();
+    for (const CalibrationCurve& c : curves)
+    {
+        nlohmann::json ps = nlohmann::json::array();
+        for (const CalibrationPoint& p : c.points)
+        {
+            ps.push_back({{"log2_size", p.log2Size},
+                          {"overhead_us", p.overheadNs / 1e3},
+                          {"eta_compute", p.etaCompute},
+                          {"eta_memory", p.etaMemory},
+                          {"rows", p.rows},
+                          {"fit_mape_pct", p.fitMape}});
+        }
+        cs.push_back({{"op", KernelOpName(c.op)},
+                      {"dtype", c.dtype},
+                      {"size", SizeName(c.op)},
+                      {"points", ps}});
+    }
+    return {{"format", kFormat},
+            {"version", kVersion},
+            {"fitted_on",
+             {{"device", device}, {"hardware", hardware}, {"source", source}, {"rows", rows}}},
+            {"model", kModel},
+            {"curves", cs}};
+}
+
+ComputeCalibration
+ComputeCalibration::FromJson(const nlohmann::json& j, const std::string& file)
+{
+    const JsonObject root(j, file, "");
+    root.CheckKeys({"format", "version", "fitted_on", "model", "curves"});
+    if (root.String("format") != kFormat)
+    {
+        throw InputError(file, "format", std::string("\"") + kFormat + "\"", root.String("format"));
+    }
+    root.Uint("version", kVersion, kVersion);
+    ComputeCalibration cal;
+    if (const auto f = root.OptionalObject("fitted_on"))
+    {
+        f->CheckKeys({"device", "hardware", "source", "rows"});
+        cal.device = f->OptionalString("device", "");
+        cal.hardware = f->OptionalString("hardware", "");
+        cal.source = f->OptionalString("source", "");
+        cal.rows = f->OptionalString("rows", "");
+    }
+    const nlohmann::json& cs = root.Array("curves");
+    std::set<std::pair<std::string, std::string>> seen;
+    for (size_t i = 0; i < cs.size(); ++i)
+    {
+        const JsonObject c(cs[i], file, JsonIndex("curves", i));
+        c.CheckKeys({"op", "dtype", "size", "points"});
+        CalibrationCurve curve;
+        const std::string op = c.String("op");
+        if (!ParseKernelOp(op, curve.op))
+        {
+            throw InputError(
+                file, c.Field("op"), "gemm, context_attention, generation_attention or moe", op);
+        }
+        curve.dtype = c.String("dtype");
+        if (!seen.insert({op, curve.dtype}).second)
+        {
+            throw InputError(
+                file, c.Path(), "one curve per (op, dtype)", op + " " + curve.dtype + " again");
+        }
+        const nlohmann::json& ps = c.Array("points");
+        if (ps.empty())
+        {
+            throw InputError(file, c.Field("points"), "at least one point", "none");
+        }
+        for (size_t k = 0; k < ps.size(); ++k)
+        {
+            const JsonObject p(ps[k], file, JsonIndex(c.Field("points"), k));
+            p.CheckKeys(
+                {"log2_size", "overhead_us", "eta_compute", "eta_memory", "rows", "fit_mape_pct"});
+            CalibrationPoint pt;
+            pt.log2Size = p.Number("log2_size", 0, 64);
+            pt.overheadNs = p.Number("overhead_us", 0, 1e6) * 1e3;
+            pt.etaCompute = p.Number("eta_compute", 1e-6, 4);
+            pt.etaMemory = p.Number("eta_memory", 1e-6, 4);
+            pt.rows = p.OptionalUint("rows", 0);
+            pt.fitMape = p.OptionalNumber("fit_mape_pct", 0, 0, 1e9);
+            if (!curve.points.empty() && pt.log2Size <= curve.points.back().log2Size)
+            {
+                throw InputError(file,
+                                 p.Field("log2_size"),
+                                 "above the previous point's "
+                                     + std::to_string(curve.points.back().log2Size),
+                                 std::to_string(pt.log2Size));
+            }
+            curve.points.push_back(pt);
+        }
+        cal.curves.push_back(std::move(curve));
+    }
+    return cal;
+}
+
+ComputeCalibration
+ComputeCalibration::Read(const std::string& path)
+{
+    return FromJson(LoadJsonFile(path), path);
+}
+
+} // namespace fabricsim

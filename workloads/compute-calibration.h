@@ -1,0 +1,108 @@
+/*
+ * Compute calibration: per kernel class (op and dtype) a curve of roofline parameters over the
+ * class's size variable, fitted on one GPU's measured kernel tables (kernel-tables.h) and carried
+ * to another by its peak FLOP/s and HBM bandwidth. A kernel call costs
+ *
+ *     t = overhead + max(F / (peak x eta_compute), B / (hbm_bw x eta_memory))
+ *
+ * with F and B the FLOPs and HBM bytes of its roofline op (kernel-roofline.h) and the three
+ * parameters read off the curve at its size. The fit and its file format: compute-calibration-fit.h
+ * and docs/inference.md "Compute calibration".
+ */
+#ifndef FABRICSIM_WORKLOADS_COMPUTE_CALIBRATION_H
+#define FABRICSIM_WORKLOADS_COMPUTE_CALIBRATION_H
+
+#include "hardware-spec.h"
+#include "kernel-roofline.h"
+#include "kernel-tables.h"
+#include "roofline.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/// The parameters of a class at one size (a power of two).
+struct CalibrationPoint
+{
+    double log2Size = 0;   //!< log2 of the size variable
+    double overheadNs = 0; //!< fixed cost per call
+    double etaCompute = 1; //!< achieved fraction of peak FLOP/s
+    double etaMemory = 1;  //!< achieved fraction of HBM bandwidth
+    size_t rows = 0;       //!< rows the fit used at this size
+    double fitMape = 0;    //!< MAPE over those rows, %
+};
+
+/**
+ * \brief One class's curve. The size variable: GEMM m, context attention isl (new tokens per
+ * sequence), generation attention step + 1 (the context each query reads), MoE num_tokens.
+ * Between points the parameters are linear in log2 size; outside, the end point holds.
+ */
+struct CalibrationCurve
+{
+    KernelOp op = KernelOp::Gemm;         //!< the table
+    std::string dtype;                    //!< the table's dtype ("bfloat16", "fp8", ...)
+    std::vector<CalibrationPoint> points; //!< by increasing log2Size, at least one
+
+    /// The parameters at \p size (>= 1).
+    CalibrationPoint At(double size) const;
+};
+
+/// The size variable of a row (see CalibrationCurve).
+double KernelSize(const GemmTime& g);
+double KernelSize(const AttentionTime& a, bool context);
+double KernelSize(const MoeTime& m);
+
+/**
+ * \brief A calibration: the curves of every class it was fitted on, and where it came from.
+ */
+class ComputeCalibration
+{
+  public:
+    std::string device;                   //!< the GPU it was fitted on (tables' device)
+    std::string hardware;                 //!< the preset whose peaks the fit divided by
+    std::string source;                   //!< framework and version of the tables
+    std::string rows;                     //!< which rows the fit used
+    std::vector<CalibrationCurve> curves; //!< one per (op, dtype)
+
+    /// The curve of (op, dtype), nullptr if the calibration has none.
+    const CalibrationCurve* Find(KernelOp op, const std::string& dtype) const;
+
+    /**
+     * \brief Time of \p op's FLOPs and bytes (as KernelRooflineOp gives them) on \p hw with the
+     * parameters of \p curve at \p size, math at \p dtype's peak: fills computeNs, memoryNs,
+     * timeNs (overhead included).
+     */
+    static void Cost(const HardwareSpec& hw,
+                     const CalibrationCurve& curve,
+                     double size,
+                     DType dtype,
+                     ComputeOp& op);
+
+    /// The file form: {"format", "version", "fitted_on", "model", "curves": [...]}.
+    nlohmann::json ToJson() const;
+
+    /**
+     * \brief Parse the file form; InputError naming \p file and the field for a wrong format
+     * or version, an unknown op, a duplicate class, points out of order or a parameter out of
+     * range (overhead 0-1 s, efficiencies in (0, 4]).
+     */
+    static ComputeCalibration FromJson(const nlohmann::json& j, const std::string& file);
+
+    /// Read and parse a calibration file (bounded read, as every JSON input).
+    static ComputeCalibration Read(const std::string& path);
+};
+
+/// The calibrated op of row \p row of \p table on \p hw (a class the calibration lacks
+/// prices as the plain roofline at hw's efficiencies).
+ComputeOp CalibratedRowOp(const ComputeCalibration& cal,
+                          const HardwareSpec& hw,
+                          const KernelTable& table,
+                          size_t row);
+
+} // namespace fabricsim
+
+#endif
