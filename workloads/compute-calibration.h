@@ -96,6 +96,22 @@ class ComputeCalibration
     static ComputeCalibration Read(const std::string& path);
 };
 
+/// The table dtype whose curve prices math in \p d ("bfloat16" for 16-bit, "fp8"; "" for none).
+std::string CalibrationDtype(DType d);
+
+/**
+ * \brief Price the kernels of \p op (its shapes) with \p cal on \p hw: each shape costs its
+ * curve's overhead plus the slower of its compute and memory terms, its FLOPs and bytes as
+ * KernelShapeOp gives them; the prompt chunks of one attention op share one overhead (one
+ * varlen kernel runs them all); the fused MoE takes the op's own FLOPs and bytes (they carry the
+ * routing model's load on this rank). Sets computeNs and memoryNs to the sums of the shapes'
+ * terms, kernelNs to the calibrated total (measured inside CUDA graphs, so the gaps between
+ * kernels are in it) and timeNs to the larger of it and kernels x launch_overhead (eager launches
+ * are asynchronous: they show only when the kernels are shorter). An op
+ * without shapes, or with a shape whose class the calibration lacks, keeps its roofline cost.
+ */
+void CalibrateOp(const HardwareSpec& hw, const ComputeCalibration& cal, ComputeOp& op);
+
 /// The calibrated op of row \p row of \p table on \p hw (a class the calibration lacks
 /// prices as the plain roofline at hw's efficiencies).
 ComputeOp CalibratedRowOp(const ComputeCalibration& cal,

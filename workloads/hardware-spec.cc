@@ -1,5 +1,6 @@
 #include "hardware-spec.h"
 
+#include "compute-calibration.h"
 #include "input-error.h"
 #include "json-read.h"
 
@@ -126,7 +127,8 @@ ApplyFields(HardwareSpec& h, const JsonObject& o)
                  "scale_up_bw",
                  "collective_bw",
                  "nic_bw",
-                 "price_per_hour"});
+                 "price_per_hour",
+                 "compute_calibration"});
     h.name = o.OptionalString("name", h.name);
     if (const json* pf = o.Find("peak_flops"))
     {
@@ -160,6 +162,24 @@ ApplyFields(HardwareSpec& h, const JsonObject& o)
     h.nicBwBytesPerSec
         = o.OptionalQuantity("nic_bw", UnitKind::BytesPerSec, h.nicBwBytesPerSec, true);
     h.pricePerHour = o.OptionalNumber("price_per_hour", h.pricePerHour, 0.0, 1e6);
+    if (o.Has("compute_calibration"))
+    {
+        const std::string rel = o.String("compute_calibration");
+        h.computeCalibrationFile = (!rel.empty() && rel[0] != '/') ? DirOf(o.File()) + rel : rel;
+        try
+        {
+            h.computeCalibration = std::make_shared<const ComputeCalibration>(
+                ComputeCalibration::Read(h.computeCalibrationFile));
+        }
+        catch (const fabricsim::InputError& e)
+        {
+            // Name the scenario field that pointed at the file as well as the file's own error.
+            throw fabricsim::InputError(o.File(),
+                                        o.Field("compute_calibration"),
+                                        "a readable compute calibration file",
+                                        e.what());
+        }
+    }
 }
 
 } // namespace

@@ -10,11 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace fabricsim
 {
+
+class ComputeCalibration;
 
 /**
  * \brief One accelerator (a rank) as the roofline sees it. All figures in base SI units.
@@ -34,6 +37,9 @@ namespace fabricsim
  *                     (default 0: not known; the link rate stands for it)
  *   nic_bw            scale-out NIC bandwidth per accelerator, e.g. "400Gb/s" (default 0)
  *   price_per_hour    USD per accelerator-hour (default 0: unknown)
+ *   compute_calibration  a compute calibration file (compute-calibration.h; relative to the
+ *                     scenario's directory): kernels are priced by its curves at this
+ *                     accelerator's peaks and bandwidth (default: none, the plain roofline)
  */
 struct HardwareSpec
 {
@@ -48,6 +54,8 @@ struct HardwareSpec
     double collectiveBwBytesPerSec = 0;      //!< measured collective bus bandwidth (0: unknown)
     double nicBwBytesPerSec = 0;             //!< scale-out NIC bandwidth (0: none)
     double pricePerHour = 0;                 //!< USD per accelerator-hour (0: unknown)
+    std::string computeCalibrationFile;      //!< compute_calibration as resolved ("" if none)
+    std::shared_ptr<const ComputeCalibration> computeCalibration; //!< its curves (null if none)
 
     /**
      * \brief Parse an accelerator object (see the class comment); errors name \p file and

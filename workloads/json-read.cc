@@ -18,6 +18,13 @@ LoadJsonFile(const std::string& path)
 }
 
 std::string
+DirOf(const std::string& file)
+{
+    auto slash = file.rfind('/');
+    return slash == std::string::npos ? "" : file.substr(0, slash + 1);
+}
+
+std::string
 NormalizeName(const std::string& s)
 {
     std::string base = s;

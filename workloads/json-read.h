@@ -22,6 +22,10 @@ namespace fabricsim
  */
 nlohmann::json LoadJsonFile(const std::string& path);
 
+/// The directory part of \p file, with its trailing slash ("" when none): where paths a
+/// scenario file gives are relative to.
+std::string DirOf(const std::string& file);
+
 /**
  * \brief Lower-case \p s and drop everything but letters and digits, so that "Llama-3.1-405B",
  * "llama_3.1_405b" and "LLAMA 3.1 405B" compare equal. A leading "org/" is dropped.

@@ -141,6 +141,59 @@ MeasuredRowNs(const KernelTable& table, size_t row)
     }
 }
 
+ComputeOp
+KernelShapeOp(const HardwareSpec& hw, const KernelShape& s)
+{
+    const std::string dtype = s.dtype == DType::Fp8 ? "fp8" : "bfloat16";
+    switch (s.op)
+    {
+    case KernelOp::Gemm:
+        return KernelRooflineOp(hw, GemmTime{dtype, s.m, s.n, s.k, 0});
+    case KernelOp::Moe:
+        return KernelRooflineOp(
+            hw,
+            MoeTime{
+                dtype, s.tokens, s.hidden, s.inter, s.topk, s.experts, s.tp, s.ep, "balanced", 0});
+    case KernelOp::ContextAttention:
+    case KernelOp::GenerationAttention:
+        break;
+    }
+    const std::string adt = DTypeName(s.dtype);
+    AttentionTime a{s.batch, s.isl, s.heads, s.kvHeads, s.headDim, 0, adt, adt, 0, 0};
+    if (s.op == KernelOp::GenerationAttention)
+    {
+        a.step = s.cached;
+        return KernelRooflineOp(hw, a, false);
+    }
+    ComputeOp op = KernelRooflineOp(hw, a, true);
+    if (s.cached > 0)
+    {
+        const double b = DTypeBytes(s.dtype);
+        const double prefix = double(s.batch) * double(s.isl) * double(s.cached);
+        op.flops += 4.0 * s.heads * s.headDim * prefix;
+        op.kvBytes += double(s.batch) * double(s.cached) * 2.0 * s.kvHeads * s.headDim * b;
+        CostOp(hw, op, s.dtype);
+    }
+    return op;
+}
+
+double
+KernelShapeSize(const KernelShape& s)
+{
+    switch (s.op)
+    {
+    case KernelOp::Gemm:
+        return double(s.m);
+    case KernelOp::ContextAttention:
+        return double(s.isl);
+    case KernelOp::GenerationAttention:
+        return double(s.cached) + 1;
+    case KernelOp::Moe:
+        return double(s.tokens);
+    }
+    return 1;
+}
+
 std::vector<KernelErrorClass>
 KernelErrors(const KernelTable& table, const RowPricer& price, const RowFilter& use)
 {

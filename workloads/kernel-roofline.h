@@ -33,6 +33,17 @@ ComputeOp KernelRooflineOp(const HardwareSpec& hw, const GemmTime& g);
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const AttentionTime& a, bool context);
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const MoeTime& m);
 
+/**
+ * \brief The roofline op of one kernel call of the serving loop (roofline.h), by the formulas
+ * of its table's rows; a prompt chunk after a cached prefix also attends to the prefix (4 h d
+ * isl x cached more FLOPs) and reads its K and V.
+ */
+ComputeOp KernelShapeOp(const HardwareSpec& hw, const KernelShape& s);
+
+/// The size variable of a shape, as CalibrationCurve keys it (GEMM m, prefill isl, decode
+/// cached + 1, MoE tokens).
+double KernelShapeSize(const KernelShape& s);
+
 /// The roofline op of row \p row of \p table (whichever kind the table holds), costed on \p hw.
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const KernelTable& table, size_t row);
 

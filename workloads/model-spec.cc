@@ -177,14 +177,6 @@ CheckOverrideKeys(const JsonObject& o, const json& base, const char* refKey)
     }
 }
 
-/// The directory part of \p file ("" when none).
-std::string
-DirOf(const std::string& file)
-{
-    auto slash = file.rfind('/');
-    return slash == std::string::npos ? "" : file.substr(0, slash + 1);
-}
-
 } // namespace
 
 ModelSpec

@@ -1,5 +1,7 @@
 #include "roofline.h"
 
+#include "compute-calibration.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -60,6 +62,10 @@ void
 Roofline::Cost(ComputeOp& op, DType dtype) const
 {
     CostOp(m_hw, op, dtype);
+    if (m_hw.computeCalibration)
+    {
+        CalibrateOp(m_hw, *m_hw.computeCalibration, op);
+    }
 }
 
 void
@@ -67,7 +73,8 @@ CostOp(const HardwareSpec& hw, ComputeOp& op, DType dtype)
 {
     op.computeNs = op.flops / hw.EffectiveFlops(dtype) * 1e9;
     op.memoryNs = op.Bytes() / hw.EffectiveHbmBw() * 1e9;
-    op.timeNs = std::max(op.computeNs, op.memoryNs) + op.kernels * hw.launchOverheadSec * 1e9;
+    op.kernelNs = std::max(op.computeNs, op.memoryNs);
+    op.timeNs = op.kernelNs + op.kernels * hw.launchOverheadSec * 1e9;
 }
 
 double

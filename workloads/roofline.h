@@ -81,7 +81,11 @@ struct ComputeOp
     uint32_t kernels = 1;            //!< kernel launches it stands for
     double computeNs = 0;            //!< flops / (peak x eta_c)
     double memoryNs = 0;             //!< bytes / (HBM bw x eta_m)
-    double timeNs = 0;               //!< max(computeNs, memoryNs) + kernels x launch overhead
+    double kernelNs = 0;             //!< GPU time of its kernels: max(computeNs, memoryNs), or
+                                     //!< their calibrated sum (hardware.compute_calibration)
+    double timeNs = 0;               //!< kernelNs + kernels x launch overhead (calibrated: the
+                                     //!< larger of kernelNs and the launches, which overlap it)
+    bool calibrated = false;         //!< kernelNs from measured kernels (graph gaps included)
     std::vector<KernelShape> shapes; //!< the measured-table kernels it stands for (see docs)
 
     /// Total HBM bytes moved.

@@ -351,9 +351,11 @@ RankItems(const InferenceScenario& sc,
         c.stream = stream;
         c.name = OpKindName(op.kind);
         c.layer = op.layer;
-        double ns = graphs ? std::max(op.computeNs, op.memoryNs)
-                                 + op.kernels * sc.exec.graphKernelOverheadSec * 1e9
-                           : op.timeNs;
+        // Calibrated kernels were timed inside graphs: their gaps are in kernelNs already.
+        double ns = !graphs ? op.timeNs
+                    : op.calibrated
+                        ? op.kernelNs
+                        : op.kernelNs + op.kernels * sc.exec.graphKernelOverheadSec * 1e9;
         c.durationPs = NsToPs(ns);
         c.flops = op.flops;
         c.hbmBytes = op.Bytes();

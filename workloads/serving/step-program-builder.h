@@ -79,7 +79,7 @@ uint32_t CudaGraphBatchSize(uint32_t n);
  * Per rank, items follow the roofline op order; each collective of StepComm follows the op it
  * comes after. Collective keys carry the step, group and per-group sequence number so that the
  * executor can match the members. A decode-only step of at most cuda_graph_max_batch sequences
- * costs max(compute, memory) + kernels x graph_kernel_overhead per op instead of the launch
+ * costs its kernels' time (kernelNs) + kernels x graph_kernel_overhead per op instead of the launch
  * overhead, at the captured size (CudaGraphBatchSize) when cuda_graph_padding is on. With KV in a
  * tier, each attention waits for a fetch of its KV bytes issued one layer earlier. With ep_overlap
  * two_batch (and ep > 1, at least two sequences per group) each batch is split into two

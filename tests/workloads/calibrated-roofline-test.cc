@@ -1,0 +1,360 @@
+// The serving loop's ops priced by a compute calibration (hardware.compute_calibration), and the
+// calibration's error on the kernels the shipped scenarios issue, held out on H200
+// (docs/validation.md "Compute against measured kernels").
+#include "compute-calibration.h"
+#include "input-error.h"
+#include "shared-corpus.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+namespace fabricsim
+{
+namespace
+{
+
+const std::string kShipped
+    = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/h100-sxm-vllm-0.24.0.json";
+
+/// A calibration of one bf16 GEMM curve and one prefill curve, flat.
+ComputeCalibration
+FlatCalibration()
+{
+    ComputeCalibration cal;
+    CalibrationCurve gemm;
+    gemm.op = KernelOp::Gemm;
+    gemm.dtype = "bfloat16";
+    gemm.points.push_back({0, 4000, 0.5, 0.8, 0, 0});
+    CalibrationCurve prefill = gemm;
+    prefill.op = KernelOp::ContextAttention;
+    prefill.points[0].overheadNs = 6000;
+    cal.curves = {gemm, prefill};
+    return cal;
+}
+
+TEST(CalibratedRoofline, OpCostsItsShapesAtTheirCurves)
+{
+    const HardwareSpec h100 = HardwareSpec::Preset("H100");
+    const ComputeCalibration cal = FlatCalibration();
+    // Two GEMMs: each its overhead plus the slower term of its own FLOPs and bytes.
+    ComputeOp mlp;
+    mlp.kernels = 3;
+    KernelShape up;
+    up.op = KernelOp::Gemm;
+    up.m = 1;
+    up.n = 8192;
+    up.k = 4096;
+    KernelShape big = up;
+    big.m = 8192;
+    mlp.shapes = {up, big};
+    CalibrateOp(h100, cal, mlp);
+    const double upNs = 4000 + 2.0 * (8192.0 * 4096 + 4096 + 8192) / (3.35e12 * 0.8) * 1e9;
+    const double bigNs = 4000 + 2.0 * 8192 * 8192 * 4096 / (989e12 * 0.5) * 1e9;
+    EXPECT_NEAR(mlp.kernelNs, upNs + bigNs, 1e-6);
+    EXPECT_TRUE(mlp.calibrated);
+    // The launches overlap the kernels: 3 x 3 us is less than the kernels' time.
+    EXPECT_NEAR(mlp.timeNs, mlp.kernelNs, 1e-9);
+
+    // Two prompt chunks run as one varlen kernel: one overhead. A chunk after a prefix also
+    // reads the prefix's K and V and attends to it.
+    ComputeOp attn;
+    KernelShape chunk;
+    chunk.op = KernelOp::ContextAttention;
+    chunk.batch = 1;
+    chunk.isl = 64;
+    chunk.heads = 8;
+    chunk.kvHeads = 1;
+    chunk.headDim = 128;
+    KernelShape later = chunk;
+    later.cached = 1024;
+    attn.shapes = {chunk, later};
+    CalibrateOp(h100, cal, attn);
+    const ComputeOp a = KernelShapeOp(h100, chunk);
+    const ComputeOp b = KernelShapeOp(h100, later);
+    EXPECT_DOUBLE_EQ(b.flops - a.flops, 4.0 * 8 * 128 * 64 * 1024);
+    EXPECT_DOUBLE_EQ(b.kvBytes - a.kvBytes, 1024.0 * 2 * 1 * 128 * 2);
+    auto term = [](const ComputeOp& o)
+    {
+        return std::max(o.flops / (989e12 * 0.5), o.Bytes() / (3.35e12 * 0.8)) * 1e9;
+    };
+    EXPECT_NEAR(attn.kernelNs, 6000 + term(a) + term(b), 1e-6);
+    // Tiny kernels: the host's launches are what shows.
+    attn.kernels = 10;
+    CalibrateOp(h100, cal, attn);
+    EXPECT_NEAR(attn.timeNs, 10 * 3000, 1e-9);
+
+    // A class the calibration lacks (decode attention here) leaves the roofline's cost.
+    ComputeOp decode;
+    decode.flops = 1e9;
+    decode.kvBytes = 1e9;
+    CostOp(h100, decode, DType::Bf16);
+    const ComputeOp before = decode;
+    KernelShape d = chunk;
+    d.op = KernelOp::GenerationAttention;
+    decode.shapes = {d};
+    CalibrateOp(h100, cal, decode);
+    EXPECT_EQ(decode.timeNs, before.timeNs);
+    EXPECT_FALSE(decode.calibrated);
+}
+
+TEST(CalibratedRoofline, HardwareKeyLoadsTheFileRelativeToTheScenario)
+{
+    const std::string dir = ::testing::TempDir() + "calibrated-roofline";
+    std::system(("mkdir -p " + dir + "/cal").c_str());
+    {
+        std::ofstream f(dir + "/cal/flat.json");
+        f << FlatCalibration().ToJson().dump();
+    }
+    const nlohmann::json j = {{"preset", "H100"}, {"compute_calibration", "cal/flat.json"}};
+    const HardwareSpec h = HardwareSpec::FromJson(j, dir + "/scenario.json", "hardware");
+    ASSERT_NE(h.computeCalibration, nullptr);
+    EXPECT_EQ(h.computeCalibrationFile, dir + "/cal/flat.json");
+    EXPECT_EQ(h.computeCalibration->curves.size(), 2u);
+    try
+    {
+        HardwareSpec::FromJson({{"preset", "H100"}, {"compute_calibration", "cal/none.json"}},
+                               dir + "/scenario.json",
+                               "hardware");
+        ADD_FAILURE() << "a missing calibration file was accepted";
+    }
+    catch (const InputError& e)
+    {
+        EXPECT_EQ(e.Field(), "hardware.compute_calibration");
+        EXPECT_NE(std::string(e.what()).find("none.json"), std::string::npos) << e.what();
+    }
+}
+
+/// The shipped scenarios' layouts, and the step batches they run: decode of 1 ... maxSeqs
+/// sequences at the contexts given, and prompt chunks of up to maxTokens tokens.
+struct ScenarioShapes
+{
+    const char* name;
+    const char* model;
+    ParallelismSpec par;
+    uint32_t maxSeqs;
+    uint32_t maxTokens;
+    std::vector<uint64_t> contexts;
+};
+
+std::vector<ScenarioShapes>
+TargetScenarios()
+{
+    ParallelismSpec ep32;
+    ep32.dp = 32;
+    ep32.ep = 32;
+    ep32.dpAttention = true;
+    ParallelismSpec tp8;
+    tp8.tp = 8;
+    ParallelismSpec ep8;
+    ep8.dp = 8;
+    ep8.ep = 8;
+    ep8.dpAttention = true;
+    return {{"default (Qwen3-30B-A3B, DP32 EP32)", "Qwen3-30B-A3B", ep32, 64, 1024, {32, 64, 128}},
+            {"Llama-3-70B TP8", "Llama-3-70B", tp8, 256, 8192, {1024, 2048, 4096, 8192}},
+            {"Qwen3-30B-A3B DP8 EP8", "Qwen3-30B-A3B", ep8, 256, 8192, {1024, 2048, 4096}}};
+}
+
+/// Every kernel shape the scenarios' steps issue, in bf16 and fp8 for GEMMs and MoE.
+std::vector<KernelShape>
+TargetShapes()
+{
+    const HardwareSpec h100 = HardwareSpec::Preset("H100");
+    std::vector<KernelShape> out;
+    for (const ScenarioShapes& s : TargetScenarios())
+    {
+        const Roofline r(ModelSpec::Preset(s.model), h100, s.par);
+        std::vector<StepBatch> batches;
+        for (uint32_t b = 1; b <= s.maxSeqs; b *= 2)
+        {
+            for (uint64_t c : s.contexts)
+            {
+                batches.push_back(StepBatch::Decode(b, c));
+            }
+        }
+        for (uint32_t t = 16; t <= s.maxTokens; t *= 2)
+        {
+            batches.push_back(StepBatch::Prefill(1, t));
+        }
+        for (const StepBatch& batch : batches)
+        {
+            for (const ComputeOp& op : r.LayerOps(0, batch))
+            {
+                for (KernelShape k : op.shapes)
+                {
+                    out.push_back(k);
+                    if (k.op == KernelOp::Gemm || k.op == KernelOp::Moe)
+                    {
+                        k.dtype = DType::Fp8;
+                        out.push_back(k);
+                    }
+                }
+            }
+            for (const ComputeOp& op : r.StepOps(batch))
+            {
+                if (op.kind == OpKind::LmHead)
+                {
+                    out.insert(out.end(), op.shapes.begin(), op.shapes.end());
+                }
+            }
+        }
+    }
+    return out;
+}
+
+/// The row of \p t nearest \p s: the same dtype, heads and MoE layout, the least squared
+/// distance in log2 over the sizes.
+std::optional<size_t>
+NearestRow(const KernelTable& t, const KernelShape& s)
+{
+    auto d = [](double a, double b)
+    {
+        const double x = std::log2(std::max(a, 1.0)) - std::log2(std::max(b, 1.0));
+        return x * x;
+    };
+    const std::string dtype = CalibrationDtype(s.dtype);
+    std::optional<size_t> best;
+    double bestD = 0;
+    for (size_t i = 0; i < t.Size(); ++i)
+    {
+        double dist = 0;
+        if (t.op == KernelOp::Gemm)
+        {
+            const GemmTime& g = t.gemm[i];
+            if (g.dtype != dtype)
+            {
+                continue;
+            }
+            dist = d(g.m, s.m) + d(g.n, s.n) + d(g.k, s.k);
+        }
+        else if (t.op == KernelOp::Moe)
+        {
+            const MoeTime& m = t.moe[i];
+            if (m.dtype != dtype || m.hidden != s.hidden || m.inter != s.inter || m.topk != s.topk
+                || m.experts != s.experts || m.tp != s.tp || m.ep != s.ep)
+            {
+                continue;
+            }
+            dist = d(m.tokens, s.tokens);
+        }
+        else
+        {
+            const AttentionTime& a = t.attention[i];
+            if (a.heads != s.heads || a.kvHeads != s.kvHeads || a.headDim != s.headDim)
+            {
+                continue;
+            }
+            dist = t.op == KernelOp::ContextAttention
+                       ? d(a.batch, s.batch) + d(a.isl, s.isl)
+                       : d(a.batch, s.batch) + d(double(a.step) + 1, double(s.cached) + 1);
+        }
+        if (!best || dist < bestD)
+        {
+            best = i;
+            bestD = dist;
+        }
+    }
+    return best;
+}
+
+TEST(CalibratedRoofline, ScenarioShapesHeldOutOnH200)
+{
+    REQUIRE_SHARED_CORPUS(probe, "compute/h200_sxm/h200_sxm-vllm-0.24.0-gemm.csv");
+    const ComputeCalibration cal = ComputeCalibration::Read(kShipped);
+    std::map<KernelOp, KernelTable> tables;
+    for (const char* op : {"gemm", "context_attention", "generation_attention", "moe"})
+    {
+        const KernelTable t = ReadKernelTable(test::SharedCorpusFile(
+            std::string("compute/h200_sxm/h200_sxm-vllm-0.24.0-") + op + ".csv"));
+        tables.emplace(t.op, t);
+    }
+    std::map<KernelOp, std::set<size_t>> rows;
+    size_t unmatched = 0;
+    for (const KernelShape& s : TargetShapes())
+    {
+        const auto row = NearestRow(tables.at(s.op), s);
+        row ? void(rows[s.op].insert(*row)) : void(++unmatched);
+    }
+    EXPECT_EQ(unmatched, 0u);
+    const HardwareSpec h200 = HardwareSpec::Preset("H200");
+    for (const auto& [op, set] : rows)
+    {
+        const KernelTable& t = tables.at(op);
+        auto use = [&set](size_t row)
+        {
+            return set.count(row) > 0;
+        };
+        const auto calibrated = KernelErrors(
+            t,
+            [&](const KernelTable& tt, size_t row) { return CalibratedRowOp(cal, h200, tt, row); },
+            use);
+        const auto roofline = KernelErrors(
+            t,
+            [&](const KernelTable& tt, size_t row) { return KernelRooflineOp(h200, tt, row); },
+            use);
+        ASSERT_EQ(calibrated.size(), roofline.size());
+        for (size_t c = 0; c < calibrated.size(); ++c)
+        {
+            std::cout << "H200 scenario rows " << ToJson(calibrated[c]).dump() << " roofline "
+                      << roofline[c].mape << "\n";
+            EXPECT_GE(calibrated[c].rows, 10u) << calibrated[c].op;
+            // Carried from H100, the calibration at least halves the roofline's error on the
+            // kernels the scenarios run (the issue's 10 % target is not met everywhere yet;
+            // docs/validation.md gives each class's figure).
+            EXPECT_LT(calibrated[c].mape, roofline[c].mape / 2)
+                << calibrated[c].op << " " << calibrated[c].dtype;
+        }
+    }
+}
+
+TEST(CalibratedRoofline, ShippedCalibrationTracksTheMeasuredKernelsInTheServingLoop)
+{
+    REQUIRE_SHARED_CORPUS(gemm, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv");
+    // Qwen3-30B-A3B on one H100, decode of 8 sequences: its qkv projection is the table's
+    // m 8, n 5120, k 2048 GEMM, its output projection m 8, n 2048, k 4096. (Its router, m 8,
+    // n 128, k 2048, is priced 2.9 us against 5.0 measured: a GEMM with few output columns
+    // costs more than its m's curve says; docs/validation.md.)
+    HardwareSpec h100 = HardwareSpec::Preset("H100");
+    h100.computeCalibration
+        = std::make_shared<const ComputeCalibration>(ComputeCalibration::Read(kShipped));
+    const Roofline r(ModelSpec::Preset("Qwen3-30B-A3B"), h100, ParallelismSpec());
+    const auto ops = r.LayerOps(0, StepBatch::Decode(8, 1024));
+    const KernelTable t = ReadKernelTable(gemm);
+    auto measuredNs = [&t](uint64_t m, uint64_t n, uint64_t k)
+    {
+        for (const GemmTime& g : t.gemm)
+        {
+            if (g.dtype == "bfloat16" && g.m == m && g.n == n && g.k == k)
+            {
+                return g.ms * 1e6;
+            }
+        }
+        return 0.0;
+    };
+    for (const ComputeOp& op : ops)
+    {
+        if (op.kind != OpKind::QkvProj && op.kind != OpKind::OutProj)
+        {
+            continue;
+        }
+        ASSERT_EQ(op.shapes.size(), 1u);
+        const KernelShape& s = op.shapes[0];
+        const double measured = measuredNs(s.m, s.n, s.k);
+        ASSERT_GT(measured, 0) << OpKindName(op.kind);
+        EXPECT_TRUE(op.calibrated);
+        // qkv within 10 %; the output projection's n 2048 sits where a single size variable
+        // per class is 16 % optimistic (the residual the docs give by n).
+        const double bound = op.kind == OpKind::QkvProj ? 0.1 : 0.2;
+        EXPECT_NEAR(op.kernelNs, measured, bound * measured) << OpKindName(op.kind);
+        std::cout << OpKindName(op.kind) << " calibrated " << op.kernelNs << " ns, measured "
+                  << measured << " ns\n";
+    }
+}
+
+} // namespace
+} // namespace fabricsim
