@@ -76,6 +76,7 @@ const CommandUsage kCommands[] = {
     {"validate-serving",
      "  fabricsim validate-serving RUN_DIR... [--out DIR] [--backend analytical|packet] [--set "
      "key.path=value ...]\n"
+     "                [--compute-calibration FILE|none]\n"
      "      Replay measured vLLM serving runs (RUN/vllm/meta.json, requests.jsonl; "
      "validation/summary.txt\n"
      "      where present) and report the error of TTFT, TPOT, E2E and throughput; writes "

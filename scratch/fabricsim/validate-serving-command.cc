@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -72,7 +73,32 @@ RunTable(const MeasuredRunConfig& run,
     return o.str();
 }
 
+/// The hardware a scenario names: its preset, also when --set made it an object
+/// ({"preset": ..., "compute_calibration": ...}); else the object's name, else "custom".
+std::string
+HardwareLabel(const json& hw)
+{
+    if (hw.is_string())
+    {
+        return hw.get<std::string>();
+    }
+    for (const char* key : {"preset", "name"})
+    {
+        if (hw.is_object() && hw.contains(key) && hw[key].is_string())
+        {
+            return hw[key].get<std::string>();
+        }
+    }
+    return "custom";
+}
+
 } // namespace
+
+std::string
+DefaultComputeCalibrationPath()
+{
+    return std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/h100-sxm-vllm-0.24.0.json";
+}
 
 ValidateServingOptions
 ParseValidateServingArgs(const std::vector<std::string>& a)
@@ -93,6 +119,10 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
         else if (TakeOption(a, i, "--set", v))
         {
             o.sets.push_back(v);
+        }
+        else if (TakeOption(a, i, "--compute-calibration", v))
+        {
+            o.computeCalibration = v == "none" ? "" : v;
         }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
@@ -153,6 +183,13 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
             p.hasUpstream = true;
         }
         p.scenario = MeasuredRunScenario(p.config, p.config.label + ".requests.jsonl");
+        if (!opt.computeCalibration.empty())
+        {
+            // Absolute, so that the scenario written into DIR runs from there too.
+            p.scenario["hardware"] = {{"preset", p.scenario["hardware"]},
+                                      {"compute_calibration",
+                                       std::filesystem::absolute(opt.computeCalibration).string()}};
+        }
         for (const std::string& s : opt.sets)
         {
             ApplySet(p.scenario, s, "<command line>");
@@ -183,7 +220,7 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
             = CompareServing(measured, simulated, p.hasUpstream ? &p.upstream : nullptr);
         const bool complete = r.stuck.empty();
         allComplete = allComplete && complete;
-        const std::string preset = p.scenario["hardware"].get<std::string>();
+        const std::string preset = HardwareLabel(p.scenario["hardware"]);
         tables += RunTable(p.config, preset, rows, complete) + "\n";
         report["runs"].push_back({{"run", p.config.label},
                                   {"dir", p.config.dir},

@@ -13,6 +13,9 @@
 namespace fabricsim
 {
 
+/// The shipped H100 compute calibration (scenarios/compute/h100-sxm-vllm-0.24.0.json).
+std::string DefaultComputeCalibrationPath();
+
 /// Parsed command line of `fabricsim validate-serving`.
 struct ValidateServingOptions
 {
@@ -21,6 +24,10 @@ struct ValidateServingOptions
     /// The flow-level model by default: a packet-level replay of a TP2 run's 300 k all-reduces
     /// takes tens of minutes, and two GPUs on one switch hold no congestion to resolve.
     std::string backend = "analytical";
+    /// --compute-calibration: the kernel calibration the replay prices compute with (by default
+    /// the shipped H100 fit, carried to the run's GPU by its datasheet peaks and bandwidth);
+    /// empty for the plain roofline (--compute-calibration none).
+    std::string computeCalibration = DefaultComputeCalibrationPath();
     std::vector<std::string> sets;    ///< --set overrides applied to every run's scenario
     std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
 };

@@ -584,6 +584,29 @@ TEST(Cli, ValidateServingReplaysAMeasuredRunDeterministically)
     const json rerun = json::parse(inRun);
     EXPECT_EQ(rerun["ttft_ms"], r["simulation"]["ttft_ms"]);
     EXPECT_EQ(rerun["tpot_ms"], r["simulation"]["tpot_ms"]);
+    // Compute is priced by the shipped H100 kernel calibration unless told otherwise; the
+    // scenario written says so.
+    std::ifstream scen(dir + "/a/Llama-3.1-8B.scenario.json");
+    const json written = json::parse(scen);
+    EXPECT_EQ(written["hardware"]["preset"], "RTX-PRO-6000-Server");
+    EXPECT_NE(written["hardware"]["compute_calibration"].get<std::string>().find(
+                  "scenarios/compute/h100-sxm-vllm-0.24.0.json"),
+              std::string::npos);
+    // Without it, and with hardware given as an object by --set (once an internal error, exit
+    // 1): the plain roofline, another TPOT, and the preset still named.
+    ASSERT_EQ(
+        fabricsim::test::RunCli("validate-serving " + run
+                                    + " --compute-calibration none "
+                                      "--set 'hardware={\"preset\": \"RTX-PRO-6000-Server\"}' "
+                                      "--out "
+                                    + dir + "/d",
+                                out),
+        0)
+        << out;
+    std::ifstream plainIn(dir + "/d/summary.json");
+    const json plain = json::parse(plainIn);
+    EXPECT_EQ(plain["runs"][0]["hardware_preset"], "RTX-PRO-6000-Server");
+    EXPECT_NE(plain["runs"][0]["simulation"]["tpot_ms"], r["simulation"]["tpot_ms"]);
 }
 
 TEST(Cli, FitComputeWritesACalibrationThatReadsBackAndReportsItsError)
