@@ -6,6 +6,7 @@
 #include "packet-transport.h"
 #include "schedule-collectives.h"
 #include "serving-simulation.h"
+#include "unit-conversions.h"
 
 #include "ns3/fabric-collective-helper.h"
 #include "ns3/fabric-inference-helper.h"
@@ -165,7 +166,20 @@ ExecuteInferenceScenario(const json& doc,
     InferenceRunResult r;
     r.scenario = isc;
     auto t0 = std::chrono::steady_clock::now();
-    r.serving = inference.RunServing(isc);
+    try
+    {
+        r.serving = inference.RunServing(isc);
+    }
+    catch (const UnitOverflow& e)
+    {
+        // A step that long comes from the scenario's figures (a peak of a few FLOP/s, a huge
+        // overhead): bad input, named as such, not an internal error.
+        throw fabricsim::InputError(file,
+                                    "model, hardware, serving",
+                                    "figures whose step times fit the simulator's 64-bit "
+                                    "picosecond clock (about 106 days)",
+                                    e.what());
+    }
     r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (opt.run.progress && packet)
     {

@@ -664,3 +664,22 @@ TEST(Cli, FitComputeWritesACalibrationThatReadsBackAndReportsItsError)
     struct stat st;
     EXPECT_NE(::stat((dir + "/y/calibration.json").c_str(), &st), 0);
 }
+
+TEST(Cli, AnInferenceStepPastTheClockIsBadInputNotAnInternalError)
+{
+    // 1 B/s of HBM makes one decode step take 10^19 ps: exit 2 naming the figures, no output.
+    auto dir = fabricsim::test::TempDir("step-past-clock");
+    std::string out;
+    EXPECT_EQ(fabricsim::test::RunCli("run " + std::string(FABRICSIM_SOURCE_DIR)
+                                          + "/scenarios/default.json --backend analytical "
+                                            "--no-progress --set 'hardware={\"preset\": \"H100\", "
+                                            "\"hbm_bw\": \"1B/s\"}' --out "
+                                          + dir + "/o",
+                                      out),
+              2)
+        << out;
+    EXPECT_NE(out.find("field 'model, hardware, serving': expected figures whose step times fit"),
+              std::string::npos)
+        << out;
+    EXPECT_FALSE(fs::exists(dir + "/o/summary.json"));
+}

@@ -113,6 +113,14 @@ TEST(InferenceScenario, ErrorsNameTheField)
     EXPECT_EQ(ErrorField({{"serving", {{"slo", {{"ttft_ms", 100}}}}}}), "serving.slo.tpot_ms");
     EXPECT_EQ(ErrorField({{"serving", {{"execution", {{"ep_overlap", "always"}}}}}}),
               "serving.execution.ep_overlap");
+    // Host overheads past an hour are a unit left off (once an internal error: the step's
+    // time overflowed the picosecond clock); the largest legal one still fits it.
+    EXPECT_EQ(ErrorField({{"serving", {{"execution", {{"step_overhead", 7200}}}}}}),
+              "serving.execution.step_overhead");
+    EXPECT_EQ(ErrorField({{"serving", {{"execution", {{"sequence_overhead", "1e30s"}}}}}}),
+              "serving.execution.sequence_overhead");
+    EXPECT_EQ(ErrorField({{"serving", {{"execution", {{"graph_kernel_overhead", 3601}}}}}}),
+              "serving.execution.graph_kernel_overhead");
     EXPECT_EQ(ErrorField({{"serving", {{"placement", {{"tp", "diagonal"}}}}}}),
               "serving.placement.tp");
     EXPECT_EQ(ErrorField({{"serving", {{"disaggregation", {{"prefill", json::object()}}}}}}),

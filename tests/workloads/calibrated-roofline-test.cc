@@ -103,6 +103,35 @@ TEST(CalibratedRoofline, OpCostsItsShapesAtTheirCurves)
     EXPECT_FALSE(decode.calibrated);
 }
 
+TEST(CalibratedRoofline, ExtremeShapesStayFiniteAndClampToTheCurvesEnds)
+{
+    // m = 2^40 tokens, k = n = 2^20: far past the tables' grid; the end point holds and the
+    // sizes do not overflow (doubles throughout): 2 m n k FLOPs at the fp8 peak x 0.5.
+    const HardwareSpec h100 = HardwareSpec::Preset("H100");
+    const ComputeCalibration cal = FlatCalibration();
+    ComputeOp op;
+    KernelShape s;
+    s.op = KernelOp::Gemm;
+    s.m = uint64_t(1) << 40;
+    s.n = uint64_t(1) << 20;
+    s.k = uint64_t(1) << 20;
+    s.dtype = DType::Fp8;
+    op.shapes = {s};
+    CalibrateOp(h100, cal, op);
+    EXPECT_FALSE(op.calibrated); // no fp8 curve in this calibration
+    s.dtype = DType::Bf16;
+    op.shapes = {s};
+    CalibrateOp(h100, cal, op);
+    ASSERT_TRUE(op.calibrated);
+    EXPECT_TRUE(std::isfinite(op.timeNs));
+    EXPECT_NEAR(op.kernelNs / (4000 + std::ldexp(2.0, 80) / (989e12 * 0.5) * 1e9), 1, 1e-12);
+    // One token: the overhead and the weight reads.
+    s.m = 1;
+    op.shapes = {s};
+    CalibrateOp(h100, cal, op);
+    EXPECT_GT(op.kernelNs, 4000);
+}
+
 TEST(CalibratedRoofline, HardwareKeyLoadsTheFileRelativeToTheScenario)
 {
     const std::string dir = ::testing::TempDir() + "calibrated-roofline";

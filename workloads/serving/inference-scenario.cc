@@ -197,6 +197,18 @@ ReadExecution(const std::optional<JsonObject>& j)
         = o.OptionalQuantity("step_overhead", UnitKind::Seconds, e.stepOverheadSec, true);
     e.sequenceOverheadSec
         = o.OptionalQuantity("sequence_overhead", UnitKind::Seconds, e.sequenceOverheadSec, true);
+    // Host work per step is milliseconds; past an hour a value is a typo (a unit left off), and
+    // an engine step that long would not fit the simulator's clock once summed.
+    for (const auto& [key, sec] :
+         {std::pair<const char*, double>{"graph_kernel_overhead", e.graphKernelOverheadSec},
+          {"step_overhead", e.stepOverheadSec},
+          {"sequence_overhead", e.sequenceOverheadSec}})
+    {
+        if (sec > 3600)
+        {
+            o.Fail(key, "at most 1 hour (\"3ms\", \"5us\")", o.Find(key)->dump());
+        }
+    }
     return e;
 }
 
