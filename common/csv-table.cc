@@ -48,47 +48,92 @@ CsvTable::Read(const std::string& path,
     t.m_file = path;
     LineReader in(path, what, limits);
     std::string line;
-    bool header = false;
     while (in.Next(line))
     {
-        if (line.empty())
-        {
-            continue;
-        }
-        std::vector<std::string> fields = Split(line);
-        if (!header)
-        {
-            t.m_columns = std::move(fields);
-            header = true;
-            continue;
-        }
-        if (fields.size() != t.m_columns.size())
-        {
-            throw InputError(path,
-                             in.Where(),
-                             std::to_string(t.m_columns.size()) + " fields, as the header",
-                             std::to_string(fields.size()));
-        }
-        t.m_rows.push_back(std::move(fields));
-        t.m_lines.push_back(in.LineNumber());
+        t.Add(line, in.LineNumber());
     }
-    if (!header)
+    t.Finish(required);
+    return t;
+}
+
+CsvTable
+CsvTable::Parse(std::string_view text,
+                const std::string& file,
+                const std::vector<std::string>& required)
+{
+    CsvTable t;
+    t.m_file = file;
+    uint64_t lineNo = 0;
+    size_t pos = 0;
+    while (pos < text.size())
     {
-        throw InputError(path, "line 1", "a header naming the columns", "an empty file");
+        size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos)
+        {
+            end = text.size();
+        }
+        std::string line(text.substr(pos, end - pos));
+        if (!line.empty() && line.back() == '\r')
+        {
+            line.pop_back();
+        }
+        t.Add(line, ++lineNo);
+        pos = end + 1;
     }
-    for (const std::string& r : required)
+    t.Finish(required);
+    return t;
+}
+
+void
+CsvTable::Add(const std::string& line, uint64_t lineNo)
+{
+    if (line.empty())
     {
-        if (!t.Has(r))
+        return;
+    }
+    std::vector<std::string> fields = Split(line);
+    if (!m_haveHeader)
+    {
+        m_columns = std::move(fields);
+        m_haveHeader = true;
+        return;
+    }
+    if (fields.size() != m_columns.size())
+    {
+        throw InputError(m_file,
+                         "line " + std::to_string(lineNo),
+                         std::to_string(m_columns.size()) + " fields, as the header",
+                         std::to_string(fields.size()));
+    }
+    m_rows.push_back(std::move(fields));
+    m_lines.push_back(lineNo);
+}
+
+void
+CsvTable::Finish(const std::vector<std::string>& required) const
+{
+    if (!m_haveHeader)
+    {
+        throw InputError(m_file, "line 1", "a header naming the columns", "an empty file");
+    }
+    Require(required);
+}
+
+void
+CsvTable::Require(const std::vector<std::string>& columns) const
+{
+    for (const std::string& r : columns)
+    {
+        if (!Has(r))
         {
             std::string cols;
-            for (const std::string& c : t.m_columns)
+            for (const std::string& c : m_columns)
             {
                 cols += (cols.empty() ? "" : ",") + c;
             }
-            throw InputError(path, "line 1", "a column named " + r, Quoted(cols));
+            throw InputError(m_file, "line 1", "a column named " + r, Quoted(cols));
         }
     }
-    return t;
 }
 
 bool

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fabricsim
@@ -30,6 +31,17 @@ class CsvTable
                          const std::string& what,
                          const std::vector<std::string>& required = {},
                          const FileLimits& limits = kDataFileLimits);
+
+    /**
+     * \brief Parses \p text as Read parses a file (\p file names it in errors); a trailing CR
+     * on a line is dropped.
+     */
+    static CsvTable Parse(std::string_view text,
+                          const std::string& file,
+                          const std::vector<std::string>& required = {});
+
+    /// InputError naming "line 1" unless the header names every column of \p columns.
+    void Require(const std::vector<std::string>& columns) const;
 
     const std::string& File() const
     {
@@ -73,7 +85,13 @@ class CsvTable
                            const std::string& found) const;
 
   private:
+    /// Takes file line \p lineNo: the header first, then records.
+    void Add(const std::string& line, uint64_t lineNo);
+    /// After the last line: a header must have come, with \p required.
+    void Finish(const std::vector<std::string>& required) const;
+
     std::string m_file;
+    bool m_haveHeader = false;
     std::vector<std::string> m_columns;
     std::vector<std::vector<std::string>> m_rows;
     std::vector<uint64_t> m_lines; ///< file line of each record

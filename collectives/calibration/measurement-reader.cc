@@ -1,5 +1,6 @@
 #include "measurement-reader.h"
 
+#include "csv-table.h"
 #include "file-reader.h"
 #include "input-error.h"
 
@@ -14,27 +15,6 @@ namespace fabricsim
 
 namespace
 {
-
-std::vector<std::string>
-SplitCsv(const std::string& line)
-{
-    std::vector<std::string> out;
-    std::string cur;
-    for (char c : line)
-    {
-        if (c == ',')
-        {
-            out.push_back(cur);
-            cur.clear();
-        }
-        else if (c != '\r')
-        {
-            cur.push_back(c);
-        }
-    }
-    out.push_back(cur);
-    return out;
-}
 
 std::vector<std::string>
 Lines(std::string_view text)
@@ -139,19 +119,9 @@ MeasurementSet
 ParseMeasurementCsv(std::string_view text, const std::string& file)
 {
     MeasurementSet set;
-    std::vector<std::string> lines = Lines(text);
-    if (lines.empty())
-    {
-        throw fabricsim::InputError(file, "line 1", "a CSV header", "an empty file");
-    }
-    const std::vector<std::string> header = SplitCsv(lines[0]);
-    std::map<std::string, size_t> col;
-    for (size_t i = 0; i < header.size(); ++i)
-    {
-        col[header[i]] = i;
-    }
-    const bool deepep = col.count("dispatch_avg_t_us") || col.count("dispatch_transmit_us");
-    const bool ll = col.count("dispatch_avg_t_us") > 0;
+    const CsvTable t = CsvTable::Parse(text, file);
+    const bool deepep = t.Has("dispatch_avg_t_us") || t.Has("dispatch_transmit_us");
+    const bool ll = t.Has("dispatch_avg_t_us");
     // Every column a row reads is required up front (a DeepEP table names its mode's times).
     std::vector<std::string> required
         = deepep ? std::vector<std::string>{"op_name",
@@ -170,67 +140,33 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
         required.insert(required.end(),
                         {"dispatch_sms", "dispatch_transmit_us", "combine_transmit_us"});
     }
-    for (const std::string& r : required)
+    t.Require(required);
+    const size_t opCol = t.Column("op_name");
+    for (size_t row = 0; row < t.Rows(); ++row)
     {
-        if (!col.count(r))
-        {
-            throw fabricsim::InputError(
-                file, "line 1", "a column named " + r, "columns " + lines[0].substr(0, 200));
-        }
-    }
-    for (size_t ln = 1; ln < lines.size(); ++ln)
-    {
-        if (lines[ln].empty() || lines[ln] == "\r")
-        {
-            continue;
-        }
-        const std::vector<std::string> f = SplitCsv(lines[ln]);
-        const std::string where = "line " + std::to_string(ln + 1);
-        if (f.size() != header.size())
-        {
-            throw fabricsim::InputError(
-                file, where, std::to_string(header.size()) + " fields", std::to_string(f.size()));
-        }
         auto count = [&](const char* c, uint64_t lo, uint64_t hi)
         {
-            uint64_t v = 0;
-            if (!ParseCount(f[col.at(c)], v) || v < lo || v > hi)
-            {
-                throw fabricsim::InputError(file,
-                                            where + " " + c,
-                                            "an integer in [" + std::to_string(lo) + ", "
-                                                + std::to_string(hi) + "]",
-                                            "\"" + f[col.at(c)].substr(0, 40) + "\"");
-            }
-            return v;
+            return t.Count(row, t.Column(c), lo, hi);
         };
         auto positive = [&](const char* c)
         {
-            double v = 0;
-            if (!ParsePositive(f[col.at(c)], v))
-            {
-                throw fabricsim::InputError(file,
-                                            where + " " + c,
-                                            "a positive number",
-                                            "\"" + f[col.at(c)].substr(0, 40) + "\"");
-            }
-            return v;
+            return t.Positive(row, t.Column(c));
         };
+        const std::string source = file + ":" + t.Where(row).substr(5);
         if (deepep)
         {
             MoePoint p;
-            p.mode = f[col["op_name"]];
+            p.mode = t.Text(row, opCol);
             p.hidden = uint32_t(count("hidden_size", 1, 1 << 20));
             p.tokens = uint32_t(count("num_token", 1, 1 << 24));
             p.topk = uint32_t(count("num_topk", 1, 1024));
             p.experts = uint32_t(count("num_experts", 1, 1 << 16));
             if (p.topk > p.experts)
             {
-                throw fabricsim::InputError(file,
-                                            where + " num_topk",
-                                            "at most num_experts (" + std::to_string(p.experts)
-                                                + ")",
-                                            std::to_string(p.topk));
+                t.Fail(row,
+                       t.Column("num_topk"),
+                       "at most num_experts (" + std::to_string(p.experts) + ")",
+                       std::to_string(p.topk));
             }
             if (ll)
             {
@@ -243,37 +179,36 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
                 p.dispatchUs = positive("dispatch_transmit_us");
                 p.combineUs = positive("combine_transmit_us");
             }
-            p.source = file + ":" + std::to_string(ln + 1);
+            p.source = source;
             set.moe.push_back(p);
             continue;
         }
         MeasuredPoint p;
-        if (!CollectiveOfTestName(f[col["op_name"]], p.kind))
+        if (!CollectiveOfTestName(t.Text(row, opCol), p.kind))
         {
-            throw fabricsim::InputError(
-                file,
-                where + " op_name",
-                "all_reduce, all_gather, reduce_scatter, alltoall, broadcast or reduce",
-                "\"" + f[col["op_name"]].substr(0, 40) + "\"");
+            t.Fail(row,
+                   opCol,
+                   "all_reduce, all_gather, reduce_scatter, alltoall, broadcast or reduce",
+                   "\"" + t.Text(row, opCol).substr(0, 40) + "\"");
         }
-        p.dtype = f[col["nccl_dtype"]];
+        p.dtype = t.Text(row, t.Column("nccl_dtype"));
         const uint32_t elem = BytesOfType(p.dtype);
         if (elem == 0)
         {
-            throw fabricsim::InputError(file,
-                                        where + " nccl_dtype",
-                                        "a dtype such as half, bfloat16, float or int8",
-                                        "\"" + p.dtype.substr(0, 40) + "\"");
+            t.Fail(row,
+                   t.Column("nccl_dtype"),
+                   "a dtype such as half, bfloat16, float or int8",
+                   "\"" + p.dtype.substr(0, 40) + "\"");
         }
         p.ranks = uint32_t(count("num_gpus", 1, 1 << 20));
         // message_size counts ELEMENTS (README of the corpus); latency is in MILLISECONDS.
         p.bytes = count("message_size", 1, (uint64_t(1) << 50) / elem) * elem;
         p.timeUs = positive("latency") * 1000.0;
-        if (col.count("device"))
+        if (t.Has("device"))
         {
-            p.device = f[col["device"]];
+            p.device = t.Text(row, t.Column("device"));
         }
-        p.source = file + ":" + std::to_string(ln + 1);
+        p.source = source;
         set.collectives.push_back(p);
     }
     return set;

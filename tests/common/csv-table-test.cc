@@ -36,6 +36,29 @@ TEST(CsvTable, RecordsAndTypedFields)
     EXPECT_FALSE(t.Has("n"));
 }
 
+TEST(CsvTable, TextParsesAsTheFileReads)
+{
+    const std::string text = "name,m,latency\r\ngemm,4096,0.5\n\ngemm,1,2";
+    const CsvTable f = CsvTable::Read(Write("csv-same.csv", text), "table");
+    const CsvTable t = CsvTable::Parse(text, "inline.csv", {"m"});
+    EXPECT_EQ(t.File(), "inline.csv");
+    EXPECT_EQ(t.Columns(), f.Columns());
+    ASSERT_EQ(t.Rows(), f.Rows());
+    for (size_t r = 0; r < t.Rows(); ++r)
+    {
+        EXPECT_EQ(t.Where(r), f.Where(r));
+        for (size_t c = 0; c < t.Columns().size(); ++c)
+        {
+            EXPECT_EQ(t.Text(r, c), f.Text(r, c));
+        }
+    }
+    EXPECT_EQ(ErrorOf([] { CsvTable::Parse("a,b\n1,2\n3\n", "x.csv"); }).Field(), "line 3");
+    EXPECT_EQ(ErrorOf([] { CsvTable::Parse("\n\n", "x.csv"); }).Field(), "line 1");
+    const InputError e = ErrorOf([&] { t.Require({"name", "n"}); });
+    EXPECT_EQ(e.Field(), "line 1");
+    EXPECT_EQ(e.Expected(), "a column named n");
+}
+
 TEST(CsvTable, BadFieldsNameLineAndColumn)
 {
     const std::string p = Write("csv-bad.csv", "m,latency\n12x,-1\n5,nan\n");
