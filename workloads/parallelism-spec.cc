@@ -13,7 +13,18 @@ using nlohmann::json;
 std::string
 EpBackendName(EpBackend b)
 {
-    return b == EpBackend::AllToAll ? "all-to-all" : "allgather-reducescatter";
+    switch (b)
+    {
+    case EpBackend::AllToAll:
+        return "all-to-all";
+    case EpBackend::AllGatherReduceScatter:
+        return "allgather-reducescatter";
+    case EpBackend::DeepEpNormal:
+        return "deepep-normal";
+    case EpBackend::DeepEpLowLatency:
+        return "deepep-low-latency";
+    }
+    return "";
 }
 
 ParallelismSpec
@@ -51,19 +62,24 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
             file, o.Field("pp_send"), "\"megatron\" or \"vllm\"", "\"" + flavor + "\"");
     }
     const std::string backend = o.OptionalString("ep_backend", "all-to-all");
-    if (backend == "all-to-all")
+    bool known = false;
+    for (EpBackend b : {EpBackend::AllToAll,
+                        EpBackend::AllGatherReduceScatter,
+                        EpBackend::DeepEpNormal,
+                        EpBackend::DeepEpLowLatency})
     {
-        p.epBackend = EpBackend::AllToAll;
+        if (backend == EpBackendName(b))
+        {
+            p.epBackend = b;
+            known = true;
+        }
     }
-    else if (backend == "allgather-reducescatter")
-    {
-        p.epBackend = EpBackend::AllGatherReduceScatter;
-    }
-    else
+    if (!known)
     {
         throw fabricsim::InputError(file,
                                     o.Field("ep_backend"),
-                                    "\"all-to-all\" or \"allgather-reducescatter\"",
+                                    "\"all-to-all\", \"allgather-reducescatter\", "
+                                    "\"deepep-normal\" or \"deepep-low-latency\"",
                                     "\"" + backend + "\"");
     }
     for (uint64_t n : o.UintArray("pp_layers", false, 1, UINT32_MAX))

@@ -27,12 +27,17 @@ enum class PpSendFlavor
 /// How an EP group moves tokens to their experts and back.
 enum class EpBackend
 {
-    AllToAll,              //!< dispatch and combine as all-to-alls of each token's copies
-    AllGatherReduceScatter //!< every token to every EP rank (all-gather), results summed back
-                           //!< (reduce-scatter): vLLM's default without DeepEP
+    AllToAll,               //!< dispatch and combine as all-to-alls of each token's copies
+    AllGatherReduceScatter, //!< every token to every EP rank (all-gather), results summed back
+                            //!< (reduce-scatter): vLLM's default without DeepEP
+    DeepEpNormal,           //!< DeepEP's normal kernels: a token once per rank holding any of
+                            //!< its experts, fp8 with scales; combine bf16, one per such rank
+    DeepEpLowLatency        //!< DeepEP's low-latency kernels: one fp8 copy per chosen expert,
+                            //!< combine bf16 per copy
 };
 
-/// The JSON name ("all-to-all", "allgather-reducescatter").
+/// The JSON name ("all-to-all", "allgather-reducescatter", "deepep-normal",
+/// "deepep-low-latency").
 std::string EpBackendName(EpBackend b);
 
 /**
@@ -49,7 +54,8 @@ std::string EpBackendName(EpBackend b);
  *
  * JSON: {"tp": 8, "pp": 1, "ep": 1, "dp": 1, "dp_attention": false,
  *        "sequence_parallel": false, "pp_send": "megatron" | "vllm", "pp_layers": [..],
- *        "ep_backend": "all-to-all" | "allgather-reducescatter"}
+ *        "ep_backend": "all-to-all" | "allgather-reducescatter" | "deepep-normal"
+ *                      | "deepep-low-latency"}
  * (all optional, default 1 / false / "megatron" / even split / "all-to-all").
  */
 struct ParallelismSpec

@@ -160,23 +160,4 @@ ExpectedAssignments(const std::vector<double>& pi, uint32_t first, uint32_t coun
     return tokens * sum;
 }
 
-std::vector<double>
-DispatchBytesPerDestination(const std::vector<double>& pi,
-                            uint32_t ep,
-                            double tokensLocal,
-                            double bytesPerToken)
-{
-    std::vector<double> out(ep, 0.0);
-    if (ep == 0)
-    {
-        return out;
-    }
-    uint32_t per = uint32_t(pi.size()) / ep;
-    for (uint32_t r = 0; r < ep; ++r)
-    {
-        out[r] = ExpectedAssignments(pi, r * per, per, tokensLocal) * bytesPerToken;
-    }
-    return out;
-}
-
 } // namespace fabricsim

@@ -86,17 +86,6 @@ double ExpectedAssignments(const std::vector<double>& pi,
                            uint32_t count,
                            double tokens);
 
-/**
- * \brief Bytes one EP rank sends to each EP rank in a dispatch all-to-all: rank r holds experts
- * [r E/ep, (r+1) E/ep) and receives T_local x sum(pi over them) x bytesPerToken. Every
- * (token, expert) pair is one copy (no per-rank de-duplication). The entry for the sender itself
- * is what stays local. Under uniform routing each entry is T_local k / ep x bytesPerToken.
- */
-std::vector<double> DispatchBytesPerDestination(const std::vector<double>& pi,
-                                                uint32_t ep,
-                                                double tokensLocal,
-                                                double bytesPerToken);
-
 } // namespace fabricsim
 
 #endif

@@ -1,5 +1,7 @@
 #include "step-comm.h"
 
+#include "ep-exchange.h"
+
 #include <cmath>
 
 namespace fabricsim
@@ -165,25 +167,32 @@ StepComm::Collectives(const StepBatch& batch,
                                       : StepCollectiveKind::ReduceScatter;
                     c.bytes = m_par.ep * tokensLocal * h * ba;
                 }
-                else if (dispatch)
-                {
-                    c.kind = StepCollectiveKind::AllToAll;
-                    c.sendBytes = DispatchBytesPerDestination(m_pi, m_par.ep, tokensLocal, h * ba);
-                    for (uint32_t r = 0; r < m_par.ep; ++r)
-                    {
-                        c.bytes += r == pos.epRank % m_par.ep ? 0.0 : c.sendBytes[r];
-                    }
-                }
                 else
                 {
-                    // Send each source rank back the outputs of its tokens on our experts.
-                    const uint32_t per = m_par.ExpertsPerRank(m_model);
+                    // Copies per destination and bytes per copy from the one EP model
+                    // (ep-exchange.h): per expert (all-to-all, DeepEP low-latency) or per
+                    // rank (DeepEP normal), in the backend's dispatch and combine dtypes.
+                    const EpTokenWire wire = EpWireOf(m_par.epBackend, m_model.hiddenSize, ba);
+                    const std::vector<double> copies
+                        = EpCopiesPerDestination(m_pi, m_par.ep, m_model.moe->topK, wire.perRank);
                     const uint32_t me = pos.epRank % m_par.ep;
-                    const double back
-                        = ExpectedAssignments(m_pi, me * per, per, tokensLocal) * h * ba;
                     c.kind = StepCollectiveKind::AllToAll;
-                    c.sendBytes.assign(m_par.ep, back);
-                    c.bytes = back * (m_par.ep - 1);
+                    if (dispatch)
+                    {
+                        c.sendBytes.resize(m_par.ep);
+                        for (uint32_t r = 0; r < m_par.ep; ++r)
+                        {
+                            c.sendBytes[r] = tokensLocal * copies[r] * wire.dispatchBytes;
+                            c.bytes += r == me ? 0.0 : c.sendBytes[r];
+                        }
+                    }
+                    else
+                    {
+                        // Send each source rank back the outputs of its tokens on our experts.
+                        const double back = tokensLocal * copies[me] * wire.combineBytes;
+                        c.sendBytes.assign(m_par.ep, back);
+                        c.bytes = back * (m_par.ep - 1);
+                    }
                 }
                 out.push_back(c);
             }

@@ -5,6 +5,7 @@
 #include "calibration-parameters.h"
 #include "cli-options.h"
 #include "collective-measure.h"
+#include "ep-exchange.h"
 #include "executor-attributes.h"
 #include "fabric-backend.h"
 #include "fabric-setup.h"
@@ -221,27 +222,16 @@ class Predictor
     {
         FabricScenario sc = ParseFabricScenario(doc, m_opt.scenario);
         const uint32_t n = 8;
-        const double perRank = double(p.experts) / n;
-        double pairFraction; // expected copies of one token sent to one other rank
-        if (p.mode == "ll")
-        {
-            pairFraction = double(p.topk) / n; // one copy per chosen expert
-        }
-        else
-        {
-            // Normal mode sends a token once to each rank holding at least one of its experts:
-            // 1 - C(E - E/n, k) / C(E, k).
-            double miss = 1;
-            for (uint32_t i = 0; i < p.topk; ++i)
-            {
-                miss *= (double(p.experts) - perRank - i) / (double(p.experts) - i);
-            }
-            pairFraction = 1 - std::max(0.0, miss);
-        }
-        const double fp8 = double(p.hidden) + double(p.hidden) / 128.0 * 4.0; // values + scales
-        const double bf16 = 2.0 * p.hidden;
+        // The serving loop's model of the exchange (ep-exchange.h): low-latency mode sends one
+        // fp8 copy per chosen expert, normal mode one per rank holding any of them, in fp8 or
+        // bf16 as --deepep-dispatch-dtype says (no column records it); combine in bf16.
+        const EpTokenWire wire = EpWireOf(
+            p.mode == "ll" ? EpBackend::DeepEpLowLatency : EpBackend::DeepEpNormal, p.hidden, 2);
+        const std::vector<double> pi(p.experts, double(p.topk) / p.experts);
+        const double pairFraction = EpCopiesPerDestination(pi, n, p.topk, wire.perRank)[0];
+        const double bf16 = wire.combineBytes;
         const double dispatchBytes
-            = p.mode == "ll" || m_opt.deepepDispatchDtype == "fp8" ? fp8 : bf16;
+            = p.mode == "ll" || m_opt.deepepDispatchDtype == "fp8" ? wire.dispatchBytes : bf16;
         return {AllToAllUs(sc, n, double(p.tokens) * pairFraction * dispatchBytes),
                 AllToAllUs(sc, n, double(p.tokens) * pairFraction * bf16)};
     }

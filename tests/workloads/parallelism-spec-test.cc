@@ -75,6 +75,21 @@ TEST(ParallelismSpec, ErrorsNameTheField)
     EXPECT_EQ(ErrorField(json{{"ep_backend", "deepep"}}, "Llama-3-70B"), "parallelism.ep_backend");
 }
 
+TEST(ParallelismSpec, EveryEpBackendNameRoundTrips)
+{
+    for (EpBackend b : {EpBackend::AllToAll,
+                        EpBackend::AllGatherReduceScatter,
+                        EpBackend::DeepEpNormal,
+                        EpBackend::DeepEpLowLatency})
+    {
+        const ParallelismSpec p
+            = ParallelismSpec::FromJson(json{{"ep_backend", EpBackendName(b)}}, "s.json", "p");
+        EXPECT_EQ(p.epBackend, b) << EpBackendName(b);
+    }
+    EXPECT_EQ(EpBackendName(EpBackend::DeepEpNormal), "deepep-normal");
+    EXPECT_EQ(EpBackendName(EpBackend::DeepEpLowLatency), "deepep-low-latency");
+}
+
 TEST(ParallelismSpec, UnevenPipelineSplitFollowsVllm)
 {
     ModelSpec ds = ModelSpec::Preset("DeepSeek-V3"); // 61 layers

@@ -42,21 +42,6 @@ TEST(Routing, ZipfIsDeterministicCappedAndSumsToK)
     EXPECT_LT(ExpectedDistinctExperts(a, 0, 64, 32), ExpectedDistinctExperts(64, 8, 32));
 }
 
-TEST(Routing, DispatchBytesPerDestination)
-{
-    auto pi = RoutingModel::Uniform().SelectionProbabilities(256, 8);
-    auto row = DispatchBytesPerDestination(pi, 64, 4096, 7168 * 2);
-    ASSERT_EQ(row.size(), 64u);
-    for (double x : row)
-    {
-        EXPECT_NEAR(x, 4096.0 * 8 / 64 * 7168 * 2, 1e-3);
-    }
-    auto skew = DispatchBytesPerDestination(
-        RoutingModel::Zipf(1.0, 3).SelectionProbabilities(256, 8), 64, 4096, 7168 * 2);
-    EXPECT_NEAR(std::accumulate(skew.begin(), skew.end(), 0.0), 4096.0 * 8 * 7168 * 2, 1.0);
-    EXPECT_GT(*std::max_element(skew.begin(), skew.end()), 2 * row[0]);
-}
-
 TEST(Routing, FromJson)
 {
     using nlohmann::json;

@@ -1,0 +1,53 @@
+/*
+ * What an expert-parallel exchange puts on the wire, per EP backend: how many copies of a token
+ * go to each EP rank and how many bytes a copy takes. The one model of it: the serving loop's
+ * step communication (step-comm.h) and `fabricsim calibrate`'s DeepEP points both use it.
+ */
+#ifndef FABRICSIM_WORKLOADS_EP_EXCHANGE_H
+#define FABRICSIM_WORKLOADS_EP_EXCHANGE_H
+
+#include "parallelism-spec.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace fabricsim
+{
+
+/// Bytes of one token's hidden state of \p hidden elements in DeepEP's fp8 dispatch: one byte
+/// per element and a float32 scale per 128 elements.
+double Fp8ScaledTokenBytes(uint32_t hidden);
+
+/**
+ * \brief Expected copies of one token an EP rank sends to each EP rank (rank r holds experts
+ * [r E/ep, (r+1) E/ep)), given per-expert selection probabilities \p pi (summing to top-k
+ * \p topk). With \p perRank false: one copy per chosen expert, sum of pi over r's experts.
+ * With \p perRank true: one copy per rank holding any of the token's experts,
+ * 1 - prod_{i<k} (1 - q_r E / (E - i)) with q_r = (sum of pi over r's experts) / k, which under
+ * uniform routing is the exact 1 - C(E - E/ep, k) / C(E, k), and at most the per-expert
+ * count. The sender's own entry is what stays local.
+ */
+std::vector<double> EpCopiesPerDestination(const std::vector<double>& pi,
+                                           uint32_t ep,
+                                           uint32_t topk,
+                                           bool perRank);
+
+/// Per-token wire bytes of an EP backend's dispatch and combine.
+struct EpTokenWire
+{
+    double dispatchBytes = 0; //!< one copy in the dispatch
+    double combineBytes = 0;  //!< one copy in the combine
+    bool perRank = false;     //!< copies de-duplicated per destination rank
+};
+
+/**
+ * \brief The wire form of \p backend for tokens of \p hidden elements in activations of
+ * \p activationBytes bytes: all-to-all and allgather-reducescatter send the activations both
+ * ways (per expert copy / every token); deepep-normal fp8 with scales one per rank, combine in
+ * bf16 one per rank; deepep-low-latency fp8 with scales per expert copy, bf16 combine per copy.
+ */
+EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes);
+
+} // namespace fabricsim
+
+#endif
