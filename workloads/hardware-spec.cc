@@ -38,6 +38,17 @@ HardwarePresets()
              {"scale_up_bw", "450GB/s"},
              {"nic_bw", "400Gb/s"},
              {"price_per_hour", 3.0}});
+    // H800 SXM: H100 SXM's compute and HBM with NVLink cut to 400 GB/s (both directions, so 200
+    // per direction; DeepEP quotes about 160 GB/s achieved), 400 Gb/s InfiniBand (CX7) NICs.
+    // price_per_hour ASSUMED as H100's (not sold on the clouds the other prices come from).
+    p.emplace_back(
+        "H800",
+        json{{"peak_flops", {{"bf16", "989TFLOPS"}, {"fp16", "989TFLOPS"}, {"fp8", "1979TFLOPS"}}},
+             {"hbm_capacity", "80GB"},
+             {"hbm_bw", "3.35TB/s"},
+             {"scale_up_bw", "200GB/s"},
+             {"nic_bw", "400Gb/s"},
+             {"price_per_hour", 3.0}});
     p.emplace_back(
         "H200",
         json{{"peak_flops", {{"bf16", "989TFLOPS"}, {"fp16", "989TFLOPS"}, {"fp8", "1979TFLOPS"}}},

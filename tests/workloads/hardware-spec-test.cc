@@ -44,7 +44,13 @@ TEST(HardwarePresets, TableFigures)
     EXPECT_DOUBLE_EQ(g4090.hbmBwBytesPerSec, 1.008e12);
     EXPECT_DOUBLE_EQ(g4090.PeakFlops(DType::Bf16), 165.2e12);
     EXPECT_DOUBLE_EQ(g4090.PeakFlops(DType::Fp8), 330.3e12);
-    EXPECT_EQ(HardwareSpec::PresetNames().size(), 9u);
+    // H800: H100's compute and memory, NVLink 200 GB/s per direction, 400 Gb/s NIC.
+    const HardwareSpec h800 = HardwareSpec::Preset("H800");
+    EXPECT_DOUBLE_EQ(h800.PeakFlops(DType::Fp8), 1979e12);
+    EXPECT_DOUBLE_EQ(h800.hbmBwBytesPerSec, 3.35e12);
+    EXPECT_DOUBLE_EQ(h800.scaleUpBwBytesPerSec, 200e9);
+    EXPECT_DOUBLE_EQ(h800.nicBwBytesPerSec, 50e9);
+    EXPECT_EQ(HardwareSpec::PresetNames().size(), 10u);
     for (const auto& n : HardwareSpec::PresetNames())
     {
         EXPECT_GT(HardwareSpec::Preset(n).pricePerHour, 0.0) << n;
