@@ -2,8 +2,18 @@
 
 #include "input-error.h"
 
+#include <cstdio>
+
 namespace fabricsim
 {
+
+std::string
+Fixed(double v, int digits)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
 
 bool
 TakeOption(const std::vector<std::string>& args,

@@ -18,6 +18,9 @@ bool TakeOption(const std::vector<std::string>& args,
                 const std::string& opt,
                 std::string& value);
 
+/// \p v with \p digits decimals ("%.*f"), as the commands' tables print figures.
+std::string Fixed(double v, int digits);
+
 } // namespace fabricsim
 
 #endif

@@ -21,9 +21,7 @@ namespace
 std::string
 Pct(double v)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", v);
-    return buf;
+    return Fixed(v, 1) + " %";
 }
 
 /// One class's errors under each model and row set.

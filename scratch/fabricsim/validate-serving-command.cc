@@ -26,14 +26,6 @@ namespace
 {
 
 std::string
-Fixed(double v, int digits)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::string
 Signed(double pct)
 {
     if (!std::isfinite(pct))
