@@ -147,24 +147,6 @@ class BucketFit
     mutable std::vector<std::pair<double, double>> m_sorted;
 };
 
-/// The size variable of row \p row.
-double
-RowSize(const KernelTable& t, size_t row)
-{
-    switch (t.op)
-    {
-    case KernelOp::Gemm:
-        return KernelSize(t.gemm[row]);
-    case KernelOp::ContextAttention:
-        return KernelSize(t.attention[row], true);
-    case KernelOp::GenerationAttention:
-        return KernelSize(t.attention[row], false);
-    case KernelOp::Moe:
-        return KernelSize(t.moe[row]);
-    }
-    return 1;
-}
-
 } // namespace
 
 bool
@@ -208,7 +190,7 @@ FitComputeCalibration(const std::vector<KernelTable>& tables,
                 continue;
             }
             const ComputeOp op = KernelRooflineOp(hw, t, row);
-            const int bucket = int(std::lround(std::log2(RowSize(t, row))));
+            const int bucket = int(std::lround(std::log2(KernelRowSize(t, row))));
             Bucket& b = classes[{t.op, KernelRowDtype(t, row)}][bucket];
             b.flops.push_back(op.flops);
             b.bytes.push_back(op.Bytes());

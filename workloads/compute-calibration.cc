@@ -65,21 +65,20 @@ CalibrationCurve::At(double size) const
 }
 
 double
-KernelSize(const GemmTime& g)
+KernelRowSize(const KernelTable& table, size_t row)
 {
-    return double(g.m);
-}
-
-double
-KernelSize(const AttentionTime& a, bool context)
-{
-    return context ? double(a.isl) : double(a.step) + 1;
-}
-
-double
-KernelSize(const MoeTime& m)
-{
-    return double(m.tokens);
+    switch (table.op)
+    {
+    case KernelOp::Gemm:
+        return double(table.gemm.at(row).m);
+    case KernelOp::ContextAttention:
+        return double(table.attention.at(row).isl);
+    case KernelOp::GenerationAttention:
+        return double(table.attention.at(row).step) + 1;
+    case KernelOp::Moe:
+        return double(table.moe.at(row).tokens);
+    }
+    return 1;
 }
 
 const CalibrationCurve*
@@ -95,7 +94,7 @@ ComputeCalibration::Find(KernelOp op, const std::string& dtype) const
     return nullptr;
 }
 
-void
+CalibrationPoint
 ComputeCalibration::Cost(
     const HardwareSpec& hw, const CalibrationCurve& curve, double size, DType dtype, ComputeOp& op)
 {
@@ -104,6 +103,7 @@ ComputeCalibration::Cost(
     op.computeNs = op.flops / (hw.PeakFlops(dtype) * p.etaCompute) * 1e9;
     op.memoryNs = op.Bytes() / (hw.hbmBwBytesPerSec * p.etaMemory) * 1e9;
     op.timeNs = p.overheadNs + std::max(op.computeNs, op.memoryNs);
+    return p;
 }
 
 std::string
@@ -151,8 +151,8 @@ CalibrateOp(const HardwareSpec& hw, const ComputeCalibration& cal, ComputeOp& op
         {
             k = KernelShapeOp(hw, s);
         }
-        ComputeCalibration::Cost(hw, *curve, KernelShapeSize(s), s.dtype, k);
-        const double overhead = curve->At(KernelShapeSize(s)).overheadNs;
+        const double overhead
+            = ComputeCalibration::Cost(hw, *curve, KernelShapeSize(s), s.dtype, k).overheadNs;
         computeNs += k.computeNs;
         memoryNs += k.memoryNs;
         if (s.op == KernelOp::ContextAttention)
@@ -187,21 +187,7 @@ CalibratedRowOp(const ComputeCalibration& cal,
     {
         return op;
     }
-    double size = 0;
-    switch (table.op)
-    {
-    case KernelOp::Gemm:
-        size = KernelSize(table.gemm[row]);
-        break;
-    case KernelOp::ContextAttention:
-    case KernelOp::GenerationAttention:
-        size = KernelSize(table.attention[row], table.op == KernelOp::ContextAttention);
-        break;
-    case KernelOp::Moe:
-        size = KernelSize(table.moe[row]);
-        break;
-    }
-    ComputeCalibration::Cost(hw, *curve, size, KernelMathDtype(dtype), op);
+    ComputeCalibration::Cost(hw, *curve, KernelRowSize(table, row), KernelMathDtype(dtype), op);
     return op;
 }
 
@@ -284,7 +270,9 @@ ComputeCalibration::FromJson(const nlohmann::json& j, const std::string& file)
                 {"log2_size", "overhead_us", "eta_compute", "eta_memory", "rows", "fit_mape_pct"});
             CalibrationPoint pt;
             pt.log2Size = p.Number("log2_size", 0, 64);
-            pt.overheadNs = p.Number("overhead_us", 0, 1e6) * 1e3;
+            // Up to an hour, as the serving loop's own overheads: whatever a fit of any measured
+            // table writes (the overhead is at most its fastest row) reads back.
+            pt.overheadNs = p.Number("overhead_us", 0, 3.6e9) * 1e3;
             pt.etaCompute = p.Number("eta_compute", 1e-6, 4);
             pt.etaMemory = p.Number("eta_memory", 1e-6, 4);
             pt.rows = p.OptionalUint("rows", 0);

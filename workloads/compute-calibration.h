@@ -51,10 +51,8 @@ struct CalibrationCurve
     CalibrationPoint At(double size) const;
 };
 
-/// The size variable of a row (see CalibrationCurve).
-double KernelSize(const GemmTime& g);
-double KernelSize(const AttentionTime& a, bool context);
-double KernelSize(const MoeTime& m);
+/// The size variable of row \p row of \p table (see CalibrationCurve).
+double KernelRowSize(const KernelTable& table, size_t row);
 
 /**
  * \brief A calibration: the curves of every class it was fitted on, and where it came from.
@@ -74,13 +72,13 @@ class ComputeCalibration
     /**
      * \brief Time of \p op's FLOPs and bytes (as KernelRooflineOp gives them) on \p hw with the
      * parameters of \p curve at \p size, math at \p dtype's peak: fills computeNs, memoryNs,
-     * timeNs (overhead included).
+     * timeNs (overhead included). Returns the parameters it used.
      */
-    static void Cost(const HardwareSpec& hw,
-                     const CalibrationCurve& curve,
-                     double size,
-                     DType dtype,
-                     ComputeOp& op);
+    static CalibrationPoint Cost(const HardwareSpec& hw,
+                                 const CalibrationCurve& curve,
+                                 double size,
+                                 DType dtype,
+                                 ComputeOp& op);
 
     /// The file form: {"format", "version", "fitted_on", "model", "curves": [...]}.
     nlohmann::json ToJson() const;
@@ -88,7 +86,7 @@ class ComputeCalibration
     /**
      * \brief Parse the file form; InputError naming \p file and the field for a wrong format
      * or version, an unknown op, a duplicate class, points out of order or a parameter out of
-     * range (overhead 0-1 s, efficiencies in (0, 4]).
+     * range (overhead 0-1 h, efficiencies in (0, 4]).
      */
     static ComputeCalibration FromJson(const nlohmann::json& j, const std::string& file);
 

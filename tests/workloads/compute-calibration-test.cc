@@ -181,6 +181,30 @@ TEST(ComputeCalibration, FitRecoversTheParametersOfAConstructedTable)
     }
 }
 
+TEST(ComputeCalibration, FitsOfExtremeTablesReadBack)
+{
+    // The constructed table slowed 10^5 x (kernels of 0.4 s to minutes) and sped up 10^5 x
+    // (tens of picoseconds): the fit stays finite and its file reads back as written.
+    for (double scale : {1e5, 1e-5})
+    {
+        KernelTable t = ConstructedGemmTable(kH100);
+        for (GemmTime& g : t.gemm)
+        {
+            g.ms *= scale;
+        }
+        const ComputeCalibration cal = FitComputeCalibration({t}, kH100);
+        const nlohmann::json j = cal.ToJson();
+        EXPECT_EQ(ComputeCalibration::FromJson(j, "c.json").ToJson(), j) << scale;
+        for (const KernelErrorClass& e :
+             KernelErrors(t,
+                          [&](const KernelTable&tt, size_t row)
+                          { return CalibratedRowOp(cal, kH100, tt, row); }))
+        {
+            EXPECT_TRUE(std::isfinite(e.mape)) << scale;
+        }
+    }
+}
+
 TEST(ComputeCalibration, FitRejectsTablesOfDifferentDevices)
 {
     KernelTable a = ConstructedGemmTable(kH100);
