@@ -23,6 +23,7 @@ PacketTransport::~PacketTransport()
 {
     *m_alive = false;
     m_watchdog.Cancel();
+    m_stallCheck.Cancel();
 }
 
 uint32_t
@@ -87,6 +88,10 @@ PacketTransport::Send(
         ci = it->second;
     }
     m_conns[ci].m_pending.push_back(std::move(onDelivered));
+    if (m_inFlight == 0)
+    {
+        m_lastProgressPs = NowPs(); // a stall is counted from the first message in flight
+    }
     m_inFlight++;
     m_conns[ci].m_qp->PostWrite(std::max<uint64_t>(1, bytes));
 }
@@ -102,6 +107,7 @@ PacketTransport::Delivered(size_t ci, uint64_t /* bytes */)
     Callback cb = std::move(c.m_pending.front());
     c.m_pending.pop_front();
     m_inFlight--;
+    m_lastProgressPs = NowPs();
     if (cb)
     {
         cb();
@@ -142,9 +148,55 @@ PacketTransport::MaybeStop()
 }
 
 void
+PacketTransport::ArmStallCheck(int64_t delayPs)
+{
+    m_stallCheck = Simulator::Schedule(PicoSeconds(delayPs),
+                                       [this]()
+                                       {
+                                           if (m_inFlight == 0)
+                                           {
+                                               m_lastProgressPs = NowPs();
+                                           }
+                                           const int64_t quiet = NowPs() - m_lastProgressPs;
+                                           if (quiet >= m_opt.m_stallPs)
+                                           {
+                                               m_watchdogFired = true;
+                                               m_stalled = true;
+                                               Simulator::Stop();
+                                               return;
+                                           }
+                                           ArmStallCheck(m_opt.m_stallPs - quiet);
+                                       });
+}
+
+std::string
+PacketTransport::WatchdogReport() const
+{
+    if (!m_watchdogFired)
+    {
+        return "";
+    }
+    std::ostringstream os;
+    const double at = double(NowPs()) * 1e-12;
+    if (m_stalled)
+    {
+        os << "stopped by the stall watchdog at " << at << " s simulated: " << m_inFlight
+           << " message(s) in flight and none delivered for " << double(m_opt.m_stallPs) * 1e-12
+           << " s";
+    }
+    else
+    {
+        os << "stopped by the watchdog at " << at << " s simulated (stop_ns) with " << m_inFlight
+           << " message(s) in flight";
+    }
+    return os.str();
+}
+
+void
 PacketTransport::Run()
 {
     m_watchdogFired = false;
+    m_stalled = false;
     if (m_inFlight == 0 && m_timers == 0)
     {
         return;
@@ -164,10 +216,16 @@ PacketTransport::Run()
                                              Simulator::Stop();
                                          });
     }
+    if (m_opt.m_stallPs > 0)
+    {
+        m_lastProgressPs = NowPs();
+        ArmStallCheck(m_opt.m_stallPs);
+    }
     m_running = true;
     Simulator::Run();
     m_running = false;
     m_watchdog.Cancel();
+    m_stallCheck.Cancel();
 }
 
 std::vector<std::string>

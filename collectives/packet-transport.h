@@ -29,6 +29,10 @@ struct PacketTransportOptions
     uint8_t m_priority = 3;     ///< data traffic class
     uint16_t m_basePort = 1024; ///< UDP source port of channel 0; channel c uses base + c
     int64_t m_stopPs = 0;       ///< watchdog: Run() stops at this absolute time (0 = none)
+    /// Stall watchdog: Run() stops once messages are in flight and none has been delivered for
+    /// this long (0 = none). Waiting on timers with nothing in flight is not a stall, so a
+    /// workload may idle between arrivals for any time.
+    int64_t m_stallPs = 0;
 };
 
 class PacketTransport : public Transport
@@ -54,11 +58,14 @@ class PacketTransport : public Transport
     void Run() override;
     std::string Name() const override;
 
-    /// True when the last Run() ended at the watchdog with work left.
+    /// True when the last Run() ended at a watchdog (the stop time or a stall) with work left.
     bool StoppedByWatchdog() const
     {
         return m_watchdogFired;
     }
+
+    /// Which watchdog ended the last Run() and when; empty when none did.
+    std::string WatchdogReport() const;
 
     /// Messages sent and not yet delivered.
     uint64_t InFlight() const
@@ -87,6 +94,8 @@ class PacketTransport : public Transport
 
     void Delivered(size_t conn, uint64_t bytes);
     void MaybeStop();
+    /// Checks for a stall \p delayPs from now (m_stallPs after the last delivery).
+    void ArmStallCheck(int64_t delayPs);
 
     ns3::FabricTopologyHelper& m_fabric;
     ns3::ObjectFactory m_cc;
@@ -97,7 +106,10 @@ class PacketTransport : public Transport
     uint64_t m_timers = 0;
     bool m_running = false;
     bool m_watchdogFired = false;
+    bool m_stalled = false;       ///< the stall watchdog (not the stop time) ended the run
+    int64_t m_lastProgressPs = 0; ///< last delivery, or last moment with nothing in flight
     ns3::EventId m_watchdog;
+    ns3::EventId m_stallCheck;
     /// Cleared on destruction: queue-pair callbacks outlive this object in the NICs.
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 };

@@ -55,6 +55,12 @@ FabricCollectiveHelper::SetStopTime(Time stop)
 }
 
 void
+FabricCollectiveHelper::SetStallTime(Time stall)
+{
+    m_stall = stall;
+}
+
+void
 FabricCollectiveHelper::SetRankHosts(const std::vector<uint32_t>& hosts)
 {
     m_rankHosts = hosts;
@@ -180,6 +186,7 @@ FabricCollectiveHelper::GetTransport()
         fabricsim::PacketTransportOptions po;
         po.m_priority = m_priority;
         po.m_stopPs = m_stop.GetPicoSeconds();
+        po.m_stallPs = m_stall.GetPicoSeconds();
         m_owned = std::make_unique<fabricsim::PacketTransport>(
             *m_fabric, m_ccSet ? m_cc : CongestionControlFactory::Get("dcqcn"), po);
     }
@@ -280,8 +287,7 @@ FabricCollectiveHelper::Run(const fabricsim::Schedule& schedule,
                 }
                 if (pt->StoppedByWatchdog())
                 {
-                    r.stuckReport
-                        += "  stopped at the watchdog (stop_ns) with transfers still in flight\n";
+                    r.stuckReport += "  " + pt->WatchdogReport() + "\n";
                 }
             }
         }

@@ -88,6 +88,9 @@ class FabricCollectiveHelper
     /// Watchdog: a run stops at this absolute simulated time with work left, and the
     /// collective is reported stuck (default 100 s; 0 = none). Packet backend only.
     void SetStopTime(Time stop);
+    /// Stall watchdog: a run stops once messages are in flight and none has been delivered
+    /// for this long (default 0 = none). Packet backend only.
+    void SetStallTime(Time stall);
 
     /**
      * \brief Schedule rank i runs on host \p hosts[i] (default: host i). The mapping applies
@@ -166,6 +169,7 @@ class FabricCollectiveHelper
     bool m_ccSet = false;
     uint8_t m_priority = 3;
     Time m_stop = Seconds(100);
+    Time m_stall = Seconds(0);
     std::vector<uint32_t> m_rankHosts;
     std::optional<fabricsim::ExecutorConfig> m_config;
     std::optional<fabricsim::CollectiveOptions> m_collectiveOptions;

@@ -43,7 +43,7 @@ int64_t
 WatchdogPs(const FabricScenario& sc)
 {
     // stop_ns is range-checked where it is read (below 2^63 ps).
-    return sc.raw.contains("stop_ns") ? int64_t(sc.stopNs) * 1000 : int64_t(100) * 1000000000000LL;
+    return sc.raw.contains("stop_ns") ? int64_t(sc.stopNs) * 1000 : 0;
 }
 
 std::string
@@ -68,6 +68,7 @@ FabricBackend::FabricBackend(const FabricScenario& sc,
         m_helper->SetCongestionControl(cc);
         m_helper->SetPriority(sc.transport.priority);
         m_helper->SetStopTime(ns3::PicoSeconds(WatchdogPs(sc)));
+        m_helper->SetStallTime(ns3::PicoSeconds(kStallWatchdogPs));
     }
     else
     {

@@ -40,9 +40,13 @@ std::string ToString(BackendKind kind);
 /// scenario's attributes and --ns3:: overrides).
 AnalyticalOptions AnalyticalOptionsFor(const FabricScenario& sc);
 
-/// The packet backend's watchdog: the scenario's stop_ns when it sets one, else 100 simulated
-/// seconds, after which unfinished work is reported stuck rather than run forever.
+/// The packet backend's stop time: the scenario's stop_ns when it sets one, else none (0).
 int64_t WatchdogPs(const FabricScenario& sc);
+
+/// The packet backend's stall watchdog: with messages in flight and none delivered for this
+/// long (100 simulated seconds), unfinished work is reported stuck rather than run forever. A
+/// run as long as its workload makes it (a serving replay of minutes) is never cut short.
+constexpr int64_t kStallWatchdogPs = int64_t(100) * 1000000000000LL;
 
 /// Congestion control of the scenario's data priority (cc_per_priority, else transport.cc).
 std::string CollectiveCcName(const FabricScenario& sc);

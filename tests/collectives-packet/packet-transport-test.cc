@@ -25,7 +25,7 @@ using nlohmann::json;
 class Fabric
 {
   public:
-    explicit Fabric(const json& doc, int64_t stopPs = 0)
+    explicit Fabric(const json& doc, int64_t stopPs = 0, int64_t stallPs = 0)
         : m_sc(test::Scenario(doc))
     {
         ConfigureSimulator(m_sc, {});
@@ -33,6 +33,7 @@ class Fabric
         PacketTransportOptions o;
         o.m_priority = m_sc.transport.priority;
         o.m_stopPs = stopPs;
+        o.m_stallPs = stallPs;
         m_transport = std::make_unique<PacketTransport>(
             *m_fabric, CcFactory("dcqcn", "test.json", "transport.cc"), o);
     }
@@ -104,6 +105,40 @@ TEST(PacketTransport, BrokenLinkEndsAtTheWatchdogWithUndeliveredTransfers)
     EXPECT_NE(report[0].find("host 0 -> host 1 channel 0: 1 message(s) undelivered"),
               std::string::npos)
         << report[0];
+}
+
+TEST(PacketTransport, StallWatchdogEndsABrokenLinkAfterTheStallTime)
+{
+    json doc = test::SingleSwitchScenario(2, "100Gbps");
+    doc["link_events"] = json::array({{{"link", 1}, {"at_ns", 1000}, {"state", "down"}}});
+    Fabric f(doc, 0, 2000000000); // no stop time; 2 ms without a delivery is a stall
+    bool delivered = false;
+    f.m_transport->Send(0, 1, 0, 1000000, [&]() { delivered = true; });
+    f.m_transport->Run();
+    EXPECT_FALSE(delivered);
+    ASSERT_TRUE(f.m_transport->StoppedByWatchdog());
+    // Sent at 0 and never delivered: stalled from 0, so stopped at exactly the stall time.
+    EXPECT_EQ(f.m_transport->NowPs(), 2000000000);
+    const std::string why = f.m_transport->WatchdogReport();
+    EXPECT_NE(why.find("stall watchdog at 0.002 s simulated: 1 message(s) in flight and none "
+                       "delivered for 0.002 s"),
+              std::string::npos)
+        << why;
+}
+
+TEST(PacketTransport, StallWatchdogLetsAWorkloadIdleBetweenMessages)
+{
+    // A serving run waits on arrivals with nothing in flight: 50 stall times of quiet, then a
+    // message that takes well under one. The run must reach its end, not stop at the watchdog.
+    Fabric f(test::SingleSwitchScenario(2, "100Gbps"), 0, 2000000000);
+    int64_t at = -1;
+    f.m_transport->Schedule(
+        int64_t(50) * 2000000000 - 1000000,
+        [&]() { f.m_transport->Send(0, 1, 0, 1000000, [&]() { at = f.m_transport->NowPs(); }); });
+    f.m_transport->Run();
+    EXPECT_FALSE(f.m_transport->StoppedByWatchdog()) << f.m_transport->WatchdogReport();
+    EXPECT_GT(at, int64_t(50) * 2000000000 - 1000000);
+    EXPECT_EQ(f.m_transport->WatchdogReport(), "");
 }
 
 TEST(PacketTransport, StuckCollectiveNamesRanksAndTransfers)

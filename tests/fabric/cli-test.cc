@@ -481,6 +481,29 @@ TEST(Cli, InferenceRunEndsWhenItsWorkloadEndsAndACapSaysSo)
         c["generation_tokens_per_s"].get<double>() * c["duration_s"].get<double>(), 16.0, 1e-6);
 }
 
+// The packet backend once stopped every run at 100 simulated seconds unless stop_ns said
+// otherwise: a serving replay of minutes (the measured Qwen3-32B run takes 160 s) ended with
+// nothing finished and no reason given. Only a stall (messages in flight, none delivered for
+// 100 s) stops a run now.
+TEST(Cli, InferenceRunOnThePacketBackendOutlastsOneHundredSeconds)
+{
+    auto dir = fabricsim::test::TempDir("inf-long");
+    json sc = SmallInference({{"rate_per_s", 0.02},
+                              {"arrival", "uniform"},
+                              {"count", 3},
+                              {"prompt_tokens", 32},
+                              {"output_tokens", 4}});
+    const std::string file = WriteScenario(dir, "long.json", sc);
+    std::string log;
+    ASSERT_EQ(fabricsim::test::RunCli("run " + file + " --backend packet --out " + dir + "/o", log),
+              0)
+        << log;
+    json s = json::parse(fabricsim::test::ReadFile(dir + "/o/summary.json"));
+    EXPECT_TRUE(s["complete"].get<bool>());
+    EXPECT_EQ(s["requests"]["completed"].get<int>(), 3);
+    EXPECT_GT(s["fabric"]["simulated_ns"].get<double>(), 100e9);
+}
+
 TEST(Cli, ValidateServingRefusesRunsItCannotReplayAndWritesNothing)
 {
     // A run is read whole before anything runs: an unknown GPU or model, or a meta.json or

@@ -104,6 +104,10 @@ FabricInferenceHelper::StuckReports()
         {
             lines.push_back(line);
         }
+        if (packet->StoppedByWatchdog())
+        {
+            lines.push_back(packet->WatchdogReport());
+        }
     }
     return lines;
 }
