@@ -28,6 +28,13 @@ struct CollectiveRequest
     uint32_t root = 0; ///< group index of the root (broadcast, reduce)
     /// AlltoAll(v): bytes[i][j] group rank i sends to group rank j (empty = uniform bytes/size).
     std::vector<std::vector<uint64_t>> alltoallBytes;
+    /// Kernels of the caller's own in place of NCCL's (DeepEP's dispatch and combine), for an
+    /// all-to-all(v): their fixed cost per call replaces the executor's launch latency (-1: the
+    /// executor's), and no rank has its result sooner than \c kernelMinPs after the start,
+    /// whatever the fabric delivers earlier (the kernels' own bound, e.g. copying on a budget
+    /// of SMs). The fabric still carries the traffic as soon as the launch is over.
+    int64_t kernelLaunchPs = -1;
+    int64_t kernelMinPs = 0;
     std::string tag; ///< free text for traces ("tp_allreduce layer 3")
 };
 

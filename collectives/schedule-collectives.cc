@@ -146,6 +146,21 @@ ScheduleCollectives::CheckRequest(const CollectiveRequest& req) const
                                     "a group index below " + std::to_string(req.ranks.size()),
                                     std::to_string(req.root));
     }
+    if ((req.kernelLaunchPs >= 0 || req.kernelMinPs > 0) && req.alltoallBytes.empty())
+    {
+        throw fabricsim::InputError(kWhere,
+                                    "kernelLaunchPs, kernelMinPs",
+                                    "an all-to-all(v) with its byte matrix (own kernels)",
+                                    ToString(req.kind) + " without one");
+    }
+    if (req.kernelMinPs < 0 || req.kernelLaunchPs < -1)
+    {
+        throw fabricsim::InputError(kWhere,
+                                    "kernelLaunchPs, kernelMinPs",
+                                    "times of at least 0 ps",
+                                    std::to_string(req.kernelLaunchPs) + ", "
+                                        + std::to_string(req.kernelMinPs));
+    }
     if (!req.alltoallBytes.empty())
     {
         if (req.kind != CollectiveKind::kAllToAll || req.alltoallBytes.size() != req.ranks.size())
@@ -362,9 +377,41 @@ ScheduleCollectives::StartAllToAllV(const CollectiveRequest& req,
             onRankDone(r);
         }
     };
+    // One arrival at rank j (a transfer, or the kernels' own bound) has come in.
+    auto arrived = [this, id, expected, rankDone, onDone, alive = m_alive](uint32_t j)
+    {
+        if (!*alive)
+        {
+            return;
+        }
+        if (--(*expected)[j] == 0)
+        {
+            rankDone(j);
+        }
+        if (--m_running[id].m_pending == 0)
+        {
+            if (onDone)
+            {
+                onDone();
+            }
+            Finish(id);
+        }
+    };
+    if (req.kernelMinPs > 0)
+    {
+        // Every rank also waits for the kernels' own bound, counted as one more arrival.
+        for (uint32_t j = 0; j < n; ++j)
+        {
+            (*expected)[j]++;
+            a.m_pending++;
+        }
+    }
     auto ranks = req.ranks;
     auto matrix = req.alltoallBytes;
-    m_transport.Schedule(m_config.m_launchLatencyPs,
+    const int64_t launch
+        = req.kernelLaunchPs >= 0 ? req.kernelLaunchPs : m_config.m_launchLatencyPs;
+    const int64_t minPs = req.kernelMinPs;
+    m_transport.Schedule(launch,
                          [=, alive = m_alive]()
                          {
                              if (!*alive)
@@ -391,34 +438,26 @@ ScheduleCollectives::StartAllToAllV(const CollectiveRequest& req,
                              {
                                  for (uint32_t j = 0; j < n; ++j)
                                  {
-                                     if (i == j || matrix[i][j] == 0)
+                                     if (i != j && matrix[i][j] > 0)
                                      {
-                                         continue;
+                                         SendSliced(ranks[i],
+                                                    ranks[j],
+                                                    channel,
+                                                    matrix[i][j],
+                                                    [arrived, j]() { arrived(j); });
                                      }
-                                     SendSliced(ranks[i],
-                                                ranks[j],
-                                                channel,
-                                                matrix[i][j],
-                                                [=]()
-                                                {
-                                                    if (!*alive)
-                                                    {
-                                                        return;
-                                                    }
-                                                    if (--(*expected)[j] == 0)
-                                                    {
-                                                        rankDone(j);
-                                                    }
-                                                    if (--m_running[id].m_pending == 0)
-                                                    {
-                                                        if (onDone)
-                                                        {
-                                                            onDone();
-                                                        }
-                                                        Finish(id);
-                                                    }
-                                                });
                                  }
+                             }
+                             if (minPs > 0)
+                             {
+                                 m_transport.Schedule(std::max<int64_t>(0, minPs - launch),
+                                                      [arrived, n]()
+                                                      {
+                                                          for (uint32_t j = 0; j < n; ++j)
+                                                          {
+                                                              arrived(j);
+                                                          }
+                                                      });
                              }
                          });
 }

@@ -1,5 +1,7 @@
 #include "ep-exchange.h"
 
+#include "unit-conversions.h"
+
 #include <algorithm>
 
 namespace fabricsim
@@ -70,6 +72,37 @@ EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
         break;
     }
     return w;
+}
+
+std::optional<EpKernelCost>
+EpKernelCostOf(EpBackend backend, bool dispatch)
+{
+    // scripts/fit-deepep-kernels on the corpus DeepEP tables (8 x H200, NVLink at the simulated
+    // 313.3 GB/s): fitted on hidden 2048 and 7168 (normal mode at 4 and 24 SMs), the other rows
+    // held out (docs/validation.md). The normal kernels' fixed part is their notify / layout
+    // pass; their per-copy work is the token bookkeeping (indices, weights, scales).
+    switch (backend)
+    {
+    case EpBackend::DeepEpNormal:
+        return dispatch ? EpKernelCost{26.45, 152.2, 24.21e9, true}
+                        : EpKernelCost{38.17, 15.7, 17.37e9, true};
+    case EpBackend::DeepEpLowLatency:
+        return dispatch ? EpKernelCost{10.55, 0.2, 264.2e9, false}
+                        : EpKernelCost{10.37, 0.0, 226.2e9, false};
+    case EpBackend::AllToAll:
+    case EpBackend::AllGatherReduceScatter:
+        break;
+    }
+    return std::nullopt;
+}
+
+int64_t
+EpKernelMinPs(const EpKernelCost& cost, double copies, double bytesPerCopy, uint32_t sms)
+{
+    const double spread = cost.smBudget ? double(std::max<uint32_t>(1, sms)) : 1.0;
+    const double own
+        = copies * (cost.perCopyNs * 1e-9 + bytesPerCopy / cost.bytesPerSecond) / spread;
+    return units::SecondsToPs(cost.fixedUs * 1e-6 + own, "EP kernel time");
 }
 
 } // namespace fabricsim

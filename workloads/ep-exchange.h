@@ -9,6 +9,7 @@
 #include "parallelism-spec.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace fabricsim
@@ -47,6 +48,30 @@ struct EpTokenWire
  * bf16 one per rank; deepep-low-latency fp8 with scales per expert copy, bf16 combine per copy.
  */
 EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes);
+
+/**
+ * \brief What DeepEP's own kernels cost besides the wire (scripts/fit-deepep-kernels fits them
+ * on 8 x H200, docs/validation.md): a fixed cost per call (launch; the normal kernels' notify
+ * and layout), and copying: each copy a rank sends takes perCopyNs of bookkeeping plus its bytes
+ * at bytesPerSecond, spread over the SMs it runs on (normal mode: the SM budget; low latency:
+ * every SM, so the rate is the GPU's and sms 1).
+ */
+struct EpKernelCost
+{
+    double fixedUs = 0;        //!< per call
+    double perCopyNs = 0;      //!< per copy sent, on one SM
+    double bytesPerSecond = 0; //!< per SM (normal) or per GPU (low latency)
+    bool smBudget = false;     //!< rate and per-copy work scale with the SM budget
+};
+
+/// The kernels' costs of \p backend's dispatch (\p dispatch) or combine; nullopt for the
+/// backends NCCL runs (all-to-all, allgather-reducescatter).
+std::optional<EpKernelCost> EpKernelCostOf(EpBackend backend, bool dispatch);
+
+/// Time from a call's start to a rank's earliest result in ps: the fixed cost plus
+/// \p copies copies of \p bytesPerCopy bytes sent, on \p sms SMs where the backend has an SM
+/// budget. Checked: a time past the ps clock throws UnitOverflow.
+int64_t EpKernelMinPs(const EpKernelCost& cost, double copies, double bytesPerCopy, uint32_t sms);
 
 } // namespace fabricsim
 

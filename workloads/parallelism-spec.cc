@@ -39,7 +39,8 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
                  "sequence_parallel",
                  "pp_send",
                  "pp_layers",
-                 "ep_backend"});
+                 "ep_backend",
+                 "ep_sms"});
     ParallelismSpec p;
     p.tp = uint32_t(o.OptionalUint("tp", 1, 1));
     p.pp = uint32_t(o.OptionalUint("pp", 1, 1));
@@ -82,6 +83,8 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
                                     "\"deepep-normal\" or \"deepep-low-latency\"",
                                     "\"" + backend + "\"");
     }
+    // No GPU has more than a few hundred SMs (H100 132, B200 148).
+    p.epSms = uint32_t(o.OptionalUint("ep_sms", 20, 1, 1024));
     for (uint64_t n : o.UintArray("pp_layers", false, 1, UINT32_MAX))
     {
         p.ppLayers.push_back(uint32_t(n));

@@ -68,6 +68,8 @@ struct ParallelismSpec
     bool sequenceParallel = false; //!< TP all-reduce as reduce-scatter + all-gather
     PpSendFlavor ppSend = PpSendFlavor::Megatron; //!< bytes sent between stages
     EpBackend epBackend = EpBackend::AllToAll;    //!< EP token exchange
+    /// SMs DeepEP's normal kernels get (its Buffer.num_sms, default 20): they copy no faster.
+    uint32_t epSms = 20;
     std::vector<uint32_t> ppLayers; //!< explicit layers per stage (empty: default split)
 
     /// Parse (no model checks; call Validate). Errors name \p file and \p prefix.

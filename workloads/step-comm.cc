@@ -177,6 +177,7 @@ StepComm::Collectives(const StepBatch& batch,
                         = EpCopiesPerDestination(m_pi, m_par.ep, m_model.moe->topK, wire.perRank);
                     const uint32_t me = pos.epRank % m_par.ep;
                     c.kind = StepCollectiveKind::AllToAll;
+                    double sentCopies = 0;
                     if (dispatch)
                     {
                         c.sendBytes.resize(m_par.ep);
@@ -184,6 +185,7 @@ StepComm::Collectives(const StepBatch& batch,
                         {
                             c.sendBytes[r] = tokensLocal * copies[r] * wire.dispatchBytes;
                             c.bytes += r == me ? 0.0 : c.sendBytes[r];
+                            sentCopies += r == me ? 0.0 : tokensLocal * copies[r];
                         }
                     }
                     else
@@ -192,6 +194,16 @@ StepComm::Collectives(const StepBatch& batch,
                         const double back = tokensLocal * copies[me] * wire.combineBytes;
                         c.sendBytes.assign(m_par.ep, back);
                         c.bytes = back * (m_par.ep - 1);
+                        sentCopies = tokensLocal * copies[me] * (m_par.ep - 1);
+                    }
+                    if (auto k = EpKernelCostOf(m_par.epBackend, dispatch))
+                    {
+                        c.kernelLaunchPs = EpKernelMinPs(*k, 0, 0, 1);
+                        c.kernelMinPs
+                            = EpKernelMinPs(*k,
+                                            sentCopies,
+                                            dispatch ? wire.dispatchBytes : wire.combineBytes,
+                                            m_par.epSms);
                     }
                 }
                 out.push_back(c);

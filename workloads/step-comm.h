@@ -65,8 +65,12 @@ struct CollectiveCall
     int32_t afterOp = -1;          //!< index in the rank's op list it follows; -1: before the first
     double bytes = 0;              //!< message size (see above)
     std::vector<double> sendBytes; //!< all-to-all: bytes to each group rank (own entry local)
-    uint32_t peerStage = 0;        //!< send / recv: the other pipeline stage
-    std::string label;             //!< e.g. "attn_out", "mlp_out", "moe_dispatch", "logits"
+    /// EP exchange on DeepEP's kernels (ep-exchange.h): their fixed cost in place of NCCL's
+    /// launch (-1: none), and the rank's earliest result after the start (its SM-bound copying)
+    int64_t kernelLaunchPs = -1;
+    int64_t kernelMinPs = 0;
+    uint32_t peerStage = 0; //!< send / recv: the other pipeline stage
+    std::string label;      //!< e.g. "attn_out", "mlp_out", "moe_dispatch", "logits"
 };
 
 /**

@@ -199,8 +199,11 @@ class Predictor
                 }
                 // Same bytes over the same links as the in-switch algorithm: each GPU's link
                 // carries S (1 + 1/n) per direction, spread over its n - 1 peers.
-                const double t = AllToAllUs(
-                    nv->second, uint32_t(n), InSwitchAllReduceLinkBytes(aligned, n) / (n - 1));
+                const double t = AllToAllUs(nv->second,
+                                            uint32_t(n),
+                                            InSwitchAllReduceLinkBytes(aligned, n) / (n - 1),
+                                            -1,
+                                            0);
                 if (t < best)
                 {
                     best = t;
@@ -224,16 +227,27 @@ class Predictor
         const uint32_t n = 8;
         // The serving loop's model of the exchange (ep-exchange.h): low-latency mode sends one
         // fp8 copy per chosen expert, normal mode one per rank holding any of them, in fp8 or
-        // bf16 as --deepep-dispatch-dtype says (no column records it); combine in bf16.
-        const EpTokenWire wire = EpWireOf(
-            p.mode == "ll" ? EpBackend::DeepEpLowLatency : EpBackend::DeepEpNormal, p.hidden, 2);
+        // bf16 as --deepep-dispatch-dtype says (no column records it); combine in bf16. The
+        // kernels' own fixed cost and copying (on the point's SMs) bound it as in a step.
+        const EpBackend backend
+            = p.mode == "ll" ? EpBackend::DeepEpLowLatency : EpBackend::DeepEpNormal;
+        const EpTokenWire wire = EpWireOf(backend, p.hidden, 2);
         const std::vector<double> pi(p.experts, double(p.topk) / p.experts);
-        const double pairFraction = EpCopiesPerDestination(pi, n, p.topk, wire.perRank)[0];
+        const double pairCopies
+            = double(p.tokens) * EpCopiesPerDestination(pi, n, p.topk, wire.perRank)[0];
         const double bf16 = wire.combineBytes;
         const double dispatchBytes
             = p.mode == "ll" || m_opt.deepepDispatchDtype == "fp8" ? wire.dispatchBytes : bf16;
-        return {AllToAllUs(sc, n, double(p.tokens) * pairFraction * dispatchBytes),
-                AllToAllUs(sc, n, double(p.tokens) * pairFraction * bf16)};
+        auto phase = [&](bool dispatch, double bytesPerCopy)
+        {
+            const EpKernelCost k = *EpKernelCostOf(backend, dispatch);
+            return AllToAllUs(sc,
+                              n,
+                              pairCopies * bytesPerCopy,
+                              EpKernelMinPs(k, 0, 0, 1),
+                              EpKernelMinPs(k, pairCopies * (n - 1), bytesPerCopy, p.sms));
+        };
+        return {phase(true, dispatchBytes), phase(false, bf16)};
     }
 
     uint64_t Runs() const
@@ -259,7 +273,11 @@ class Predictor
         return it->second;
     }
 
-    double AllToAllUs(const FabricScenario& sc, uint32_t n, double pairBytes)
+    double AllToAllUs(const FabricScenario& sc,
+                      uint32_t n,
+                      double pairBytes,
+                      int64_t kernelLaunchPs,
+                      int64_t kernelMinPs)
     {
         FabricBackend backend(sc, BackendKind::kAnalytical, m_opt.ns3Args);
         backend.Collectives().SetCollectiveOptions(CollectiveOptions{});
@@ -274,6 +292,8 @@ class Predictor
         const uint64_t b
             = std::max<uint64_t>(1, units::RoundCount(pairBytes, "all-to-all bytes per pair"));
         req.alltoallBytes.assign(n, std::vector<uint64_t>(n, b));
+        req.kernelLaunchPs = kernelLaunchPs;
+        req.kernelMinPs = kernelMinPs;
         for (uint32_t r = 0; r < n; ++r)
         {
             req.alltoallBytes[r][r] = 0; // local experts: no transfer

@@ -142,6 +142,51 @@ TEST(CollectiveApi, AllToAllVMovesEachPairsBytes)
         double(doneAt[1]) * 1e-12, double(doneAt[0]) * 1e-12 + wire / 12.5e9, 0.02 * wire / 12.5e9);
 }
 
+TEST(CollectiveApi, OwnKernelsReplaceTheLaunchAndBoundEveryRank)
+{
+    // DeepEP-style kernels: a 3 us fixed cost instead of the executor's launch latency, and
+    // no rank done before 50 us (their SM-bound copying), whichever ends later.
+    AnalyticalTransport t(SingleSwitch(3));
+    ScheduleCollectives api(t);
+    CollectiveRequest r;
+    r.kind = CollectiveKind::kAllToAll;
+    r.ranks = {0, 1, 2};
+    r.alltoallBytes = {{0, 4000000, 0}, {0, 0, 0}, {0, 4000000, 0}};
+    r.kernelLaunchPs = 3000000;
+    r.kernelMinPs = 50000000;
+    std::vector<int64_t> doneAt(3, -1);
+    int finished = 0;
+    api.Start(
+        r, [&](uint32_t i) { doneAt[i] = t.NowPs(); }, [&]() { finished++; });
+    t.Run();
+    EXPECT_EQ(finished, 1);
+    // Ranks 0 and 2 receive nothing: the bound alone, not the launch, ends them.
+    EXPECT_EQ(doneAt[0], 50000000);
+    EXPECT_EQ(doneAt[2], 50000000);
+    // Rank 1's 8 MB take 2 x 320 us through its 100G downlink after the 3 us launch: the fabric,
+    // not the bound, ends it.
+    const double wire = 2.0 * double(t.WireBytes(4000000));
+    EXPECT_NEAR(double(doneAt[1]) * 1e-12, 3e-6 + wire / 12.5e9, 0.02 * wire / 12.5e9);
+    EXPECT_EQ(api.Running(), 0u);
+
+    // A bound past the transfers holds every rank to it.
+    r.kernelMinPs = 2000000000; // 2 ms
+    std::fill(doneAt.begin(), doneAt.end(), -1);
+    const int64_t t0 = t.NowPs();
+    api.Start(
+        r, [&](uint32_t i) { doneAt[i] = t.NowPs() - t0; }, [&]() { finished++; });
+    t.Run();
+    EXPECT_EQ(finished, 2);
+    EXPECT_EQ(doneAt, (std::vector<int64_t>{2000000000, 2000000000, 2000000000}));
+
+    // Only an all-to-all(v) runs on own kernels.
+    CollectiveRequest ar = AllReduce(1000, {0, 1});
+    ar.kernelMinPs = 1;
+    EXPECT_THROW(api.Start(ar, {}, {}), fabricsim::InputError);
+    r.kernelMinPs = -5;
+    EXPECT_THROW(api.Start(r, {}, {}), fabricsim::InputError);
+}
+
 TEST(CollectiveApi, SendRecvTakesLaunchPlusTransferTime)
 {
     AnalyticalTransport t(SingleSwitch(2));

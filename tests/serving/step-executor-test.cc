@@ -1,6 +1,7 @@
 // Step executor: programs from the builder run over the Collective API; collectives issued,
 // step time against the memory roofline, time accounting, overlap.
 
+#include "ep-exchange.h"
 #include "fake-collectives.h"
 #include "hardware-spec.h"
 #include "model-spec.h"
@@ -324,6 +325,72 @@ TEST(StepExecutor, TwoBatchOverlapHidesExpertParallelCommunication)
     EXPECT_GT(eNone, 0);
     EXPECT_LT(eTwo, 0.7 * eNone) << "none " << eNone / 1e9 << " ms, two_batch " << eTwo / 1e9;
     EXPECT_LT(two, none);
+}
+
+// On DeepEP's kernels the EP all-to-alls reach the Collective API with the kernels' fixed cost
+// and copying bound (ep-exchange.h), and survive a program's JSON round trip; NCCL's all-to-all
+// carries neither.
+TEST(StepExecutor, DeepEpAllToAllsCarryTheirKernelCosts)
+{
+    auto started = [](const std::string& backend)
+    {
+        json patch = {{"model", "Qwen3-30B-A3B"},
+                      {"parallelism",
+                       {{"tp", 4},
+                        {"ep", 8},
+                        {"dp", 2},
+                        {"dp_attention", true},
+                        {"ep_backend", backend},
+                        {"ep_sms", 12}}}};
+        InferenceScenario sc = MakeScenario(patch);
+        StepProgramBuilder builder(sc, Layout(sc.pool.par, 2));
+        const StepBatch b = StepBatch::Prefill(4, 1024);
+        const StepProgram prog = builder.Build(0, {b, b});
+        for (const RankStepProgram& r : prog.ranks)
+        {
+            for (const ProgramItem& it : r.items)
+            {
+                if (it.type == ProgramItem::Type::Comm)
+                {
+                    const ProgramItem back
+                        = ProgramItem::FromJson(JsonObject(it.ToJson(), "t", ""));
+                    EXPECT_EQ(back.kernelLaunchPs, it.kernelLaunchPs);
+                    EXPECT_EQ(back.kernelMinPs, it.kernelMinPs);
+                }
+            }
+        }
+        FakeCollectives api(FakeCollectives::Params{});
+        RunStep(api, prog);
+        std::vector<CollectiveRequest> a2a;
+        for (const auto& req : api.started)
+        {
+            if (req.kind == CollectiveKind::kAllToAll)
+            {
+                a2a.push_back(req);
+            }
+        }
+        return a2a;
+    };
+    const auto nccl = started("all-to-all");
+    ASSERT_FALSE(nccl.empty());
+    for (const auto& req : nccl)
+    {
+        EXPECT_EQ(req.kernelLaunchPs, -1) << req.tag;
+        EXPECT_EQ(req.kernelMinPs, 0) << req.tag;
+    }
+    const auto deepep = started("deepep-normal");
+    ASSERT_EQ(deepep.size(), nccl.size());
+    const int64_t dispatchFixed
+        = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, true), 0, 0, 1);
+    const int64_t combineFixed
+        = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, false), 0, 0, 1);
+    for (const auto& req : deepep)
+    {
+        const bool dispatch = req.tag.find("ep_dispatch") != std::string::npos;
+        EXPECT_EQ(req.kernelLaunchPs, dispatch ? dispatchFixed : combineFixed) << req.tag;
+        // 4 x 1024 tokens per DP group over 4 TP ranks: 1024 per rank, copied on 12 SMs.
+        EXPECT_GT(req.kernelMinPs, req.kernelLaunchPs + 10000000) << req.tag;
+    }
 }
 
 // Two micro-batches are two streams: the programs list each collective once per micro-batch.

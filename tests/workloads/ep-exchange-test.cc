@@ -6,6 +6,7 @@
 #include "roofline.h"
 #include "routing-model.h"
 #include "step-comm.h"
+#include "unit-conversions.h"
 
 #include <gtest/gtest.h>
 
@@ -119,6 +120,72 @@ TEST(EpExchange, StepCommunicationPerBackendMatchesTheClosedForm)
                 64 * ReachesRank(128, 8, 8) * 7 * h * 2,
                 1e-6);
     EXPECT_NEAR(bytesOf(EpBackend::AllToAll, "moe_combine"), 64 * 8.0 / 8 * 7 * h * 2, 1e-6);
+}
+
+TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
+{
+    // NCCL's backends run no kernels of their own.
+    EXPECT_FALSE(EpKernelCostOf(EpBackend::AllToAll, true));
+    EXPECT_FALSE(EpKernelCostOf(EpBackend::AllGatherReduceScatter, false));
+    const EpKernelCost d = *EpKernelCostOf(EpBackend::DeepEpNormal, true);
+    EXPECT_TRUE(d.smBudget);
+    // No copies: the fixed cost alone.
+    EXPECT_EQ(EpKernelMinPs(d, 0, 0, 20), int64_t(std::llround(d.fixedUs * 1e6)));
+    // 4096 tokens of hidden 7168 to each of 7 peers, fp8: the copying over 20 SMs, closed form;
+    // twice the SMs halve it.
+    const double copies = 7 * 4096.0;
+    const double b = Fp8ScaledTokenBytes(7168);
+    const double own = copies * (d.perCopyNs * 1e-9 + b / d.bytesPerSecond);
+    EXPECT_NEAR(
+        double(EpKernelMinPs(d, copies, b, 20)) * 1e-12, d.fixedUs * 1e-6 + own / 20, 1e-12);
+    EXPECT_NEAR(
+        double(EpKernelMinPs(d, copies, b, 40)) * 1e-12, d.fixedUs * 1e-6 + own / 40, 1e-12);
+    // Low latency runs on every SM: the budget does not apply.
+    const EpKernelCost ll = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
+    EXPECT_FALSE(ll.smBudget);
+    EXPECT_EQ(EpKernelMinPs(ll, 1000, 14336, 4), EpKernelMinPs(ll, 1000, 14336, 132));
+    // Past the ps clock: an error, not a wrapped time.
+    EXPECT_THROW(EpKernelMinPs(d, 1e30, b, 1), UnitOverflow);
+}
+
+TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
+{
+    const ModelSpec m = ModelSpec::Preset("Qwen3-30B-A3B");
+    ParallelismSpec par;
+    par.dp = 8;
+    par.ep = 8;
+    par.dpAttention = true;
+    par.epSms = 24;
+    const StepBatch batch = StepBatch::Decode(64, 1024);
+    auto callOf = [&](EpBackend b, const char* label)
+    {
+        par.epBackend = b;
+        const Roofline r(m, HardwareSpec::Preset("H100"), par);
+        const StepComm comm(m, par);
+        for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
+        {
+            if (c.label == label)
+            {
+                return c;
+            }
+        }
+        return CollectiveCall{};
+    };
+    const CollectiveCall a2a = callOf(EpBackend::AllToAll, "moe_dispatch");
+    EXPECT_EQ(a2a.kernelLaunchPs, -1);
+    EXPECT_EQ(a2a.kernelMinPs, 0);
+    // Normal mode: the rank's 64 tokens reach each of the 7 other ranks with probability
+    // ReachesRank, each copy fp8 with scales, on 24 SMs; the combine sends the same copies back
+    // in bf16.
+    const double copies = 64 * ReachesRank(128, 8, 8) * 7;
+    const EpKernelCost kd = *EpKernelCostOf(EpBackend::DeepEpNormal, true);
+    const CollectiveCall d = callOf(EpBackend::DeepEpNormal, "moe_dispatch");
+    EXPECT_EQ(d.kernelLaunchPs, EpKernelMinPs(kd, 0, 0, 1));
+    EXPECT_EQ(d.kernelMinPs, EpKernelMinPs(kd, copies, Fp8ScaledTokenBytes(2048), 24));
+    const EpKernelCost kc = *EpKernelCostOf(EpBackend::DeepEpNormal, false);
+    const CollectiveCall c = callOf(EpBackend::DeepEpNormal, "moe_combine");
+    EXPECT_EQ(c.kernelMinPs, EpKernelMinPs(kc, copies, 2 * 2048.0, 24));
+    EXPECT_GT(c.kernelMinPs, c.kernelLaunchPs);
 }
 
 } // namespace

@@ -73,6 +73,8 @@ TEST(ParallelismSpec, ErrorsNameTheField)
               "parallelism.tensor_parallel");
     EXPECT_EQ(ErrorField(json{{"pp_send", "nccl"}}, "Llama-3-70B"), "parallelism.pp_send");
     EXPECT_EQ(ErrorField(json{{"ep_backend", "deepep"}}, "Llama-3-70B"), "parallelism.ep_backend");
+    EXPECT_EQ(ErrorField(json{{"ep_sms", 0}}, "Llama-3-70B"), "parallelism.ep_sms");
+    EXPECT_EQ(ErrorField(json{{"ep_sms", 5000}}, "Llama-3-70B"), "parallelism.ep_sms");
 }
 
 TEST(ParallelismSpec, EveryEpBackendNameRoundTrips)
@@ -87,6 +89,9 @@ TEST(ParallelismSpec, EveryEpBackendNameRoundTrips)
         EXPECT_EQ(p.epBackend, b) << EpBackendName(b);
     }
     EXPECT_EQ(EpBackendName(EpBackend::DeepEpNormal), "deepep-normal");
+    // DeepEP's Buffer.num_sms unless the scenario says otherwise.
+    EXPECT_EQ(ParallelismSpec::FromJson(json::object(), "s.json", "p").epSms, 20u);
+    EXPECT_EQ(ParallelismSpec::FromJson(json{{"ep_sms", 24}}, "s.json", "p").epSms, 24u);
     EXPECT_EQ(EpBackendName(EpBackend::DeepEpLowLatency), "deepep-low-latency");
 }
 

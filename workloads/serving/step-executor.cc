@@ -735,6 +735,9 @@ StepExecutor::StartCollective(const std::string& key)
                                        + std::to_string(ranks.size()) + " members");
             }
             req.alltoallBytes.push_back(row);
+            // On own kernels the call lasts what its slowest member's copying takes.
+            req.kernelLaunchPs = std::max(req.kernelLaunchPs, c.members[i]->kernelLaunchPs);
+            req.kernelMinPs = std::max(req.kernelMinPs, c.members[i]->kernelMinPs);
             uint64_t sent = 0;
             for (size_t j = 0; j < row.size(); ++j)
             {

@@ -250,6 +250,8 @@ RankItems(const InferenceScenario& sc,
             {
                 it.row.push_back(units::RoundCount(b, "all-to-all bytes"));
             }
+            it.kernelLaunchPs = c.kernelLaunchPs;
+            it.kernelMinPs = c.kernelMinPs;
         }
         else
         {

@@ -116,6 +116,14 @@ ProgramItem::ToJson() const
         {
             j["row"] = row;
         }
+        if (kernelLaunchPs >= 0)
+        {
+            j["kernel_launch_ps"] = kernelLaunchPs;
+        }
+        if (kernelMinPs > 0)
+        {
+            j["kernel_min_ps"] = kernelMinPs;
+        }
         if (async)
         {
             j["async"] = true;
@@ -180,6 +188,8 @@ ProgramItem::FromJson(const JsonObject& j)
         it.groupIndex = uint32_t(j.Uint("gi", 0, UINT32_MAX));
         it.bytes = j.Uint("bytes");
         it.row = j.UintArray("row", false);
+        it.kernelLaunchPs = j.OptionalInt("kernel_launch_ps", -1, -1, INT64_MAX);
+        it.kernelMinPs = j.OptionalInt("kernel_min_ps", 0, 0, INT64_MAX);
         it.async = j.OptionalBool("async", false);
         it.detached = j.OptionalBool("detached", false);
         it.transferId = j.OptionalInt("transfer", -1, -1, INT64_MAX);

@@ -71,6 +71,8 @@ struct ProgramItem
     uint32_t groupIndex = 0;       //!< this rank's index in group
     uint64_t bytes = 0;            //!< size (nccl-tests convention; all-to-all: sent to others)
     std::vector<uint64_t> row;     //!< all-to-all: bytes to each group member
+    int64_t kernelLaunchPs = -1;   //!< all-to-all on own kernels: fixed cost (-1: NCCL's launch)
+    int64_t kernelMinPs = 0;       //!< all-to-all on own kernels: earliest result after start
     bool async = false;            //!< the stream goes on; a Wait item with the key waits
     bool detached = false;         //!< nobody waits (completion goes to the transfer)
     int64_t transferId = -1;       //!< KV transfer it belongs to (KvSend)

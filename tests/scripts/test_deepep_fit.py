@@ -1,0 +1,91 @@
+"""scripts/fit-deepep-kernels: exact recovery on tables generated from its own model, bad input,
+and the corpus fit against the constants the simulator ships (workloads/ep-exchange.cc)."""
+
+import json
+import os
+import re
+import tempfile
+
+from script_test_util import SOURCE_DIR, ScriptTestCase, call_main, run_script
+
+from fabricsim_tools import deepep_fit  # noqa: E402 (script_test_util puts scripts/ on the path)
+
+DEEPEP = os.path.join(SOURCE_DIR, "..", "shared", "corpus", "measurements", "deepep")
+NORMAL_HEADER = ("framework,version,device,op_name,kernel_source,node_num,hidden_size,num_token,"
+                 "num_topk,num_experts,dispatch_sms,dispatch_transmit_us,dispatch_notify_us,"
+                 "combine_sms,combine_transmit_us,combine_notify_us\n")
+LINK = 313.3e9
+TRUE = {"d": (30.0, 120.0, 20e9), "c": (40.0, 20.0, 15e9)}
+
+
+def write_normal(path):
+    with open(path, "w") as f:
+        f.write(NORMAL_HEADER)
+        for hidden in (2048, 4096, 7168):
+            for sms in (4, 12, 24):
+                for tokens in (1, 64, 1024, 4096, 32768):
+                    row = {"mode": "normal", "hidden": hidden, "tokens": tokens, "topk": 8,
+                           "experts": 256, "sms": sms}
+                    d = deepep_fit.predict_us(row, "d", TRUE["d"], LINK)
+                    c = deepep_fit.predict_us(row, "c", TRUE["c"], LINK)
+                    f.write("s,1,H200,normal,deepep,1,%d,%d,8,256,%d,%r,0,%d,%r,0\n"
+                            % (hidden, tokens, sms, d, sms, c))
+    return path
+
+
+class DeepEpFit(ScriptTestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_recovers_its_own_model(self):
+        table = write_normal(os.path.join(self.tmp.name, "normal.csv"))
+        proc = call_main("deepep_fit", table)
+        self.assertRan(proc)
+        out = json.loads(proc.stdout)
+        for phase, key in (("d", "deepep-normal_dispatch"), ("c", "deepep-normal_combine")):
+            fit = out["fit"][key]
+            fixed, per_copy, rate = TRUE[phase]
+            self.assertAlmostEqual(fit["fixed_us"], fixed, delta=0.05)
+            self.assertAlmostEqual(fit["per_copy_ns"], per_copy, delta=0.5)
+            self.assertAlmostEqual(fit["bytes_per_second"] / rate, 1.0, delta=0.002)
+            self.assertLess(fit["fit_mape_pct"], 0.2)
+            self.assertLess(out["held_out"][key]["all"]["mape_pct"], 0.2)
+
+    def test_bad_table_exits_2_naming_it(self):
+        bad = os.path.join(self.tmp.name, "bad.csv")
+        with open(bad, "w") as f:
+            f.write(NORMAL_HEADER + "s,1,H200,normal,deepep,1,2048,x,8,256,4,1.0,0,4,1.0,0\n")
+        proc = run_script("fit-deepep-kernels", bad)
+        self.assertRan(proc, rc=2)
+        self.assertIn("bad.csv", proc.stderr)
+        self.assertIn("line 2", proc.stderr)
+
+    def test_corpus_fit_is_what_the_simulator_ships(self):
+        tables = [os.path.join(DEEPEP, f) for f in ("h200_sxm-wideep_deepep_normal_perf.csv",
+                                                    "h200_sxm-wideep_deepep_ll_perf.csv")]
+        if not all(os.path.isfile(t) for t in tables):
+            if os.environ.get("CI") == "true":
+                self.fail("../shared/corpus/measurements/deepep is required under CI=true")
+            self.skipTest("../shared/corpus/measurements/deepep not present")
+        proc = call_main("deepep_fit", *tables)
+        self.assertRan(proc)
+        fit = json.loads(proc.stdout)["fit"]
+        with open(os.path.join(SOURCE_DIR, "workloads", "ep-exchange.cc")) as f:
+            shipped = re.findall(r"EpKernelCost\{([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)\}",
+                                 f.read())
+        # In the source's order: normal dispatch, combine; low latency dispatch, combine.
+        keys = ("deepep-normal_dispatch", "deepep-normal_combine",
+                "deepep-low-latency_dispatch", "deepep-low-latency_combine")
+        self.assertEqual(len(shipped), 4, shipped)
+        for key, (fixed, per_copy, rate, budget) in zip(keys, shipped):
+            self.assertEqual(float(fixed), fit[key]["fixed_us"], key)
+            self.assertEqual(float(per_copy), fit[key]["per_copy_ns"], key)
+            self.assertEqual(float(rate), fit[key]["bytes_per_second"], key)
+            self.assertEqual(budget == "true", fit[key]["per"] == "SM", key)
+        # Held out (docs/validation.md): normal mode within 15 % on most points.
+        held = json.loads(proc.stdout)["held_out"]
+        self.assertLess(held["deepep-normal_dispatch"]["all"]["mape_pct"], 10)
+        self.assertLess(held["deepep-normal_combine"]["all"]["mape_pct"], 13)
