@@ -3,6 +3,7 @@
 #include "unit-conversions.h"
 
 #include <algorithm>
+#include <map>
 
 namespace fabricsim
 {
@@ -13,6 +14,39 @@ Fp8ScaledTokenBytes(uint32_t hidden)
     return double(hidden) + double(hidden) / 128.0 * 4.0;
 }
 
+namespace
+{
+
+/// Probability that a token's \p topk experts (drawn without replacement from \p experts)
+/// include one of a set holding \p share of the selections, at most \p share (the union bound;
+/// the product overshoots it slightly for a set of cold experts under skew).
+double
+Reaches(double share, uint32_t topk, double experts)
+{
+    const double q = topk > 0 ? share / topk : 0;
+    double miss = 1;
+    for (uint32_t i = 0; i < topk && double(i) < experts; ++i)
+    {
+        miss *= std::max(0.0, 1 - q * experts / (experts - i));
+    }
+    return std::min(1 - miss, share);
+}
+
+/// Sum of pi over the experts rank \p r holds (E / ep consecutive experts).
+double
+RankShare(const std::vector<double>& pi, uint32_t ep, uint32_t r)
+{
+    const size_t per = pi.size() / ep;
+    double share = 0;
+    for (size_t e = r * per; e < (r + 1) * per && e < pi.size(); ++e)
+    {
+        share += pi[e];
+    }
+    return share;
+}
+
+} // namespace
+
 std::vector<double>
 EpCopiesPerDestination(const std::vector<double>& pi, uint32_t ep, uint32_t topk, bool perRank)
 {
@@ -21,30 +55,63 @@ EpCopiesPerDestination(const std::vector<double>& pi, uint32_t ep, uint32_t topk
     {
         return out;
     }
-    const uint32_t per = uint32_t(pi.size()) / ep;
-    const double experts = double(pi.size());
     for (uint32_t r = 0; r < ep; ++r)
     {
-        double share = 0;
-        for (uint32_t e = r * per; e < (r + 1) * per && e < pi.size(); ++e)
+        const double share = RankShare(pi, ep, r);
+        out[r] = perRank ? Reaches(share, topk, double(pi.size())) : share;
+    }
+    return out;
+}
+
+std::vector<double>
+DeepEpNormalCopies(const std::vector<double>& pi,
+                   uint32_t ep,
+                   uint32_t topk,
+                   const std::vector<uint32_t>& nodeOfRank,
+                   uint32_t me,
+                   bool dispatch)
+{
+    const std::vector<double> rank = EpCopiesPerDestination(pi, ep, topk, true);
+    // Local index of each rank among its node's EP ranks, and the ranks per node.
+    std::map<uint32_t, uint32_t> perNode;
+    std::vector<uint32_t> local(ep, 0);
+    const bool nodes = nodeOfRank.size() == ep && ep > 0;
+    for (uint32_t r = 0; nodes && r < ep; ++r)
+    {
+        local[r] = perNode[nodeOfRank[r]]++;
+    }
+    bool even = nodes && perNode.size() > 1;
+    for (const auto& [node, n] : perNode)
+    {
+        even = even && n == perNode.begin()->second;
+    }
+    if (!even)
+    {
+        // One node (or an uneven split): every copy goes straight to its rank.
+        return dispatch ? rank : std::vector<double>(ep, rank[me]);
+    }
+    std::map<uint32_t, double> nodeShare;
+    for (uint32_t r = 0; r < ep; ++r)
+    {
+        nodeShare[nodeOfRank[r]] += RankShare(pi, ep, r);
+    }
+    const double remoteNodes = double(perNode.size() - 1);
+    const double experts = double(pi.size());
+    std::vector<double> out(ep, 0.0);
+    for (uint32_t r = 0; r < ep; ++r)
+    {
+        if (nodeOfRank[r] == nodeOfRank[me])
         {
-            share += pi[e];
+            // NVLink inside the node: the rank's own copies, plus those it relays for the
+            // remote ranks of r's (dispatch: its own) local index, each with as many tokens.
+            out[r] = (1 + remoteNodes) * (dispatch ? rank[r] : rank[me]);
         }
-        if (!perRank)
+        else if (local[r] == local[me])
         {
-            out[r] = share;
-            continue;
+            // RDMA to the rank of the same local index: once per node holding any of the
+            // token's experts (dispatch: the destination's node; combine: ours, reduced there).
+            out[r] = Reaches(nodeShare[nodeOfRank[dispatch ? r : me]], topk, experts);
         }
-        // No expert of the token on r: each of its k draws (without replacement) misses.
-        const double q = topk > 0 ? share / topk : 0;
-        double miss = 1;
-        for (uint32_t i = 0; i < topk && i < pi.size(); ++i)
-        {
-            miss *= std::max(0.0, 1 - q * experts / (experts - i));
-        }
-        // Never more than one copy per chosen expert (the union bound; the product above
-        // overshoots it slightly for a rank of cold experts under skew).
-        out[r] = std::min(1 - miss, share);
     }
     return out;
 }

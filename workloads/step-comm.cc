@@ -170,40 +170,42 @@ StepComm::Collectives(const StepBatch& batch,
                 else
                 {
                     // Copies per destination and bytes per copy from the one EP model
-                    // (ep-exchange.h): per expert (all-to-all, DeepEP low-latency) or per
-                    // rank (DeepEP normal), in the backend's dispatch and combine dtypes.
+                    // (ep-exchange.h): per expert (all-to-all, DeepEP low-latency), per rank
+                    // (DeepEP normal; per node across nodes, forwarded inside them), in the
+                    // backend's dispatch and combine dtypes.
                     const EpTokenWire wire = EpWireOf(m_par.epBackend, m_model.hiddenSize, ba);
-                    const std::vector<double> copies
-                        = EpCopiesPerDestination(m_pi, m_par.ep, m_model.moe->topK, wire.perRank);
                     const uint32_t me = pos.epRank % m_par.ep;
-                    c.kind = StepCollectiveKind::AllToAll;
-                    double sentCopies = 0;
-                    if (dispatch)
+                    // Copies per token of this rank's to each EP rank; the combine sends each
+                    // source back the outputs of its tokens on our experts.
+                    std::vector<double> perToken;
+                    if (m_par.epBackend == EpBackend::DeepEpNormal)
                     {
-                        c.sendBytes.resize(m_par.ep);
-                        for (uint32_t r = 0; r < m_par.ep; ++r)
-                        {
-                            c.sendBytes[r] = tokensLocal * copies[r] * wire.dispatchBytes;
-                            c.bytes += r == me ? 0.0 : c.sendBytes[r];
-                            sentCopies += r == me ? 0.0 : tokensLocal * copies[r];
-                        }
+                        perToken = DeepEpNormalCopies(
+                            m_pi, m_par.ep, m_model.moe->topK, m_epNodes, me, dispatch);
                     }
                     else
                     {
-                        // Send each source rank back the outputs of its tokens on our experts.
-                        const double back = tokensLocal * copies[me] * wire.combineBytes;
-                        c.sendBytes.assign(m_par.ep, back);
-                        c.bytes = back * (m_par.ep - 1);
-                        sentCopies = tokensLocal * copies[me] * (m_par.ep - 1);
+                        perToken = EpCopiesPerDestination(
+                            m_pi, m_par.ep, m_model.moe->topK, wire.perRank);
+                        if (!dispatch)
+                        {
+                            perToken.assign(m_par.ep, perToken[me]);
+                        }
+                    }
+                    c.kind = StepCollectiveKind::AllToAll;
+                    const double perCopy = dispatch ? wire.dispatchBytes : wire.combineBytes;
+                    double sentCopies = 0;
+                    c.sendBytes.resize(m_par.ep);
+                    for (uint32_t r = 0; r < m_par.ep; ++r)
+                    {
+                        c.sendBytes[r] = tokensLocal * perToken[r] * perCopy;
+                        c.bytes += r == me ? 0.0 : c.sendBytes[r];
+                        sentCopies += r == me ? 0.0 : tokensLocal * perToken[r];
                     }
                     if (auto k = EpKernelCostOf(m_par.epBackend, dispatch))
                     {
                         c.kernelLaunchPs = EpKernelMinPs(*k, 0, 0, 1);
-                        c.kernelMinPs
-                            = EpKernelMinPs(*k,
-                                            sentCopies,
-                                            dispatch ? wire.dispatchBytes : wire.combineBytes,
-                                            m_par.epSms);
+                        c.kernelMinPs = EpKernelMinPs(*k, sentCopies, perCopy, m_par.epSms);
                     }
                 }
                 out.push_back(c);

@@ -111,6 +111,16 @@ class StepComm
                                             const std::vector<ComputeOp>& ops,
                                             const RankPosition& pos = {}) const;
 
+    /**
+     * \brief The node of each EP rank (EP order: attention group x tp + tp rank), for DeepEP's
+     * normal kernels, which cross nodes once per node and forward inside them
+     * (DeepEpNormalCopies). Empty (the default): one node.
+     */
+    void SetEpNodes(std::vector<uint32_t> nodes)
+    {
+        m_epNodes = std::move(nodes);
+    }
+
   private:
     /// Append a TP all-reduce (or reduce-scatter + all-gather) of \p bytes after op \p after.
     void AppendTpReduce(std::vector<CollectiveCall>& out,
@@ -119,9 +129,10 @@ class StepComm
                         double bytes,
                         const std::string& label) const;
 
-    ModelSpec m_model;        //!< the model
-    ParallelismSpec m_par;    //!< the layout
-    std::vector<double> m_pi; //!< per-expert selection probabilities
+    ModelSpec m_model;               //!< the model
+    ParallelismSpec m_par;           //!< the layout
+    std::vector<double> m_pi;        //!< per-expert selection probabilities
+    std::vector<uint32_t> m_epNodes; //!< node of each EP rank (empty: one node)
 };
 
 } // namespace fabricsim

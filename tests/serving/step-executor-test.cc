@@ -393,6 +393,53 @@ TEST(StepExecutor, DeepEpAllToAllsCarryTheirKernelCosts)
     }
 }
 
+// DeepEP's normal kernels across servers (ep-exchange.h, DeepEpNormalCopies): EP 16 over two
+// servers of 8, each rank's dispatch row sends to the other server only through the rank of its
+// own local index, and nothing to that server's other ranks.
+TEST(StepExecutor, DeepEpNormalCrossesServersThroughOneRankEach)
+{
+    json patch = {{"model", "Qwen3-30B-A3B"},
+                  {"parallelism",
+                   {{"tp", 1},
+                    {"ep", 16},
+                    {"dp", 16},
+                    {"dp_attention", true},
+                    {"ep_backend", "deepep-normal"}}},
+                  {"serving", {{"placement", {{"accels_per_server", 8}}}}}};
+    InferenceScenario sc = MakeScenario(patch);
+    ASSERT_TRUE(sc.placement.servers);
+    StepProgramBuilder builder(sc, Layout(sc.pool.par, 16));
+    const StepProgram prog
+        = builder.Build(0, std::vector<StepBatch>(16, StepBatch::Prefill(2, 256)));
+    size_t rows = 0;
+    for (const RankStepProgram& r : prog.ranks)
+    {
+        for (const ProgramItem& it : r.items)
+        {
+            if (it.type != ProgramItem::Type::Comm || it.category != "ep_dispatch")
+            {
+                continue;
+            }
+            ASSERT_EQ(it.row.size(), 16u);
+            for (uint32_t j = 0; j < 16; ++j)
+            {
+                const bool sameServer = j / 8 == r.rank / 8;
+                const bool landing = j % 8 == r.rank % 8;
+                if (sameServer || landing)
+                {
+                    EXPECT_GT(it.row[j], 0u) << r.rank << " -> " << j;
+                }
+                else
+                {
+                    EXPECT_EQ(it.row[j], 0u) << r.rank << " -> " << j;
+                }
+            }
+            rows++;
+        }
+    }
+    EXPECT_EQ(rows, 16u * 48u); // every rank, every MoE layer
+}
+
 // Two micro-batches are two streams: the programs list each collective once per micro-batch.
 TEST(StepExecutor, TwoBatchProgramsHaveTwoStreams)
 {

@@ -188,5 +188,46 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
     EXPECT_GT(c.kernelMinPs, c.kernelLaunchPs);
 }
 
+TEST(EpExchange, DeepEpNormalCrossesEachNodeOnceAndForwardsInside)
+{
+    // EP 16 over 2 nodes of 8 (DeepSeek-V3: 256 experts, top-8): rank 3 sends a token once to
+    // node 1, to its rank of local index 3 (EP rank 11), and over NVLink to the ranks of its
+    // own node holding its experts, each copy twice: its own and the one it relays for rank 11.
+    const auto pi = RoutingModel::Uniform().SelectionProbabilities(256, 8);
+    std::vector<uint32_t> nodes(16);
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        nodes[r] = r / 8;
+    }
+    const double rank = ReachesRank(256, 16, 8); // 16 experts per rank
+    const double node = ReachesRank(256, 2, 8);  // 128 experts per node
+    const auto d = DeepEpNormalCopies(pi, 16, 8, nodes, 3, true);
+    const auto c = DeepEpNormalCopies(pi, 16, 8, nodes, 3, false);
+    ASSERT_EQ(d.size(), 16u);
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        const double want = r < 8 ? 2 * rank : (r == 11 ? node : 0.0);
+        EXPECT_NEAR(d[r], want, 1e-12) << r;
+        EXPECT_NEAR(c[r], want, 1e-12) << r; // the combine returns the same way
+    }
+    // Across the nodes: one copy per node (0.9965 of a token) instead of 8 x 0.408 per rank,
+    // 3.27 times fewer RDMA bytes.
+    EXPECT_NEAR(node, 0.9965, 1e-4);
+    EXPECT_NEAR(rank, 0.4077, 1e-4);
+    // Skewed routing, the combine on a node of hot experts: one reduced copy per node still.
+    const auto zipf = RoutingModel::Zipf(1.0, 3).SelectionProbabilities(256, 8);
+    const auto cz = DeepEpNormalCopies(zipf, 16, 8, nodes, 3, false);
+    EXPECT_GT(cz[11], 0);
+    EXPECT_LE(cz[11], 1.0);
+    // One node, an uneven split, or no nodes: the direct per-rank copies.
+    const auto direct = EpCopiesPerDestination(pi, 16, 8, true);
+    EXPECT_EQ(DeepEpNormalCopies(pi, 16, 8, {}, 3, true), direct);
+    EXPECT_EQ(DeepEpNormalCopies(pi, 16, 8, std::vector<uint32_t>(16, 0), 3, true), direct);
+    std::vector<uint32_t> uneven = nodes;
+    uneven[8] = 0;
+    EXPECT_EQ(DeepEpNormalCopies(pi, 16, 8, uneven, 3, true), direct);
+    EXPECT_EQ(DeepEpNormalCopies(pi, 16, 8, {}, 3, false), std::vector<double>(16, direct[3]));
+}
+
 } // namespace
 } // namespace fabricsim

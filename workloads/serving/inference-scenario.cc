@@ -230,6 +230,7 @@ ReadPlacement(const std::optional<JsonObject>& j, const json& topology)
         {
             p.accelsPerServer = uint32_t(a);
             p.numHosts = uint32_t(a * s);
+            p.servers = true;
         }
         else if (uint64_t h = positive("hosts"); h > 0)
         {
@@ -257,6 +258,7 @@ ReadPlacement(const std::optional<JsonObject>& j, const json& topology)
             o.File(), o.Field("tp"), "\"scale_up\" or \"across_servers\"", "\"" + tp + "\"");
     }
     p.accelsPerServer = uint32_t(o.OptionalUint("accels_per_server", p.accelsPerServer, 1));
+    p.servers = p.servers || o.Find("accels_per_server") != nullptr;
     return p;
 }
 

@@ -140,6 +140,9 @@ struct PlacementSpec
 {
     TpPlacement tp = TpPlacement::ScaleUp; //!< TP placement rule
     uint32_t accelsPerServer = 8;          //!< accelerators per server (rail-optimised hosts)
+    /// Hosts are servers' accelerators, server-major (the topology has servers, or the placement
+    /// says accels_per_server): host / accelsPerServer is its server.
+    bool servers = false;
     /// Hosts of the topology (0: unchecked). Read from a rail-optimised topology object; a
     /// caller that builds the topology sets it to Topology::NumHosts() before running.
     uint32_t numHosts = 0;

@@ -480,6 +480,20 @@ StepProgramBuilder::Build(uint64_t step,
         }
         for (uint32_t s = 0; s < par.pp; ++s)
         {
+            if (par.ep > 1 && m_sc.placement.servers)
+            {
+                // DeepEP's normal kernels cross servers once per server (StepComm).
+                std::vector<uint32_t> nodes;
+                for (uint32_t gg = 0; gg < m_layout.groups; ++gg)
+                {
+                    for (uint32_t k = 0; k < par.tp; ++k)
+                    {
+                        nodes.push_back(m_layout.Host(gg, s, k)
+                                        / std::max<uint32_t>(1, m_sc.placement.accelsPerServer));
+                    }
+                }
+                comm.SetEpNodes(std::move(nodes));
+            }
             // The tp ranks of a stage share ops and collectives unless they hold other experts.
             std::map<std::pair<size_t, uint32_t>, RankWork> works;
             auto work = [&](size_t mb, uint32_t t) -> const RankWork&
