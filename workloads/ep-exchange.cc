@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace fabricsim
 {
@@ -137,6 +138,8 @@ EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
         w.dispatchBytes = Fp8ScaledTokenBytes(hidden);
         w.combineBytes = 2.0 * hidden;
         break;
+    case EpBackend::DeepEpAuto:
+        throw std::logic_error("EpWireOf: deepep-auto is resolved per step (ResolveEpBackend)");
     }
     return w;
 }
@@ -156,6 +159,8 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
     case EpBackend::DeepEpLowLatency:
         return dispatch ? EpKernelCost{10.55, 0.2, 264.2e9, false}
                         : EpKernelCost{10.37, 0.0, 226.2e9, false};
+    case EpBackend::DeepEpAuto:
+        throw std::logic_error("EpKernelCostOf: deepep-auto is resolved per step");
     case EpBackend::AllToAll:
     case EpBackend::AllGatherReduceScatter:
         break;

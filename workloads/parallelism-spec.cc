@@ -21,10 +21,22 @@ EpBackendName(EpBackend b)
         return "allgather-reducescatter";
     case EpBackend::DeepEpNormal:
         return "deepep-normal";
+    case EpBackend::DeepEpAuto:
+        return "deepep-auto";
     case EpBackend::DeepEpLowLatency:
         return "deepep-low-latency";
     }
     return "";
+}
+
+EpBackend
+ResolveEpBackend(EpBackend b, bool prefill)
+{
+    if (b != EpBackend::DeepEpAuto)
+    {
+        return b;
+    }
+    return prefill ? EpBackend::DeepEpNormal : EpBackend::DeepEpLowLatency;
 }
 
 ParallelismSpec
@@ -67,7 +79,8 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
     for (EpBackend b : {EpBackend::AllToAll,
                         EpBackend::AllGatherReduceScatter,
                         EpBackend::DeepEpNormal,
-                        EpBackend::DeepEpLowLatency})
+                        EpBackend::DeepEpLowLatency,
+                        EpBackend::DeepEpAuto})
     {
         if (backend == EpBackendName(b))
         {
@@ -80,7 +93,7 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
         throw fabricsim::InputError(file,
                                     o.Field("ep_backend"),
                                     "\"all-to-all\", \"allgather-reducescatter\", "
-                                    "\"deepep-normal\" or \"deepep-low-latency\"",
+                                    "\"deepep-normal\", \"deepep-low-latency\" or \"deepep-auto\"",
                                     "\"" + backend + "\"");
     }
     // No GPU has more than a few hundred SMs (H100 132, B200 148).

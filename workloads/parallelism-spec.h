@@ -32,12 +32,18 @@ enum class EpBackend
                             //!< (reduce-scatter): vLLM's default without DeepEP
     DeepEpNormal,           //!< DeepEP's normal kernels: a token once per rank holding any of
                             //!< its experts, fp8 with scales; combine bf16, one per such rank
-    DeepEpLowLatency        //!< DeepEP's low-latency kernels: one fp8 copy per chosen expert,
+    DeepEpLowLatency,       //!< DeepEP's low-latency kernels: one fp8 copy per chosen expert,
                             //!< combine bf16 per copy
+    DeepEpAuto //!< SGLang's --deepep-mode auto: the normal kernels for a step that carries
+               //!< prefill tokens in any group of the EP group, low latency for decode-only steps
 };
 
+/// The DeepEP kernels \p b runs for a step (\p prefill: a step carrying prefill tokens);
+/// every backend but deepep-auto is itself.
+EpBackend ResolveEpBackend(EpBackend b, bool prefill);
+
 /// The JSON name ("all-to-all", "allgather-reducescatter", "deepep-normal",
-/// "deepep-low-latency").
+/// "deepep-low-latency", "deepep-auto").
 std::string EpBackendName(EpBackend b);
 
 /**

@@ -2,6 +2,7 @@
 
 #include "ep-exchange.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace fabricsim
@@ -95,6 +96,13 @@ StepComm::Collectives(const StepBatch& batch,
     const double h = m_model.hiddenSize;
     const double hidden = t * h * ba; // T H b
     const bool ep = m_par.ep > 1;
+    // deepep-auto: the normal kernels when the EP group's step carries prefill tokens (the
+    // builder says so for the whole group; alone, this rank's batch decides).
+    const bool prefill = m_prefillStep.value_or(
+        std::any_of(batch.sequences.begin(),
+                    batch.sequences.end(),
+                    [](const SequenceWork& w) { return w.newTokens > 1 || w.cachedTokens == 0; }));
+    const EpBackend backend = ResolveEpBackend(m_par.epBackend, prefill);
     std::vector<CollectiveCall> out;
 
     double ppBytes = hidden * (m_par.ppSend == PpSendFlavor::Vllm ? 2.0 : 1.0);
@@ -158,7 +166,7 @@ StepComm::Collectives(const StepBatch& batch,
                 c.layer = op.layer;
                 c.afterOp = idx;
                 c.label = dispatch ? "moe_dispatch" : "moe_combine";
-                if (m_par.epBackend == EpBackend::AllGatherReduceScatter)
+                if (backend == EpBackend::AllGatherReduceScatter)
                 {
                     // Every EP rank receives every token of the group (all_gatherv); each
                     // rank's partial outputs for all of them are summed back to the tokens'
@@ -173,12 +181,12 @@ StepComm::Collectives(const StepBatch& batch,
                     // (ep-exchange.h): per expert (all-to-all, DeepEP low-latency), per rank
                     // (DeepEP normal; per node across nodes, forwarded inside them), in the
                     // backend's dispatch and combine dtypes.
-                    const EpTokenWire wire = EpWireOf(m_par.epBackend, m_model.hiddenSize, ba);
+                    const EpTokenWire wire = EpWireOf(backend, m_model.hiddenSize, ba);
                     const uint32_t me = pos.epRank % m_par.ep;
                     // Copies per token of this rank's to each EP rank; the combine sends each
                     // source back the outputs of its tokens on our experts.
                     std::vector<double> perToken;
-                    if (m_par.epBackend == EpBackend::DeepEpNormal)
+                    if (backend == EpBackend::DeepEpNormal)
                     {
                         perToken = DeepEpNormalCopies(
                             m_pi, m_par.ep, m_model.moe->topK, m_epNodes, me, dispatch);
@@ -202,7 +210,7 @@ StepComm::Collectives(const StepBatch& batch,
                         c.bytes += r == me ? 0.0 : c.sendBytes[r];
                         sentCopies += r == me ? 0.0 : tokensLocal * perToken[r];
                     }
-                    if (auto k = EpKernelCostOf(m_par.epBackend, dispatch))
+                    if (auto k = EpKernelCostOf(backend, dispatch))
                     {
                         c.kernelLaunchPs = EpKernelMinPs(*k, 0, 0, 1);
                         c.kernelMinPs = EpKernelMinPs(*k, sentCopies, perCopy, m_par.epSms);

@@ -12,6 +12,7 @@
 #include "step-batch.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,13 @@ class StepComm
         m_epNodes = std::move(nodes);
     }
 
+    /// Whether the EP group's step carries prefill tokens in any of its groups (deepep-auto
+    /// picks DeepEP's kernels by it); unset, each rank's own batch decides.
+    void SetPrefillStep(std::optional<bool> prefill)
+    {
+        m_prefillStep = prefill;
+    }
+
   private:
     /// Append a TP all-reduce (or reduce-scatter + all-gather) of \p bytes after op \p after.
     void AppendTpReduce(std::vector<CollectiveCall>& out,
@@ -129,10 +137,11 @@ class StepComm
                         double bytes,
                         const std::string& label) const;
 
-    ModelSpec m_model;               //!< the model
-    ParallelismSpec m_par;           //!< the layout
-    std::vector<double> m_pi;        //!< per-expert selection probabilities
-    std::vector<uint32_t> m_epNodes; //!< node of each EP rank (empty: one node)
+    ModelSpec m_model;                 //!< the model
+    ParallelismSpec m_par;             //!< the layout
+    std::vector<double> m_pi;          //!< per-expert selection probabilities
+    std::vector<uint32_t> m_epNodes;   //!< node of each EP rank (empty: one node)
+    std::optional<bool> m_prefillStep; //!< the EP group's step carries prefill tokens
 };
 
 } // namespace fabricsim

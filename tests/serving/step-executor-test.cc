@@ -14,6 +14,7 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <tuple>
 
 namespace fabricsim
@@ -438,6 +439,40 @@ TEST(StepExecutor, DeepEpNormalCrossesServersThroughOneRankEach)
         }
     }
     EXPECT_EQ(rows, 16u * 48u); // every rank, every MoE layer
+}
+
+// deepep-auto (SGLang's auto mode): a step where any group of the EP group carries prefill
+// tokens runs the normal kernels in every group; a decode-only step the low-latency ones.
+TEST(StepExecutor, DeepEpAutoPicksTheKernelsPerStepForTheWholeGroup)
+{
+    json patch = {
+        {"model", "Qwen3-30B-A3B"},
+        {"parallelism",
+         {{"tp", 1}, {"ep", 4}, {"dp", 4}, {"dp_attention", true}, {"ep_backend", "deepep-auto"}}}};
+    InferenceScenario sc = MakeScenario(patch);
+    StepProgramBuilder builder(sc, Layout(sc.pool.par, 4));
+    const int64_t normal = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, true), 0, 0, 1);
+    const int64_t ll = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpLowLatency, true), 0, 0, 1);
+    auto dispatchLaunches = [&](const std::vector<StepBatch>& batches)
+    {
+        std::set<int64_t> launches;
+        for (const RankStepProgram& r : builder.Build(0, batches).ranks)
+        {
+            for (const ProgramItem& it : r.items)
+            {
+                if (it.type == ProgramItem::Type::Comm && it.category == "ep_dispatch")
+                {
+                    launches.insert(it.kernelLaunchPs);
+                }
+            }
+        }
+        return launches;
+    };
+    const StepBatch decode = StepBatch::Decode(8, 512);
+    EXPECT_EQ(dispatchLaunches({decode, decode, decode, decode}), std::set<int64_t>{ll});
+    // One group's prompt chunk puts the whole EP group on the normal kernels.
+    EXPECT_EQ(dispatchLaunches({decode, StepBatch::Prefill(1, 256), decode, decode}),
+              std::set<int64_t>{normal});
 }
 
 // Two micro-batches are two streams: the programs list each collective once per micro-batch.

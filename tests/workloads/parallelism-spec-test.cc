@@ -82,7 +82,8 @@ TEST(ParallelismSpec, EveryEpBackendNameRoundTrips)
     for (EpBackend b : {EpBackend::AllToAll,
                         EpBackend::AllGatherReduceScatter,
                         EpBackend::DeepEpNormal,
-                        EpBackend::DeepEpLowLatency})
+                        EpBackend::DeepEpLowLatency,
+                        EpBackend::DeepEpAuto})
     {
         const ParallelismSpec p
             = ParallelismSpec::FromJson(json{{"ep_backend", EpBackendName(b)}}, "s.json", "p");
@@ -93,6 +94,12 @@ TEST(ParallelismSpec, EveryEpBackendNameRoundTrips)
     EXPECT_EQ(ParallelismSpec::FromJson(json::object(), "s.json", "p").epSms, 20u);
     EXPECT_EQ(ParallelismSpec::FromJson(json{{"ep_sms", 24}}, "s.json", "p").epSms, 24u);
     EXPECT_EQ(EpBackendName(EpBackend::DeepEpLowLatency), "deepep-low-latency");
+    EXPECT_EQ(EpBackendName(EpBackend::DeepEpAuto), "deepep-auto");
+    // Auto picks the normal kernels for prefill, low latency for decode; others are themselves.
+    EXPECT_EQ(ResolveEpBackend(EpBackend::DeepEpAuto, true), EpBackend::DeepEpNormal);
+    EXPECT_EQ(ResolveEpBackend(EpBackend::DeepEpAuto, false), EpBackend::DeepEpLowLatency);
+    EXPECT_EQ(ResolveEpBackend(EpBackend::AllToAll, true), EpBackend::AllToAll);
+    EXPECT_EQ(ResolveEpBackend(EpBackend::DeepEpNormal, false), EpBackend::DeepEpNormal);
 }
 
 TEST(ParallelismSpec, UnevenPipelineSplitFollowsVllm)

@@ -450,6 +450,19 @@ StepProgramBuilder::Build(uint64_t step,
     }
 
     StepComm comm(m_sc.model, par, m_sc.routing);
+    // One EP group runs one kind of DeepEP kernels a step: the normal ones if any of its groups
+    // carries prefill tokens (SGLang's auto mode agrees on it across DP ranks).
+    comm.SetPrefillStep(std::any_of(batches.begin(),
+                                    batches.end(),
+                                    [](const StepBatch& b)
+                                    {
+                                        return std::any_of(b.sequences.begin(),
+                                                           b.sequences.end(),
+                                                           [](const SequenceWork& w) {
+                                                               return w.newTokens > 1
+                                                                      || w.cachedTokens == 0;
+                                                           });
+                                    }));
     for (uint32_t g = 0; g < m_layout.groups; ++g)
     {
         const StepBatch& batch = batches.at(g);
