@@ -161,6 +161,8 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
             p.tokens = uint32_t(count("num_token", 1, 1 << 24));
             p.topk = uint32_t(count("num_topk", 1, 1024));
             p.experts = uint32_t(count("num_experts", 1, 1 << 16));
+            // DeepEP's groups are whole servers of 8 GPUs; 4096 servers is 32768 GPUs.
+            p.nodes = t.Has("node_num") ? uint32_t(count("node_num", 1, 4096)) : 1;
             if (p.topk > p.experts)
             {
                 t.Fail(row,

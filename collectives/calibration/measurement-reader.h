@@ -37,7 +37,8 @@ struct MoePoint
     uint32_t hidden = 0;
     uint32_t topk = 0;
     uint32_t experts = 0;
-    uint32_t sms = 0; ///< normal mode: SMs given to the kernels
+    uint32_t sms = 0;   ///< normal mode: SMs given to the kernels
+    uint32_t nodes = 1; ///< node_num: servers of 8 GPUs the EP group spans
     double dispatchUs = 0;
     double combineUs = 0;
     std::string source;

@@ -224,28 +224,65 @@ class Predictor
     std::pair<double, double> Moe(const nlohmann::json& doc, const MoePoint& p)
     {
         FabricScenario sc = ParseFabricScenario(doc, m_opt.scenario);
-        const uint32_t n = 8;
+        // The EP group: node_num servers of 8 GPUs, ranks 0..n-1 of the scenario's hosts.
+        const uint32_t n = 8 * p.nodes;
+        if (sc.topology.NumHosts() < n)
+        {
+            throw fabricsim::InputError(p.source,
+                                        "node_num",
+                                        "at most the scenario's "
+                                            + std::to_string(sc.topology.NumHosts()) + " hosts / 8",
+                                        std::to_string(p.nodes));
+        }
+        if (p.experts % n != 0)
+        {
+            throw fabricsim::InputError(p.source,
+                                        "num_experts",
+                                        "a multiple of the " + std::to_string(n) + " GPUs",
+                                        std::to_string(p.experts));
+        }
         // The serving loop's model of the exchange (ep-exchange.h): low-latency mode sends one
-        // fp8 copy per chosen expert, normal mode one per rank holding any of them, in fp8 or
-        // bf16 as --deepep-dispatch-dtype says (no column records it); combine in bf16. The
-        // kernels' own fixed cost and copying (on the point's SMs) bound it as in a step.
+        // fp8 copy per chosen expert, normal mode one per rank holding any of them (across
+        // servers once per server, forwarded inside), in fp8 or bf16 as --deepep-dispatch-dtype
+        // says (no column records it); combine in bf16. The kernels' own fixed cost and copying
+        // (on the point's SMs) bound it as in a step.
         const EpBackend backend
             = p.mode == "ll" ? EpBackend::DeepEpLowLatency : EpBackend::DeepEpNormal;
         const EpTokenWire wire = EpWireOf(backend, p.hidden, 2);
         const std::vector<double> pi(p.experts, double(p.topk) / p.experts);
-        const double pairCopies
-            = double(p.tokens) * EpCopiesPerDestination(pi, n, p.topk, wire.perRank)[0];
+        std::vector<uint32_t> nodes(n);
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            nodes[r] = r / 8;
+        }
         const double bf16 = wire.combineBytes;
         const double dispatchBytes
             = p.mode == "ll" || m_opt.deepepDispatchDtype == "fp8" ? wire.dispatchBytes : bf16;
         auto phase = [&](bool dispatch, double bytesPerCopy)
         {
+            std::vector<std::vector<double>> copies(n);
+            double sent = 0;
+            for (uint32_t i = 0; i < n; ++i)
+            {
+                copies[i] = backend == EpBackend::DeepEpNormal
+                                ? DeepEpNormalCopies(pi, n, p.topk, nodes, i, dispatch)
+                                : EpCopiesPerDestination(pi, n, p.topk, false);
+                for (uint32_t j = 0; j < n; ++j)
+                {
+                    copies[i][j] *= double(p.tokens);
+                }
+            }
+            // Every rank sends alike under uniform routing: rank 0's copies bound the kernels.
+            for (uint32_t j = 1; j < n; ++j)
+            {
+                sent += copies[0][j];
+            }
             const EpKernelCost k = *EpKernelCostOf(backend, dispatch);
             return AllToAllUs(sc,
-                              n,
-                              pairCopies * bytesPerCopy,
+                              copies,
+                              bytesPerCopy,
                               EpKernelMinPs(k, 0, 0, 1),
-                              EpKernelMinPs(k, pairCopies * (n - 1), bytesPerCopy, p.sms));
+                              EpKernelMinPs(k, sent, bytesPerCopy, p.sms));
         };
         return {phase(true, dispatchBytes), phase(false, bf16)};
     }
@@ -279,6 +316,19 @@ class Predictor
                       int64_t kernelLaunchPs,
                       int64_t kernelMinPs)
     {
+        std::vector<std::vector<double>> copies(n, std::vector<double>(n, 1.0));
+        return AllToAllUs(sc, copies, pairBytes, kernelLaunchPs, kernelMinPs);
+    }
+
+    /// An all-to-all(v) of copies[i][j] x \p bytesPerCopy from rank i to rank j (own entries
+    /// stay local) over the scenario's first ranks.
+    double AllToAllUs(const FabricScenario& sc,
+                      const std::vector<std::vector<double>>& copies,
+                      double bytesPerCopy,
+                      int64_t kernelLaunchPs,
+                      int64_t kernelMinPs)
+    {
+        const uint32_t n = uint32_t(copies.size());
         FabricBackend backend(sc, BackendKind::kAnalytical, m_opt.ns3Args);
         backend.Collectives().SetCollectiveOptions(CollectiveOptions{});
         ScheduleCollectives& api = backend.Collectives().GetCollectiveApi();
@@ -289,15 +339,21 @@ class Predictor
         {
             req.ranks.push_back(r);
         }
-        const uint64_t b
-            = std::max<uint64_t>(1, units::RoundCount(pairBytes, "all-to-all bytes per pair"));
-        req.alltoallBytes.assign(n, std::vector<uint64_t>(n, b));
+        req.alltoallBytes.assign(n, std::vector<uint64_t>(n, 0));
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            for (uint32_t j = 0; j < n; ++j)
+            {
+                const double b = copies[i][j] * bytesPerCopy;
+                // Local experts: no transfer; a pair that carries anything carries a byte.
+                req.alltoallBytes[i][j]
+                    = i == j || b <= 0 ? 0
+                                       : std::max<uint64_t>(
+                                           1, units::RoundCount(b, "all-to-all bytes per pair"));
+            }
+        }
         req.kernelLaunchPs = kernelLaunchPs;
         req.kernelMinPs = kernelMinPs;
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            req.alltoallBytes[r][r] = 0; // local experts: no transfer
-        }
         int64_t end = -1;
         api.Start(
             req, [](uint32_t) {}, [&]() { end = t.NowPs(); });
@@ -691,7 +747,7 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         csv.precision(8);
         csv << "mode,tokens,hidden,topk,experts,sms,dispatch_us,predicted_dispatch_us,dispatch_"
                "error_pct,combine_us,"
-               "predicted_combine_us,combine_error_pct,source\n";
+               "predicted_combine_us,combine_error_pct,nodes,source\n";
         std::map<std::string, std::vector<double>> errs;
         for (const MoePoint& p : moe)
         {
@@ -700,7 +756,8 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
             const double ce = (c - p.combineUs) / p.combineUs * 100;
             csv << p.mode << "," << p.tokens << "," << p.hidden << "," << p.topk << "," << p.experts
                 << "," << p.sms << "," << p.dispatchUs << "," << d << "," << de << ","
-                << p.combineUs << "," << c << "," << ce << "," << p.source << "\n";
+                << p.combineUs << "," << c << "," << ce << "," << p.nodes << "," << p.source
+                << "\n";
             const std::string range = p.tokens < 128    ? "tokens < 128"
                                       : p.tokens < 4096 ? "tokens 128-4095"
                                                         : "tokens >= 4096";
@@ -711,6 +768,13 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
                 // Normal-mode kernels are SM-bound: the error by SM budget shows it.
                 errs["normal dispatch sms " + std::to_string(p.sms)].push_back(de);
                 errs["normal combine sms " + std::to_string(p.sms)].push_back(ce);
+            }
+            if (p.nodes > 1)
+            {
+                // Across servers: RDMA and forwarding, by the EP size.
+                const std::string ep = " ep " + std::to_string(8 * p.nodes);
+                errs[p.mode + " dispatch" + ep].push_back(de);
+                errs[p.mode + " combine" + ep].push_back(ce);
             }
             errs[p.mode + " dispatch"].push_back(de);
             errs[p.mode + " combine"].push_back(ce);
