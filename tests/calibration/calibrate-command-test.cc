@@ -145,20 +145,11 @@ TEST(CalibrateCommand, DeepEpPointsAreComparedPerModeAndSmBudget)
     EXPECT_LT(s["moe"]["ll dispatch"]["mape_pct"].get<double>(), 100.0);
     // DeepSeek-V3-like shape: the predicted dispatch grows with the tokens per rank, and at
     // 1024 tokens (7.6 MB per rank at 8 x 7392 B per token) it is bandwidth-bound.
-    std::ifstream in(out + "/moe.csv");
-    std::string line;
     std::map<int, double> predicted;
-    while (std::getline(in, line))
+    for (const std::vector<std::string>& f : ReadCsvRows(out + "/moe.csv"))
     {
-        if (line.rfind("ll,", 0) == 0 && line.find(",7168,8,256,") != std::string::npos)
+        if (f[0] == "ll" && f[2] == "7168" && f[3] == "8" && f[4] == "256")
         {
-            std::vector<std::string> f;
-            std::stringstream ss(line);
-            std::string x;
-            while (std::getline(ss, x, ','))
-            {
-                f.push_back(x);
-            }
             predicted[std::stoi(f[1])] = std::stod(f[7]);
         }
     }
@@ -270,20 +261,10 @@ TEST(CalibrateCommand, DeepEpPublishedInternodeAndLowLatencyFiguresOnH800)
                           "--out",
                           dir + "/out"});
     ASSERT_EQ(r.code, 0) << r.err;
-    std::ifstream in(dir + "/out/moe.csv");
-    std::string line;
-    std::getline(in, line);
     int points = 0;
-    while (std::getline(in, line))
+    for (const std::vector<std::string>& f : ReadCsvRows(dir + "/out/moe.csv"))
     {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string x;
-        while (std::getline(ss, x, ','))
-        {
-            f.push_back(x);
-        }
-        ASSERT_GE(f.size(), 13u) << line;
+        ASSERT_GE(f.size(), 13u);
         const int ep = 8 * std::stoi(f[12]);
         const double de = std::stod(f[8]);
         const double ce = std::stod(f[11]);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,6 +38,37 @@ inline std::string
 SystemScenario(const std::string& name)
 {
     return std::string(FABRICSIM_SOURCE_DIR) + "/collectives/calibration/systems/" + name + ".json";
+}
+
+/// The rows of a CSV file the CLI wrote (no quoting), split on commas; the header is dropped
+/// and, when \p header is given, receives it.
+inline std::vector<std::vector<std::string>>
+ReadCsvRows(const std::string& path, std::vector<std::string>* header = nullptr)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::ifstream in(path);
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        std::string x;
+        while (std::getline(ss, x, ','))
+        {
+            f.push_back(x);
+        }
+        if (first && header)
+        {
+            *header = f;
+        }
+        else if (!first)
+        {
+            rows.push_back(f);
+        }
+        first = false;
+    }
+    return rows;
 }
 
 /// Output of one in-process CLI call.

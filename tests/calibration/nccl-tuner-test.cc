@@ -29,19 +29,11 @@ std::map<std::tuple<std::string, int, uint64_t>, std::pair<double, std::string>>
 ReadPoints(const std::string& path)
 {
     std::map<std::tuple<std::string, int, uint64_t>, std::pair<double, std::string>> out;
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    EXPECT_EQ(line.substr(line.rfind(',') + 1), "choice");
-    while (std::getline(in, line))
+    std::vector<std::string> header;
+    const auto rows = ReadCsvRows(path, &header);
+    EXPECT_EQ(header.back(), "choice");
+    for (const std::vector<std::string>& f : rows)
     {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string x;
-        while (std::getline(ss, x, ','))
-        {
-            f.push_back(x);
-        }
         out[{f[0], std::stoi(f[1]), std::stoull(f[2])}] = {std::stod(f[5]), f.back()};
     }
     return out;
