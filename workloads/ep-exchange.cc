@@ -65,18 +65,24 @@ EpCopiesPerDestination(const std::vector<double>& pi, uint32_t ep, uint32_t topk
 }
 
 std::vector<double>
-DeepEpNormalCopies(const std::vector<double>& pi,
-                   uint32_t ep,
-                   uint32_t topk,
-                   const std::vector<uint32_t>& nodeOfRank,
-                   uint32_t me,
-                   bool dispatch)
+EpRowCopies(const std::vector<double>& pi,
+            uint32_t ep,
+            uint32_t topk,
+            bool perRank,
+            const std::vector<uint32_t>& nodeOfRank,
+            const std::vector<double>& tokens,
+            uint32_t me,
+            bool dispatch)
 {
-    const std::vector<double> rank = EpCopiesPerDestination(pi, ep, topk, true);
+    if (tokens.size() != ep || me >= ep)
+    {
+        throw std::logic_error("EpRowCopies: one token count per EP rank and me below ep");
+    }
+    const std::vector<double> rank = EpCopiesPerDestination(pi, ep, topk, perRank);
     // Local index of each rank among its node's EP ranks, and the ranks per node.
     std::map<uint32_t, uint32_t> perNode;
     std::vector<uint32_t> local(ep, 0);
-    const bool nodes = nodeOfRank.size() == ep && ep > 0;
+    const bool nodes = perRank && nodeOfRank.size() == ep;
     for (uint32_t r = 0; nodes && r < ep; ++r)
     {
         local[r] = perNode[nodeOfRank[r]]++;
@@ -86,32 +92,48 @@ DeepEpNormalCopies(const std::vector<double>& pi,
     {
         even = even && n == perNode.begin()->second;
     }
+    std::vector<double> out(ep, 0.0);
     if (!even)
     {
-        // One node (or an uneven split): every copy goes straight to its rank.
-        return dispatch ? rank : std::vector<double>(ep, rank[me]);
+        // Straight to each rank: the dispatch sends our tokens' copies, the combine returns
+        // each source the outputs of its tokens on our experts.
+        for (uint32_t r = 0; r < ep; ++r)
+        {
+            out[r] = dispatch ? tokens[me] * rank[r] : tokens[r] * rank[me];
+        }
+        return out;
     }
     std::map<uint32_t, double> nodeShare;
     for (uint32_t r = 0; r < ep; ++r)
     {
         nodeShare[nodeOfRank[r]] += RankShare(pi, ep, r);
     }
-    const double remoteNodes = double(perNode.size() - 1);
     const double experts = double(pi.size());
-    std::vector<double> out(ep, 0.0);
     for (uint32_t r = 0; r < ep; ++r)
     {
         if (nodeOfRank[r] == nodeOfRank[me])
         {
-            // NVLink inside the node: the rank's own copies, plus those it relays for the
-            // remote ranks of r's (dispatch: its own) local index, each with as many tokens.
-            out[r] = (1 + remoteNodes) * (dispatch ? rank[r] : rank[me]);
+            // NVLink inside the node: the tokens whose copies we hand r (dispatch: ours and
+            // those we relay for the remote ranks of our local index; combine: r's and those r
+            // relays for the remote ranks of its local index), each reaching r (dispatch) or us.
+            const uint32_t via = dispatch ? me : r;
+            double t = 0;
+            for (uint32_t s = 0; s < ep; ++s)
+            {
+                if (s == via || (nodeOfRank[s] != nodeOfRank[me] && local[s] == local[via]))
+                {
+                    t += tokens[s];
+                }
+            }
+            out[r] = t * (dispatch ? rank[r] : rank[me]);
         }
         else if (local[r] == local[me])
         {
             // RDMA to the rank of the same local index: once per node holding any of the
-            // token's experts (dispatch: the destination's node; combine: ours, reduced there).
-            out[r] = Reaches(nodeShare[nodeOfRank[dispatch ? r : me]], topk, experts);
+            // token's experts (dispatch: our tokens to r's node; combine: r's tokens, reduced
+            // over our node).
+            out[r] = (dispatch ? tokens[me] : tokens[r])
+                     * Reaches(nodeShare[nodeOfRank[dispatch ? r : me]], topk, experts);
         }
     }
     return out;

@@ -34,22 +34,26 @@ std::vector<double> EpCopiesPerDestination(const std::vector<double>& pi,
                                            bool perRank);
 
 /**
- * \brief Copies EP rank \p me sends to each EP rank per token of its own in DeepEP's normal
- * kernels, when the EP ranks sit on nodes (\p nodeOfRank, one entry per EP rank): a token goes
- * once over RDMA to each other node holding any of its experts, to the rank with the sender's
- * local index there (its position among its node's EP ranks), which forwards it over NVLink to
- * its node's ranks holding its experts; inside the sender's node it goes directly. The combine
- * returns the same way: NVLink to the relaying rank, one reduced copy per node over RDMA. Each
- * rank's row carries what it relays, taken as if every EP rank had as many tokens as \p me (as
- * the combine's one-copy-back does). With one node, an uneven split or no nodes given: the
- * direct per-rank copies (dispatch) and the copies back (combine).
+ * \brief Copies EP rank \p me sends to each EP rank in one dispatch (\p dispatch) or combine,
+ * given every EP rank's \p tokens (its own entry stays local). One copy per chosen expert
+ * (\p perRank false) or per rank holding any of them (true, DeepEP's normal kernels); the
+ * combine returns each source the outputs of its tokens on our experts. DeepEP's normal
+ * kernels across nodes (\p nodeOfRank, one entry per EP rank, every node with as many): a
+ * token goes over RDMA once to each other node holding any of its experts, to the rank of the
+ * sender's local index there (its position among its node's EP ranks), which forwards it over
+ * NVLink to its node's ranks holding its experts; inside the sender's node it goes directly. The
+ * combine comes back the same way, NVLink to the relaying rank and one reduced copy per node
+ * over RDMA. Each rank's row carries what it relays. Without nodes (or one, or an uneven split):
+ * straight to each rank.
  */
-std::vector<double> DeepEpNormalCopies(const std::vector<double>& pi,
-                                       uint32_t ep,
-                                       uint32_t topk,
-                                       const std::vector<uint32_t>& nodeOfRank,
-                                       uint32_t me,
-                                       bool dispatch);
+std::vector<double> EpRowCopies(const std::vector<double>& pi,
+                                uint32_t ep,
+                                uint32_t topk,
+                                bool perRank,
+                                const std::vector<uint32_t>& nodeOfRank,
+                                const std::vector<double>& tokens,
+                                uint32_t me,
+                                bool dispatch);
 
 /// Per-token wire bytes of an EP backend's dispatch and combine.
 struct EpTokenWire

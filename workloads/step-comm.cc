@@ -183,32 +183,33 @@ StepComm::Collectives(const StepBatch& batch,
                     // backend's dispatch and combine dtypes.
                     const EpTokenWire wire = EpWireOf(backend, m_model.hiddenSize, ba);
                     const uint32_t me = pos.epRank % m_par.ep;
-                    // Copies per token of this rank's to each EP rank; the combine sends each
-                    // source back the outputs of its tokens on our experts.
-                    std::vector<double> perToken;
-                    if (backend == EpBackend::DeepEpNormal)
+                    // Copies this rank sends to each EP rank (every rank's tokens: the
+                    // combine returns each source its own tokens' outputs; the scenario's, or
+                    // as many as ours when the builder gave none).
+                    std::vector<double> tokens = m_epTokens;
+                    if (tokens.size() != m_par.ep)
                     {
-                        perToken = DeepEpNormalCopies(
-                            m_pi, m_par.ep, m_model.moe->topK, m_epNodes, me, dispatch);
+                        tokens.assign(m_par.ep, tokensLocal);
                     }
-                    else
-                    {
-                        perToken = EpCopiesPerDestination(
-                            m_pi, m_par.ep, m_model.moe->topK, wire.perRank);
-                        if (!dispatch)
-                        {
-                            perToken.assign(m_par.ep, perToken[me]);
-                        }
-                    }
+                    tokens[me] = tokensLocal;
+                    const std::vector<double> copies = EpRowCopies(
+                        m_pi,
+                        m_par.ep,
+                        m_model.moe->topK,
+                        wire.perRank,
+                        backend == EpBackend::DeepEpNormal ? m_epNodes : std::vector<uint32_t>{},
+                        tokens,
+                        me,
+                        dispatch);
                     c.kind = StepCollectiveKind::AllToAll;
                     const double perCopy = dispatch ? wire.dispatchBytes : wire.combineBytes;
                     double sentCopies = 0;
                     c.sendBytes.resize(m_par.ep);
                     for (uint32_t r = 0; r < m_par.ep; ++r)
                     {
-                        c.sendBytes[r] = tokensLocal * perToken[r] * perCopy;
+                        c.sendBytes[r] = copies[r] * perCopy;
                         c.bytes += r == me ? 0.0 : c.sendBytes[r];
-                        sentCopies += r == me ? 0.0 : tokensLocal * perToken[r];
+                        sentCopies += r == me ? 0.0 : copies[r];
                     }
                     if (auto k = EpKernelCostOf(backend, dispatch))
                     {

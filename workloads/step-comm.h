@@ -115,11 +115,21 @@ class StepComm
     /**
      * \brief The node of each EP rank (EP order: attention group x tp + tp rank), for DeepEP's
      * normal kernels, which cross nodes once per node and forward inside them
-     * (DeepEpNormalCopies). Empty (the default): one node.
+     * (EpRowCopies). Empty (the default): one node.
      */
     void SetEpNodes(std::vector<uint32_t> nodes)
     {
         m_epNodes = std::move(nodes);
+    }
+
+    /**
+     * \brief Tokens each EP rank runs through the MoE layers this step (EP order), so that a
+     * combine returns each source its own tokens' outputs and relays carry their senders'
+     * tokens. Empty (the default): every rank as many as the one asked about.
+     */
+    void SetEpTokens(std::vector<double> tokens)
+    {
+        m_epTokens = std::move(tokens);
     }
 
     /// Whether the EP group's step carries prefill tokens in any of its groups (deepep-auto
@@ -142,6 +152,7 @@ class StepComm
     std::vector<double> m_pi;          //!< per-expert selection probabilities
     std::vector<uint32_t> m_epNodes;   //!< node of each EP rank (empty: one node)
     std::optional<bool> m_prefillStep; //!< the EP group's step carries prefill tokens
+    std::vector<double> m_epTokens;    //!< tokens of each EP rank (empty: as many as ours)
 };
 
 } // namespace fabricsim

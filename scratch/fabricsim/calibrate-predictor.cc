@@ -195,13 +195,14 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
         double sent = 0;
         for (uint32_t i = 0; i < n; ++i)
         {
-            copies[i] = backend == EpBackend::DeepEpNormal
-                            ? DeepEpNormalCopies(pi, n, p.topk, nodes, i, dispatch)
-                            : EpCopiesPerDestination(pi, n, p.topk, false);
-            for (uint32_t j = 0; j < n; ++j)
-            {
-                copies[i][j] *= double(p.tokens);
-            }
+            copies[i] = EpRowCopies(pi,
+                                    n,
+                                    p.topk,
+                                    wire.perRank,
+                                    nodes,
+                                    std::vector<double>(n, double(p.tokens)),
+                                    i,
+                                    dispatch);
         }
         // Every rank sends alike under uniform routing: rank 0's copies bound the kernels.
         for (uint32_t j = 1; j < n; ++j)

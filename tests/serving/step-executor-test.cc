@@ -394,7 +394,7 @@ TEST(StepExecutor, DeepEpAllToAllsCarryTheirKernelCosts)
     }
 }
 
-// DeepEP's normal kernels across servers (ep-exchange.h, DeepEpNormalCopies): EP 16 over two
+// DeepEP's normal kernels across servers (ep-exchange.h, EpRowCopies): EP 16 over two
 // servers of 8, each rank's dispatch row sends to the other server only through the rank of its
 // own local index, and nothing to that server's other ranks.
 TEST(StepExecutor, DeepEpNormalCrossesServersThroughOneRankEach)
@@ -473,6 +473,43 @@ TEST(StepExecutor, DeepEpAutoPicksTheKernelsPerStepForTheWholeGroup)
     // One group's prompt chunk puts the whole EP group on the normal kernels.
     EXPECT_EQ(dispatchLaunches({decode, StepBatch::Prefill(1, 256), decode, decode}),
               std::set<int64_t>{normal});
+}
+
+// DP groups run different batches: a rank's combine returns each source the outputs of that
+// source's tokens (512 of them), not as many as the rank itself ran (2).
+TEST(StepExecutor, CombineRowsFollowEachSourcesTokens)
+{
+    json patch = {{"model", "Qwen3-30B-A3B"},
+                  {"parallelism", {{"tp", 1}, {"ep", 4}, {"dp", 4}, {"dp_attention", true}}}};
+    InferenceScenario sc = MakeScenario(patch);
+    StepProgramBuilder builder(sc, Layout(sc.pool.par, 4));
+    const StepBatch small = StepBatch::Decode(2, 256);
+    const StepBatch big = StepBatch::Prefill(1, 512);
+    const StepProgram prog = builder.Build(0, {small, big, big, big});
+    // Uniform routing, one copy per expert: 8 / 4 of a source's tokens land on each rank.
+    const double h = 2048 * 2;
+    bool seen = false;
+    for (const RankStepProgram& r : prog.ranks)
+    {
+        for (const ProgramItem& it : r.items)
+        {
+            if (r.rank != 0 || it.type != ProgramItem::Type::Comm || it.layer != 0)
+            {
+                continue;
+            }
+            if (it.category == "ep_combine")
+            {
+                EXPECT_NEAR(double(it.row[1]), 512 * 2.0 * h, 1.0);
+                seen = true;
+            }
+            if (it.category == "ep_dispatch")
+            {
+                // Rank 0 pads its 2 decode tokens to the graph of 2: 2 tokens out.
+                EXPECT_NEAR(double(it.row[1]), 2 * 2.0 * h, 1.0);
+            }
+        }
+    }
+    EXPECT_TRUE(seen);
 }
 
 // Two micro-batches are two streams: the programs list each collective once per micro-batch.

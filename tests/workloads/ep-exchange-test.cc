@@ -190,25 +190,27 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
 
 TEST(EpExchange, DeepEpNormalCrossesEachNodeOnceAndForwardsInside)
 {
-    // EP 16 over 2 nodes of 8 (DeepSeek-V3: 256 experts, top-8): rank 3 sends a token once to
-    // node 1, to its rank of local index 3 (EP rank 11), and over NVLink to the ranks of its
-    // own node holding its experts, each copy twice: its own and the one it relays for rank 11.
+    // EP 16 over 2 nodes of 8 (DeepSeek-V3: 256 experts, top-8), 100 tokens per rank: rank 3
+    // sends a token once to node 1, to its rank of local index 3 (EP rank 11), and over NVLink
+    // to the ranks of its own node holding its experts, each copy twice: its own and the one it
+    // relays for rank 11.
     const auto pi = RoutingModel::Uniform().SelectionProbabilities(256, 8);
     std::vector<uint32_t> nodes(16);
     for (uint32_t r = 0; r < 16; ++r)
     {
         nodes[r] = r / 8;
     }
+    const std::vector<double> tokens(16, 100.0);
     const double rank = ReachesRank(256, 16, 8); // 16 experts per rank
     const double node = ReachesRank(256, 2, 8);  // 128 experts per node
-    const auto d = DeepEpNormalCopies(pi, 16, 8, nodes, 3, true);
-    const auto c = DeepEpNormalCopies(pi, 16, 8, nodes, 3, false);
+    const auto d = EpRowCopies(pi, 16, 8, true, nodes, tokens, 3, true);
+    const auto c = EpRowCopies(pi, 16, 8, true, nodes, tokens, 3, false);
     ASSERT_EQ(d.size(), 16u);
     for (uint32_t r = 0; r < 16; ++r)
     {
-        const double want = r < 8 ? 2 * rank : (r == 11 ? node : 0.0);
-        EXPECT_NEAR(d[r], want, 1e-12) << r;
-        EXPECT_NEAR(c[r], want, 1e-12) << r; // the combine returns the same way
+        const double want = r < 8 ? 2 * 100 * rank : (r == 11 ? 100 * node : 0.0);
+        EXPECT_NEAR(d[r], want, 1e-9) << r;
+        EXPECT_NEAR(c[r], want, 1e-9) << r; // the combine returns the same way
     }
     // Across the nodes: one copy per node (0.9965 of a token) instead of 8 x 0.408 per rank,
     // 3.27 times fewer RDMA bytes.
@@ -216,17 +218,54 @@ TEST(EpExchange, DeepEpNormalCrossesEachNodeOnceAndForwardsInside)
     EXPECT_NEAR(rank, 0.4077, 1e-4);
     // Skewed routing, the combine on a node of hot experts: one reduced copy per node still.
     const auto zipf = RoutingModel::Zipf(1.0, 3).SelectionProbabilities(256, 8);
-    const auto cz = DeepEpNormalCopies(zipf, 16, 8, nodes, 3, false);
+    const auto cz = EpRowCopies(zipf, 16, 8, true, nodes, tokens, 3, false);
     EXPECT_GT(cz[11], 0);
-    EXPECT_LE(cz[11], 1.0);
-    // One node, an uneven split, or no nodes: the direct per-rank copies.
+    EXPECT_LE(cz[11], 100.0);
+    // One node, an uneven split, or no nodes: straight to each rank.
     const auto direct = EpCopiesPerDestination(pi, 16, 8, true);
-    EXPECT_EQ(DeepEpNormalCopies(pi, 16, 8, {}, 3, true), direct);
-    EXPECT_EQ(DeepEpNormalCopies(pi, 16, 8, std::vector<uint32_t>(16, 0), 3, true), direct);
+    std::vector<double> straight(16);
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        straight[r] = 100 * direct[r];
+    }
+    EXPECT_EQ(EpRowCopies(pi, 16, 8, true, {}, tokens, 3, true), straight);
+    EXPECT_EQ(EpRowCopies(pi, 16, 8, true, std::vector<uint32_t>(16, 0), tokens, 3, true),
+              straight);
     std::vector<uint32_t> uneven = nodes;
     uneven[8] = 0;
-    EXPECT_EQ(DeepEpNormalCopies(pi, 16, 8, uneven, 3, true), direct);
-    EXPECT_EQ(DeepEpNormalCopies(pi, 16, 8, {}, 3, false), std::vector<double>(16, direct[3]));
+    EXPECT_EQ(EpRowCopies(pi, 16, 8, true, uneven, tokens, 3, true), straight);
+}
+
+TEST(EpExchange, RowsFollowEverySourcesTokens)
+{
+    // Unequal batches over EP 4 (one node; 128 experts, top-8, one copy per expert): rank 0
+    // runs 10 tokens, the others 1000. Rank 0's dispatch sends its 10 tokens' copies; its
+    // combine returns each source the outputs of that source's tokens on rank 0's experts.
+    const auto pi = RoutingModel::Uniform().SelectionProbabilities(128, 8);
+    const std::vector<double> tokens = {10, 1000, 1000, 1000};
+    const auto d = EpRowCopies(pi, 4, 8, false, {}, tokens, 0, true);
+    const auto c = EpRowCopies(pi, 4, 8, false, {}, tokens, 0, false);
+    for (uint32_t r = 1; r < 4; ++r)
+    {
+        EXPECT_NEAR(d[r], 10 * 8.0 / 4, 1e-9) << r;   // k / ep copies per token
+        EXPECT_NEAR(c[r], 1000 * 8.0 / 4, 1e-9) << r; // not 10 x: the source's tokens
+    }
+    // Across nodes, what a rank relays carries its senders' tokens: EP 4 over 2 nodes of 2,
+    // rank 0 forwards rank 2's tokens (remote, same local index) to rank 1, with its own.
+    const std::vector<uint32_t> nodes = {0, 0, 1, 1};
+    const std::vector<double> t2 = {10, 20, 300, 4000};
+    const double rank = ReachesRank(128, 4, 8);
+    const double node = ReachesRank(128, 2, 8);
+    const auto dn = EpRowCopies(pi, 4, 8, true, nodes, t2, 0, true);
+    EXPECT_NEAR(dn[1], (10 + 300) * rank, 1e-9);
+    EXPECT_NEAR(dn[2], 10 * node, 1e-9);
+    EXPECT_NEAR(dn[3], 0, 1e-12);
+    // Its combine: to rank 1 the outputs of rank 1's and rank 3's tokens (rank 1 relays them),
+    // to rank 2 one reduced copy per token of rank 2's that reached node 0.
+    const auto cn = EpRowCopies(pi, 4, 8, true, nodes, t2, 0, false);
+    EXPECT_NEAR(cn[1], (20 + 4000) * rank, 1e-9);
+    EXPECT_NEAR(cn[2], 300 * node, 1e-9);
+    EXPECT_NEAR(cn[3], 0, 1e-12);
 }
 
 } // namespace

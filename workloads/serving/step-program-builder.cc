@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace fabricsim
 {
@@ -463,34 +464,69 @@ StepProgramBuilder::Build(uint64_t step,
                                                                       || w.cachedTokens == 0;
                                                            });
                                     }));
+    // Each group's micro-batches (padded to its CUDA graph's size), first for all groups: an EP
+    // collective's rows need every member's tokens.
+    struct GroupParts
+    {
+        bool graphs = false;
+        std::vector<size_t> all, a, b; //!< sequence indices: all, micro-batch A, micro-batch B
+        std::vector<StepBatch> parts;  //!< the micro-batches run
+    };
+    std::vector<GroupParts> groupParts;
     for (uint32_t g = 0; g < m_layout.groups; ++g)
     {
         const StepBatch& batch = batches.at(g);
-        bool graphs = m_sc.exec.cudaGraphs && batch.images == 0 && batch.audioSeconds == 0
-                      && batch.sequences.size() <= m_sc.exec.cudaGraphMaxBatch
-                      && std::all_of(batch.sequences.begin(),
-                                     batch.sequences.end(),
-                                     [](const SequenceWork& w)
-                                     { return w.newTokens == 1 && w.cachedTokens > 0; });
-        std::vector<size_t> all(batch.sequences.size());
-        for (size_t i = 0; i < all.size(); ++i)
+        GroupParts gp;
+        gp.graphs = m_sc.exec.cudaGraphs && batch.images == 0 && batch.audioSeconds == 0
+                    && batch.sequences.size() <= m_sc.exec.cudaGraphMaxBatch
+                    && std::all_of(batch.sequences.begin(),
+                                   batch.sequences.end(),
+                                   [](const SequenceWork& w)
+                                   { return w.newTokens == 1 && w.cachedTokens > 0; });
+        gp.all.resize(batch.sequences.size());
+        for (size_t i = 0; i < gp.all.size(); ++i)
         {
-            all[i] = i;
+            gp.all[i] = i;
         }
-        auto [a, b] = split ? SplitHalves(batch)
-                            : std::pair<std::vector<size_t>, std::vector<size_t>>{all, {}};
-        std::vector<StepBatch> parts = {split ? Subset(batch, a, true) : batch};
-        if (graphs && !split && m_sc.exec.cudaGraphPadding)
+        if (split)
+        {
+            std::tie(gp.a, gp.b) = SplitHalves(batch);
+        }
+        gp.parts = {split ? Subset(batch, gp.a, true) : batch};
+        if (gp.graphs && !split && m_sc.exec.cudaGraphPadding)
         {
             // The graph replayed is the one captured for the next size up: its padding slots
             // run through every GEMM (one token each, a one-token context, no sampling).
             const uint32_t n = uint32_t(batch.sequences.size());
-            parts[0].sequences.resize(CudaGraphBatchSize(n), SequenceWork{1, 1, false});
+            gp.parts[0].sequences.resize(CudaGraphBatchSize(n), SequenceWork{1, 1, false});
         }
         if (split)
         {
-            parts.push_back(Subset(batch, b, false));
+            gp.parts.push_back(Subset(batch, gp.b, false));
         }
+        groupParts.push_back(std::move(gp));
+    }
+    // Tokens of each EP rank (group x tp + tp rank) per micro-batch.
+    std::vector<std::vector<double>> epTokens(split ? 2 : 1);
+    for (size_t mb = 0; mb < epTokens.size(); ++mb)
+    {
+        for (const GroupParts& gp : groupParts)
+        {
+            for (uint32_t t = 0; t < par.tp; ++t)
+            {
+                epTokens[mb].push_back(gp.parts[mb].Tokens() / par.tp);
+            }
+        }
+    }
+    for (uint32_t g = 0; g < m_layout.groups; ++g)
+    {
+        const StepBatch& batch = batches.at(g);
+        const GroupParts& gp = groupParts[g];
+        const bool graphs = gp.graphs;
+        const std::vector<size_t>& all = gp.all;
+        const std::vector<size_t>& a = gp.a;
+        const std::vector<size_t>& b = gp.b;
+        const std::vector<StepBatch>& parts = gp.parts;
         for (uint32_t s = 0; s < par.pp; ++s)
         {
             if (par.ep > 1 && m_sc.placement.servers)
@@ -518,6 +554,10 @@ StepProgramBuilder::Build(uint64_t step,
                 {
                     RankWork w;
                     w.ops = m_roofline->StepOps(parts[mb], pos);
+                    if (par.ep > 1)
+                    {
+                        comm.SetEpTokens(epTokens[mb]);
+                    }
                     w.calls = comm.Collectives(parts[mb], w.ops, pos);
                     it = works.emplace(key, std::move(w)).first;
                 }
