@@ -41,6 +41,19 @@ struct StepBatch
         return t;
     }
 
+    /// Some sequence computes prompt tokens (more than one new token, or none cached yet).
+    bool HasPrefill() const
+    {
+        for (const auto& s : sequences)
+        {
+            if (s.newTokens > 1 || s.cachedTokens == 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /// S = sequences that sample.
     uint32_t SamplingSequences() const
     {

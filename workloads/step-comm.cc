@@ -2,8 +2,8 @@
 
 #include "ep-exchange.h"
 
-#include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace fabricsim
 {
@@ -98,11 +98,65 @@ StepComm::Collectives(const StepBatch& batch,
     const bool ep = m_par.ep > 1;
     // deepep-auto: the normal kernels when the EP group's step carries prefill tokens (the
     // builder says so for the whole group; alone, this rank's batch decides).
-    const bool prefill = m_prefillStep.value_or(
-        std::any_of(batch.sequences.begin(),
-                    batch.sequences.end(),
-                    [](const SequenceWork& w) { return w.newTokens > 1 || w.cachedTokens == 0; }));
+    const bool prefill = m_prefillStep.value_or(batch.HasPrefill());
     const EpBackend backend = ResolveEpBackend(m_par.epBackend, prefill);
+    // The EP exchange is the same at every MoE layer of the step: each phase built once.
+    // Copies per destination and bytes per copy come from the one EP model (ep-exchange.h):
+    // per expert (all-to-all, DeepEP low-latency), per rank (DeepEP normal; per node across
+    // nodes, forwarded inside them), in the backend's dispatch and combine dtypes.
+    struct EpPhase
+    {
+        std::vector<double> sendBytes;
+        double bytes = 0;
+        int64_t kernelLaunchPs = -1;
+        int64_t kernelMinPs = 0;
+    };
+    std::optional<EpPhase> epPhases[2];
+    auto epPhase = [&](bool dispatch) -> const EpPhase&
+    {
+        std::optional<EpPhase>& cached = epPhases[dispatch ? 0 : 1];
+        if (cached)
+        {
+            return *cached;
+        }
+        EpPhase x;
+        const double tokensLocal = t / m_par.tp;
+        const EpTokenWire wire = EpWireOf(backend, m_model.hiddenSize, ba);
+        const uint32_t me = pos.epRank % m_par.ep;
+        // Every rank's tokens: the combine returns each source its own tokens' outputs (the
+        // builder's, or as many as ours when it gave none).
+        std::vector<double> tokens = m_epTokens;
+        if (tokens.size() != m_par.ep)
+        {
+            tokens.assign(m_par.ep, tokensLocal);
+        }
+        tokens[me] = tokensLocal;
+        const std::vector<double> copies
+            = EpRowCopies(m_pi,
+                          m_par.ep,
+                          m_model.moe->topK,
+                          wire.perRank,
+                          backend == EpBackend::DeepEpNormal ? m_epNodes : std::vector<uint32_t>{},
+                          tokens,
+                          me,
+                          dispatch);
+        const double perCopy = dispatch ? wire.dispatchBytes : wire.combineBytes;
+        double sentCopies = 0;
+        x.sendBytes.resize(m_par.ep);
+        for (uint32_t r = 0; r < m_par.ep; ++r)
+        {
+            x.sendBytes[r] = copies[r] * perCopy;
+            x.bytes += r == me ? 0.0 : x.sendBytes[r];
+            sentCopies += r == me ? 0.0 : copies[r];
+        }
+        if (auto k = EpKernelCostOf(backend, dispatch))
+        {
+            x.kernelLaunchPs = EpKernelMinPs(*k, 0, 0, 1);
+            x.kernelMinPs = EpKernelMinPs(*k, sentCopies, perCopy, m_par.epSms);
+        }
+        cached = std::move(x);
+        return *cached;
+    };
     std::vector<CollectiveCall> out;
 
     double ppBytes = hidden * (m_par.ppSend == PpSendFlavor::Vllm ? 2.0 : 1.0);
@@ -177,45 +231,12 @@ StepComm::Collectives(const StepBatch& batch,
                 }
                 else
                 {
-                    // Copies per destination and bytes per copy from the one EP model
-                    // (ep-exchange.h): per expert (all-to-all, DeepEP low-latency), per rank
-                    // (DeepEP normal; per node across nodes, forwarded inside them), in the
-                    // backend's dispatch and combine dtypes.
-                    const EpTokenWire wire = EpWireOf(backend, m_model.hiddenSize, ba);
-                    const uint32_t me = pos.epRank % m_par.ep;
-                    // Copies this rank sends to each EP rank (every rank's tokens: the
-                    // combine returns each source its own tokens' outputs; the scenario's, or
-                    // as many as ours when the builder gave none).
-                    std::vector<double> tokens = m_epTokens;
-                    if (tokens.size() != m_par.ep)
-                    {
-                        tokens.assign(m_par.ep, tokensLocal);
-                    }
-                    tokens[me] = tokensLocal;
-                    const std::vector<double> copies = EpRowCopies(
-                        m_pi,
-                        m_par.ep,
-                        m_model.moe->topK,
-                        wire.perRank,
-                        backend == EpBackend::DeepEpNormal ? m_epNodes : std::vector<uint32_t>{},
-                        tokens,
-                        me,
-                        dispatch);
+                    const EpPhase& x = epPhase(dispatch);
                     c.kind = StepCollectiveKind::AllToAll;
-                    const double perCopy = dispatch ? wire.dispatchBytes : wire.combineBytes;
-                    double sentCopies = 0;
-                    c.sendBytes.resize(m_par.ep);
-                    for (uint32_t r = 0; r < m_par.ep; ++r)
-                    {
-                        c.sendBytes[r] = copies[r] * perCopy;
-                        c.bytes += r == me ? 0.0 : c.sendBytes[r];
-                        sentCopies += r == me ? 0.0 : copies[r];
-                    }
-                    if (auto k = EpKernelCostOf(backend, dispatch))
-                    {
-                        c.kernelLaunchPs = EpKernelMinPs(*k, 0, 0, 1);
-                        c.kernelMinPs = EpKernelMinPs(*k, sentCopies, perCopy, m_par.epSms);
-                    }
+                    c.sendBytes = x.sendBytes;
+                    c.bytes = x.bytes;
+                    c.kernelLaunchPs = x.kernelLaunchPs;
+                    c.kernelMinPs = x.kernelMinPs;
                 }
                 out.push_back(c);
             }

@@ -453,17 +453,8 @@ StepProgramBuilder::Build(uint64_t step,
     StepComm comm(m_sc.model, par, m_sc.routing);
     // One EP group runs one kind of DeepEP kernels a step: the normal ones if any of its groups
     // carries prefill tokens (SGLang's auto mode agrees on it across DP ranks).
-    comm.SetPrefillStep(std::any_of(batches.begin(),
-                                    batches.end(),
-                                    [](const StepBatch& b)
-                                    {
-                                        return std::any_of(b.sequences.begin(),
-                                                           b.sequences.end(),
-                                                           [](const SequenceWork& w) {
-                                                               return w.newTokens > 1
-                                                                      || w.cachedTokens == 0;
-                                                           });
-                                    }));
+    comm.SetPrefillStep(std::any_of(
+        batches.begin(), batches.end(), [](const StepBatch& b) { return b.HasPrefill(); }));
     // Each group's micro-batches (padded to its CUDA graph's size), first for all groups: an EP
     // collective's rows need every member's tokens.
     struct GroupParts
