@@ -3,7 +3,9 @@
 #include "unit-conversions.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace fabricsim
@@ -46,20 +48,137 @@ RankShare(const std::vector<double>& pi, uint32_t ep, uint32_t r)
     return share;
 }
 
+/// The limit when it applies to \p pi: active and uniform routing.
+std::optional<ExpertGroups>
+LimitFor(const ExpertGroups& limit, const std::vector<double>& pi, uint32_t topk)
+{
+    if (!GroupLimitActive(limit, uint32_t(pi.size()), topk))
+    {
+        return std::nullopt;
+    }
+    for (double p : pi)
+    {
+        if (std::abs(p - pi.front()) > 1e-12)
+        {
+            return std::nullopt;
+        }
+    }
+    return limit;
+}
+
+/// How many of the experts of \p ranks (E / ep consecutive each) lie in each group.
+std::vector<uint32_t>
+ExpertsPerGroup(const std::vector<uint32_t>& ranks, uint32_t experts, uint32_t ep, uint32_t groups)
+{
+    std::vector<uint32_t> out(groups, 0);
+    const uint32_t per = experts / ep;
+    const uint32_t size = experts / groups;
+    for (uint32_t r : ranks)
+    {
+        for (uint32_t e = r * per; e < (r + 1) * per && e < experts; ++e)
+        {
+            out[e / size]++;
+        }
+    }
+    return out;
+}
+
+/// log C(n, r).
+double
+LogChoose(double n, double r)
+{
+    return std::lgamma(n + 1) - std::lgamma(r + 1) - std::lgamma(n - r + 1);
+}
+
 } // namespace
 
+bool
+GroupLimitActive(const ExpertGroups& limit, uint32_t experts, uint32_t topk)
+{
+    return limit.groups > 1 && limit.topkGroups >= 1 && limit.topkGroups < limit.groups
+           && experts % limit.groups == 0 && topk >= limit.topkGroups && topk <= experts;
+}
+
+double
+GroupLimitedReach(const std::vector<uint32_t>& perGroup,
+                  uint32_t experts,
+                  uint32_t topk,
+                  const ExpertGroups& limit)
+{
+    if (!GroupLimitActive(limit, experts, topk) || perGroup.size() != limit.groups)
+    {
+        throw std::logic_error("GroupLimitedReach: an active limit and a count per group");
+    }
+    const double g = double(experts / limit.groups);
+    const uint32_t t = limit.topkGroups;
+    // Over the groups holding some of the set: weight of each (groups of them chosen, set
+    // experts in the chosen ones), each chosen one's guaranteed expert missing the set.
+    std::map<std::pair<uint32_t, uint32_t>, double> w{{{0, 0}, 1.0}};
+    uint32_t touched = 0;
+    for (uint32_t s : perGroup)
+    {
+        if (s == 0)
+        {
+            continue;
+        }
+        touched++;
+        std::map<std::pair<uint32_t, uint32_t>, double> next;
+        for (const auto& [key, weight] : w)
+        {
+            next[key] += weight;
+            if (key.first < t && double(s) < g)
+            {
+                next[{key.first + 1, key.second + s}] += weight * (g - s) / g;
+            }
+        }
+        w = std::move(next);
+    }
+    // The other k - t experts, uniform over the chosen groups' t (g - 1) others.
+    const double pool = t * (g - 1);
+    const uint32_t extra = topk - t;
+    const double all = LogChoose(limit.groups, t);
+    double miss = 0;
+    for (const auto& [key, weight] : w)
+    {
+        const auto [chosen, inSet] = key;
+        if (limit.groups - touched < t - chosen)
+        {
+            continue;
+        }
+        double avoid = 1;
+        for (uint32_t i = 0; i < extra; ++i)
+        {
+            avoid *= std::max(0.0, (pool - inSet - i) / (pool - i));
+        }
+        miss += weight * std::exp(LogChoose(limit.groups - touched, t - chosen) - all) * avoid;
+    }
+    return std::clamp(1 - miss, 0.0, 1.0);
+}
+
 std::vector<double>
-EpCopiesPerDestination(const std::vector<double>& pi, uint32_t ep, uint32_t topk, bool perRank)
+EpCopiesPerDestination(const std::vector<double>& pi,
+                       uint32_t ep,
+                       uint32_t topk,
+                       bool perRank,
+                       const ExpertGroups& limit)
 {
     std::vector<double> out(ep, 0.0);
     if (ep == 0 || pi.empty())
     {
         return out;
     }
+    const std::optional<ExpertGroups> groups = perRank ? LimitFor(limit, pi, topk) : std::nullopt;
     for (uint32_t r = 0; r < ep; ++r)
     {
         const double share = RankShare(pi, ep, r);
-        out[r] = perRank ? Reaches(share, topk, double(pi.size())) : share;
+        out[r]
+            = !perRank ? share
+              : groups
+                  ? GroupLimitedReach(ExpertsPerGroup({r}, uint32_t(pi.size()), ep, groups->groups),
+                                      uint32_t(pi.size()),
+                                      topk,
+                                      *groups)
+                  : Reaches(share, topk, double(pi.size()));
     }
     return out;
 }
@@ -72,13 +191,14 @@ EpRowCopies(const std::vector<double>& pi,
             const std::vector<uint32_t>& nodeOfRank,
             const std::vector<double>& tokens,
             uint32_t me,
-            bool dispatch)
+            bool dispatch,
+            const ExpertGroups& limit)
 {
     if (tokens.size() != ep || me >= ep)
     {
         throw std::logic_error("EpRowCopies: one token count per EP rank and me below ep");
     }
-    const std::vector<double> rank = EpCopiesPerDestination(pi, ep, topk, perRank);
+    const std::vector<double> rank = EpCopiesPerDestination(pi, ep, topk, perRank, limit);
     // Local index of each rank among its node's EP ranks, and the ranks per node.
     std::map<uint32_t, uint32_t> perNode;
     std::vector<uint32_t> local(ep, 0);
@@ -103,12 +223,27 @@ EpRowCopies(const std::vector<double>& pi,
         }
         return out;
     }
+    // Probability that a token reaches each node (holds any of its experts).
+    const std::optional<ExpertGroups> groups = LimitFor(limit, pi, topk);
     std::map<uint32_t, double> nodeShare;
+    std::map<uint32_t, std::vector<uint32_t>> nodeRanks;
     for (uint32_t r = 0; r < ep; ++r)
     {
         nodeShare[nodeOfRank[r]] += RankShare(pi, ep, r);
+        nodeRanks[nodeOfRank[r]].push_back(r);
     }
     const double experts = double(pi.size());
+    std::map<uint32_t, double> nodeReach;
+    for (const auto& [node, share] : nodeShare)
+    {
+        nodeReach[node]
+            = groups ? GroupLimitedReach(
+                  ExpertsPerGroup(nodeRanks[node], uint32_t(pi.size()), ep, groups->groups),
+                  uint32_t(pi.size()),
+                  topk,
+                  *groups)
+                     : Reaches(share, topk, experts);
+    }
     for (uint32_t r = 0; r < ep; ++r)
     {
         if (nodeOfRank[r] == nodeOfRank[me])
@@ -132,8 +267,7 @@ EpRowCopies(const std::vector<double>& pi,
             // RDMA to the rank of the same local index: once per node holding any of the
             // token's experts (dispatch: our tokens to r's node; combine: r's tokens, reduced
             // over our node).
-            out[r] = (dispatch ? tokens[me] : tokens[r])
-                     * Reaches(nodeShare[nodeOfRank[dispatch ? r : me]], topk, experts);
+            out[r] = (dispatch ? tokens[me] : tokens[r]) * nodeReach[nodeOfRank[dispatch ? r : me]];
         }
     }
     return out;

@@ -20,18 +20,48 @@ namespace fabricsim
 double Fp8ScaledTokenBytes(uint32_t hidden);
 
 /**
+ * \brief Group-limited routing (DeepSeek-V2/V3's n_group / topk_group; DeepEP's internode test
+ * with one group per server): the experts form \p groups equal groups of consecutive experts
+ * and a token's k experts lie in \p topkGroups of them, chosen uniformly. A group is chosen for
+ * its best experts, so each chosen group holds at least one: the model is one expert uniformly
+ * in each chosen group and the other k - topkGroups uniformly among the chosen groups' other
+ * experts (each expert is still chosen with probability k / E). Off (0 / 0) or where it cannot
+ * hold (groups not dividing E, topkGroups >= groups, k < topkGroups): no limit.
+ */
+struct ExpertGroups
+{
+    uint32_t groups = 0;     //!< n_group
+    uint32_t topkGroups = 0; //!< topk_group
+};
+
+/// True when \p limit restricts routing over \p experts experts with top-\p topk.
+bool GroupLimitActive(const ExpertGroups& limit, uint32_t experts, uint32_t topk);
+
+/**
+ * \brief Probability that a token's experts include one of a set of experts, under uniform
+ * group-limited routing (active \p limit): \p perGroup[i] is how many of the set's experts lie
+ * in group i (experts [i E / groups, (i + 1) E / groups)).
+ */
+double GroupLimitedReach(const std::vector<uint32_t>& perGroup,
+                         uint32_t experts,
+                         uint32_t topk,
+                         const ExpertGroups& limit);
+
+/**
  * \brief Expected copies of one token an EP rank sends to each EP rank (rank r holds experts
  * [r E/ep, (r+1) E/ep)), given per-expert selection probabilities \p pi (summing to top-k
  * \p topk). With \p perRank false: one copy per chosen expert, sum of pi over r's experts.
  * With \p perRank true: one copy per rank holding any of the token's experts,
  * 1 - prod_{i<k} (1 - q_r E / (E - i)) with q_r = (sum of pi over r's experts) / k, which under
  * uniform routing is the exact 1 - C(E - E/ep, k) / C(E, k), and at most the per-expert
- * count. The sender's own entry is what stays local.
+ * count. Under uniform routing an active \p limit applies (GroupLimitedReach); skewed routing
+ * ignores it. The sender's own entry is what stays local.
  */
 std::vector<double> EpCopiesPerDestination(const std::vector<double>& pi,
                                            uint32_t ep,
                                            uint32_t topk,
-                                           bool perRank);
+                                           bool perRank,
+                                           const ExpertGroups& limit = {});
 
 /**
  * \brief Copies EP rank \p me sends to each EP rank in one dispatch (\p dispatch) or combine,
@@ -44,7 +74,7 @@ std::vector<double> EpCopiesPerDestination(const std::vector<double>& pi,
  * NVLink to its node's ranks holding its experts; inside the sender's node it goes directly. The
  * combine comes back the same way, NVLink to the relaying rank and one reduced copy per node
  * over RDMA. Each rank's row carries what it relays. Without nodes (or one, or an uneven split):
- * straight to each rank.
+ * straight to each rank. \p limit as for EpCopiesPerDestination, for ranks and nodes alike.
  */
 std::vector<double> EpRowCopies(const std::vector<double>& pi,
                                 uint32_t ep,
@@ -53,7 +83,8 @@ std::vector<double> EpRowCopies(const std::vector<double>& pi,
                                 const std::vector<uint32_t>& nodeOfRank,
                                 const std::vector<double>& tokens,
                                 uint32_t me,
-                                bool dispatch);
+                                bool dispatch,
+                                const ExpertGroups& limit = {});
 
 /// Per-token wire bytes of an EP backend's dispatch and combine.
 struct EpTokenWire

@@ -35,6 +35,37 @@ ReadDType(const JsonObject& o, const std::string& key, DType def)
     return *t;
 }
 
+/// DeepSeek's group-limited routing: topk_group of n_group expert groups per token, unless
+/// topk_method is the plain "greedy" (which ignores the groups) or the groups limit nothing.
+void
+ReadExpertGroups(const JsonObject& o, MoeSpec& m)
+{
+    const uint64_t groups = o.OptionalUint("n_group", 1, 1);
+    if (groups <= 1)
+    {
+        return;
+    }
+    if (m.numExperts % groups != 0)
+    {
+        throw fabricsim::InputError(o.File(),
+                                    o.Field("n_group"),
+                                    "a divisor of the " + std::to_string(m.numExperts)
+                                        + " routed experts",
+                                    std::to_string(groups));
+    }
+    const uint64_t topk = o.OptionalUint("topk_group", groups, 1, groups);
+    if (const json* method = o.Find("topk_method");
+        method && method->is_string() && method->get<std::string>() == "greedy")
+    {
+        return;
+    }
+    if (topk < groups)
+    {
+        m.groups = uint32_t(groups);
+        m.topkGroups = uint32_t(topk);
+    }
+}
+
 /// The MoE block, or nothing for a dense model.
 std::optional<MoeSpec>
 ReadMoe(const JsonObject& o, uint32_t layers)
@@ -63,6 +94,7 @@ ReadMoe(const JsonObject& o, uint32_t layers)
                                         + std::to_string(m.numExperts),
                                     std::to_string(m.topK));
     }
+    ReadExpertGroups(o, m);
     if (o.Find("moe_intermediate_size"))
     {
         m.expertIntermediate = uint32_t(o.Uint("moe_intermediate_size", 1));

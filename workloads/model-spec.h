@@ -52,6 +52,11 @@ struct MoeSpec
     uint64_t sharedIntermediate = 0; //!< total width of the shared-expert MLP (0 when none)
     bool sharedExpertGate = false;   //!< Qwen2-MoE style sigmoid gate on the shared expert (H x 1)
     std::vector<bool> moeLayer;      //!< per layer: true if its MLP is the MoE block
+    /// Group-limited routing (DeepSeek-V2/V3 n_group / topk_group): the experts form this many
+    /// equal groups and a token's experts lie in topkGroups of them; 0 / 0 when the model
+    /// routes over all experts (no n_group, n_group 1, topk_method "greedy").
+    uint32_t groups = 0;
+    uint32_t topkGroups = 0; //!< groups a token's experts lie in (topk_group)
 };
 
 /**
@@ -90,7 +95,8 @@ struct ModelSpec
      * (default H / n_h), intermediate_size, vocab_size, tie_word_embeddings (default false),
      * model_type, torch_dtype or dtype (default bfloat16), quantization_config.quant_method
      * ("fp8" makes weights fp8), attention_bias; MoE: num_local_experts | num_experts |
-     * n_routed_experts, num_experts_per_tok, moe_intermediate_size, n_shared_experts,
+     * n_routed_experts, num_experts_per_tok, n_group, topk_group, topk_method,
+     * moe_intermediate_size, n_shared_experts,
      * shared_expert_intermediate_size, first_k_dense_replace, moe_layer_freq,
      * decoder_sparse_step, mlp_only_layers; MLA: kv_lora_rank, q_lora_rank, qk_rope_head_dim,
      * qk_nope_head_dim, v_head_dim. fabricsim extensions: name, weight_dtype,

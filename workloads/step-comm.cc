@@ -139,7 +139,8 @@ StepComm::Collectives(const StepBatch& batch,
                           backend == EpBackend::DeepEpNormal ? m_epNodes : std::vector<uint32_t>{},
                           tokens,
                           me,
-                          dispatch);
+                          dispatch,
+                          ExpertGroups{m_model.moe->groups, m_model.moe->topkGroups});
         const double perCopy = dispatch ? wire.dispatchBytes : wire.combineBytes;
         double sentCopies = 0;
         x.sendBytes.resize(m_par.ep);

@@ -186,6 +186,9 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
     {
         nodes[r] = r / 8;
     }
+    // DeepEP's internode test routes each token to min(servers, 4) servers: one expert group
+    // per server, the token's experts in the best ones by their top expert's score.
+    const ExpertGroups groups{p.nodes, std::min<uint32_t>(p.nodes, 4)};
     const double bf16 = wire.combineBytes;
     const double dispatchBytes
         = p.mode == "ll" || m_opt.deepepDispatchDtype == "fp8" ? wire.dispatchBytes : bf16;
@@ -202,7 +205,8 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
                                     nodes,
                                     std::vector<double>(n, double(p.tokens)),
                                     i,
-                                    dispatch);
+                                    dispatch,
+                                    groups);
         }
         // Every rank sends alike under uniform routing: rank 0's copies bound the kernels.
         for (uint32_t j = 1; j < n; ++j)
