@@ -25,6 +25,7 @@ HardwarePresets()
     std::vector<std::pair<std::string, json>> p;
     p.emplace_back("A100",
                    json{{"peak_flops", {{"bf16", "312TFLOPS"}, {"fp16", "312TFLOPS"}}},
+                        {"sms", 108},
                         {"hbm_capacity", "80GB"},
                         {"hbm_bw", "2.039TB/s"},
                         {"scale_up_bw", "300GB/s"},
@@ -33,6 +34,7 @@ HardwarePresets()
     p.emplace_back(
         "H100",
         json{{"peak_flops", {{"bf16", "989TFLOPS"}, {"fp16", "989TFLOPS"}, {"fp8", "1979TFLOPS"}}},
+             {"sms", 132},
              {"hbm_capacity", "80GB"},
              {"hbm_bw", "3.35TB/s"},
              {"scale_up_bw", "450GB/s"},
@@ -44,6 +46,7 @@ HardwarePresets()
     p.emplace_back(
         "H800",
         json{{"peak_flops", {{"bf16", "989TFLOPS"}, {"fp16", "989TFLOPS"}, {"fp8", "1979TFLOPS"}}},
+             {"sms", 132},
              {"hbm_capacity", "80GB"},
              {"hbm_bw", "3.35TB/s"},
              {"scale_up_bw", "200GB/s"},
@@ -52,6 +55,7 @@ HardwarePresets()
     p.emplace_back(
         "H200",
         json{{"peak_flops", {{"bf16", "989TFLOPS"}, {"fp16", "989TFLOPS"}, {"fp8", "1979TFLOPS"}}},
+             {"sms", 132},
              {"hbm_capacity", "141GB"},
              {"hbm_bw", "4.8TB/s"},
              {"scale_up_bw", "450GB/s"},
@@ -61,6 +65,7 @@ HardwarePresets()
     p.emplace_back("B200",
                    json{{"peak_flops",
                          {{"bf16", "2250TFLOPS"}, {"fp16", "2250TFLOPS"}, {"fp8", "4500TFLOPS"}}},
+                        {"sms", 148},
                         {"hbm_capacity", "180GB"},
                         {"hbm_bw", "8TB/s"},
                         {"scale_up_bw", "900GB/s"},
@@ -70,6 +75,7 @@ HardwarePresets()
     p.emplace_back("GB200",
                    json{{"peak_flops",
                          {{"bf16", "2500TFLOPS"}, {"fp16", "2500TFLOPS"}, {"fp8", "5000TFLOPS"}}},
+                        {"sms", 148},
                         {"hbm_capacity", "186GB"},
                         {"hbm_bw", "8TB/s"},
                         {"scale_up_bw", "900GB/s"},
@@ -84,6 +90,7 @@ HardwarePresets()
     p.emplace_back(
         "RTX-PRO-6000",
         json{{"peak_flops", {{"bf16", "500TFLOPS"}, {"fp16", "500TFLOPS"}, {"fp8", "1000TFLOPS"}}},
+             {"sms", 188},
              {"hbm_capacity", "96GB"},
              {"hbm_bw", "1.792TB/s"},
              {"scale_up_bw", "64GB/s"},
@@ -107,6 +114,7 @@ HardwarePresets()
         "RTX-4090",
         json{{"peak_flops",
               {{"bf16", "165.2TFLOPS"}, {"fp16", "165.2TFLOPS"}, {"fp8", "330.3TFLOPS"}}},
+             {"sms", 128},
              {"hbm_capacity", "24GB"},
              {"hbm_bw", "1.008TB/s"},
              {"scale_up_bw", "32GB/s"},
@@ -115,6 +123,7 @@ HardwarePresets()
     p.emplace_back("MI300X",
                    json{{"peak_flops",
                          {{"bf16", "1307TFLOPS"}, {"fp16", "1307TFLOPS"}, {"fp8", "2615TFLOPS"}}},
+                        {"sms", 304},
                         {"hbm_capacity", "192GB"},
                         {"hbm_bw", "5.3TB/s"},
                         {"scale_up_bw", "448GB/s"},
@@ -130,6 +139,7 @@ ApplyFields(HardwareSpec& h, const JsonObject& o)
     o.CheckKeys({"preset",
                  "name",
                  "peak_flops",
+                 "sms",
                  "hbm_capacity",
                  "hbm_bw",
                  "eta_compute",
@@ -160,6 +170,7 @@ ApplyFields(HardwareSpec& h, const JsonObject& o)
             h.peakFlops[DTypeName(*t)] = peaks.Quantity(it.key(), UnitKind::FlopsPerSec);
         }
     }
+    h.sms = uint32_t(o.OptionalUint("sms", h.sms, 0, 1u << 20));
     h.hbmCapacityBytes = o.OptionalQuantity("hbm_capacity", UnitKind::Bytes, h.hbmCapacityBytes);
     h.hbmBwBytesPerSec = o.OptionalQuantity("hbm_bw", UnitKind::BytesPerSec, h.hbmBwBytesPerSec);
     h.etaCompute = o.OptionalNumber("eta_compute", h.etaCompute, 0.01, 1.0);

@@ -45,6 +45,7 @@ struct HardwareSpec
 {
     std::string name;                        //!< display name
     std::map<std::string, double> peakFlops; //!< dense peak FLOP/s by dtype name ("bf16", "fp8")
+    uint32_t sms = 0;                        //!< SMs (AMD: CUs); 0 unknown
     double hbmCapacityBytes = 0;             //!< HBM capacity
     double hbmBwBytesPerSec = 0;             //!< HBM bandwidth
     double etaCompute = 0.7;                 //!< achievable fraction of peak FLOPs (η_c)

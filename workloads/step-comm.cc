@@ -110,6 +110,7 @@ StepComm::Collectives(const StepBatch& batch,
         double bytes = 0;
         int64_t kernelLaunchPs = -1;
         int64_t kernelMinPs = 0;
+        double smShare = 0;
     };
     std::optional<EpPhase> epPhases[2];
     auto epPhase = [&](bool dispatch) -> const EpPhase&
@@ -154,6 +155,12 @@ StepComm::Collectives(const StepBatch& batch,
         {
             x.kernelLaunchPs = EpKernelMinPs(*k, 0, 0, 1);
             x.kernelMinPs = EpKernelMinPs(*k, sentCopies, perCopy, m_par.epSms);
+            // The normal kernels run on their SM budget for the whole call; the low-latency
+            // ones return their SMs while they wait (DeepEP's receive hook).
+            if (k->smBudget && m_gpuSms > 0)
+            {
+                x.smShare = std::min(1.0, double(m_par.epSms) / m_gpuSms);
+            }
         }
         cached = std::move(x);
         return *cached;
@@ -238,6 +245,7 @@ StepComm::Collectives(const StepBatch& batch,
                     c.bytes = x.bytes;
                     c.kernelLaunchPs = x.kernelLaunchPs;
                     c.kernelMinPs = x.kernelMinPs;
+                    c.smShare = x.smShare;
                 }
                 out.push_back(c);
             }

@@ -70,6 +70,9 @@ struct CollectiveCall
     /// launch (-1: none), and the rank's earliest result after the start (its SM-bound copying)
     int64_t kernelLaunchPs = -1;
     int64_t kernelMinPs = 0;
+    /// Share of the GPU's SMs its kernels hold from launch to completion, taken from the
+    /// rank's compute (DeepEP normal: ep_sms / SMs; 0: none modelled)
+    double smShare = 0;
     uint32_t peerStage = 0; //!< send / recv: the other pipeline stage
     std::string label;      //!< e.g. "attn_out", "mlp_out", "moe_dispatch", "logits"
 };
@@ -139,6 +142,13 @@ class StepComm
         m_prefillStep = prefill;
     }
 
+    /// The GPU's SMs (0: unknown): DeepEP's normal kernels hold ep_sms of them while in flight,
+    /// taken from the rank's compute (CollectiveCall::smShare).
+    void SetGpuSms(uint32_t sms)
+    {
+        m_gpuSms = sms;
+    }
+
   private:
     /// Append a TP all-reduce (or reduce-scatter + all-gather) of \p bytes after op \p after.
     void AppendTpReduce(std::vector<CollectiveCall>& out,
@@ -153,6 +163,7 @@ class StepComm
     std::vector<uint32_t> m_epNodes;   //!< node of each EP rank (empty: one node)
     std::optional<bool> m_prefillStep; //!< the EP group's step carries prefill tokens
     std::vector<double> m_epTokens;    //!< tokens of each EP rank (empty: as many as ours)
+    uint32_t m_gpuSms = 0;             //!< SMs of the GPU (0: unknown)
 };
 
 } // namespace fabricsim

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 using namespace fabricsim;
 using nlohmann::json;
 
@@ -39,6 +43,20 @@ TEST(HardwarePresets, TableFigures)
     EXPECT_DOUBLE_EQ(server.hbmBwBytesPerSec, 1.597e12);
     EXPECT_DOUBLE_EQ(server.hbmCapacityBytes, 96e9);
     EXPECT_DOUBLE_EQ(server.PeakFlops(DType::Bf16), 500e12);
+    // SMs (whitepapers): what DeepEP's SM budget is a share of.
+    for (const auto& [name, sms] :
+         std::vector<std::pair<std::string, uint32_t>>{{"A100", 108},
+                                                       {"H100", 132},
+                                                       {"H800", 132},
+                                                       {"H200", 132},
+                                                       {"B200", 148},
+                                                       {"MI300X", 304},
+                                                       {"RTX-PRO-6000", 188},
+                                                       {"RTX-4090", 128}})
+    {
+        EXPECT_EQ(HardwareSpec::Preset(name).sms, sms) << name;
+    }
+    EXPECT_EQ(server.sms, 188u);
     const HardwareSpec g4090 = HardwareSpec::Preset("rtx-4090");
     EXPECT_DOUBLE_EQ(g4090.hbmCapacityBytes, 24e9);
     EXPECT_DOUBLE_EQ(g4090.hbmBwBytesPerSec, 1.008e12);

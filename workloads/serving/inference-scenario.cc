@@ -349,6 +349,17 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
     if (const json* p = root.Find("parallelism"))
     {
         par = ParallelismSpec::FromJson(*p, file, "parallelism");
+        // DeepEP's normal kernels hold ep_sms SMs beside the compute: fewer than the GPU has.
+        const bool normalKernels
+            = par.epBackend == EpBackend::DeepEpNormal || par.epBackend == EpBackend::DeepEpAuto;
+        if (normalKernels && s.hw.sms > 0 && par.epSms >= s.hw.sms)
+        {
+            throw fabricsim::InputError(file,
+                                        "parallelism.ep_sms",
+                                        "fewer than the " + std::to_string(s.hw.sms) + " SMs of "
+                                            + s.hw.name,
+                                        std::to_string(par.epSms));
+        }
     }
 
     JsonObject sv = root.Object("serving");

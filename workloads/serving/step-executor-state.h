@@ -48,15 +48,20 @@ struct StepExecutor::RankState
     std::unordered_set<std::string> completed;                 //!< done, not yet consumed
     std::unordered_set<std::string> started;                   //!< started (for exposed vs sync)
     bool computing = false;                                    //!< compute engine busy
-    uint32_t computeStream = 0;                                //!< stream of the running compute
-    int64_t last = 0;                                          //!< last accounting time
-    int64_t pcieFree = 0;                                      //!< host-tier link free again
-    int64_t sliceStart = -1;                                   //!< open compute slice
-    int64_t sliceEnd = -1;                                     //!< its end so far
-    uint32_t sliceOps = 0;                                     //!< ops merged into it
-    std::string sliceFirst;                                    //!< its first op
-    bool advancing = false;                                    //!< inside Advance
-    bool again = false;                                        //!< Advance requested while inside
+    double smHeld = 0;        //!< SM share held by its collectives in flight (ProgramItem::smShare)
+    double computeLeft = 0;   //!< running compute: ps of work left at full rate, at computeSince
+    int64_t computeSince = 0; //!< when computeLeft was taken
+    double computeRate = 1;   //!< running compute's rate: the SMs its collectives leave it
+    uint64_t computeGen = 0;  //!< bumped when the running compute's end moves (stale ends ignored)
+    uint32_t computeStream = 0; //!< stream of the running compute
+    int64_t last = 0;           //!< last accounting time
+    int64_t pcieFree = 0;       //!< host-tier link free again
+    int64_t sliceStart = -1;    //!< open compute slice
+    int64_t sliceEnd = -1;      //!< its end so far
+    uint32_t sliceOps = 0;      //!< ops merged into it
+    std::string sliceFirst;     //!< its first op
+    bool advancing = false;     //!< inside Advance
+    bool again = false;         //!< Advance requested while inside
 
     RankStepProgram const& Program() const
     {

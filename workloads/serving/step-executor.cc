@@ -318,9 +318,10 @@ StepExecutor::AdvanceOnce(uint32_t r)
                         rs.sliceFirst
                             = it.name + (it.layer >= 0 ? " L" + std::to_string(it.layer) : "");
                     }
-                    rs.sliceEnd = now + it.durationPs;
                 }
-                m_api.Schedule(it.durationPs, [this, r]() { ComputeDone(r); });
+                rs.computeLeft = double(it.durationPs);
+                rs.computeSince = now;
+                ScheduleComputeEnd(r);
             }
         }
     }
@@ -372,9 +373,47 @@ StepExecutor::FlushComputeSlice(RankState& rs)
 }
 
 void
-StepExecutor::ComputeDone(uint32_t r)
+StepExecutor::ScheduleComputeEnd(uint32_t r)
 {
     RankState& rs = Rank(r);
+    // What the SMs held by collectives leave to compute (at least a tenth: kernels share SMs
+    // rather than starve each other).
+    rs.computeRate = std::max(0.1, 1 - rs.smHeld);
+    const int64_t left = units::RoundPs(
+        rs.computeRate >= 1 ? rs.computeLeft : std::ceil(rs.computeLeft / rs.computeRate),
+        "compute slowed by collectives' SMs");
+    const uint64_t gen = ++rs.computeGen;
+    rs.sliceEnd = m_api.NowPs() + left;
+    m_api.Schedule(left, [this, r, gen]() { ComputeDone(r, gen); });
+}
+
+void
+StepExecutor::ChangeSmHeld(uint32_t r, double delta)
+{
+    RankState& rs = Rank(r);
+    rs.smHeld = std::max(0.0, rs.smHeld + delta);
+    if (rs.smHeld < 1e-12)
+    {
+        rs.smHeld = 0;
+    }
+    if (!rs.computing || std::max(0.1, 1 - rs.smHeld) == rs.computeRate)
+    {
+        return;
+    }
+    const int64_t now = m_api.NowPs();
+    rs.computeLeft = std::max(0.0, rs.computeLeft - double(now - rs.computeSince) * rs.computeRate);
+    rs.computeSince = now;
+    ScheduleComputeEnd(r);
+}
+
+void
+StepExecutor::ComputeDone(uint32_t r, uint64_t gen)
+{
+    RankState& rs = Rank(r);
+    if (gen != rs.computeGen)
+    {
+        return; // its end moved (ChangeSmHeld)
+    }
     Account(r);
     rs.computing = false;
     rs.streams[rs.computeStream].pos++;
@@ -398,6 +437,10 @@ StepExecutor::CommDone(uint32_t r, const std::string& key)
     {
         throw std::logic_error("communication " + key + " completed on rank " + std::to_string(r)
                                + " outside its step");
+    }
+    if (item->second->smShare > 0)
+    {
+        ChangeSmHeld(r, -item->second->smShare);
     }
     if (Recording(rs))
     {
@@ -440,6 +483,10 @@ void
 StepExecutor::Launch(uint32_t r, const ProgramItem& item)
 {
     const std::string key = item.key;
+    if (item.smShare > 0)
+    {
+        ChangeSmHeld(r, item.smShare);
+    }
     switch (item.op)
     {
     case CommOp::AllReduce:

@@ -133,7 +133,12 @@ class StepExecutor
     /// Communication \p key has started for rank \p r (for the sync / exposed split).
     void CommStarted(uint32_t r, const std::string& key);
     /// Rank \p r's compute item finished.
-    void ComputeDone(uint32_t r);
+    void ComputeDone(uint32_t r, uint64_t gen);
+    /// Rank \p r's collectives in flight take \p delta more of its SMs (less when negative):
+    /// a running compute goes on at the rate left to it.
+    void ChangeSmHeld(uint32_t r, double delta);
+    /// Schedule the end of rank \p r's running compute at its current rate.
+    void ScheduleComputeEnd(uint32_t r);
     /// Close the rank's open compute slice on the timeline.
     void FlushComputeSlice(RankState& rs);
     /// True when the running step of \p rs is recorded on the timeline.
