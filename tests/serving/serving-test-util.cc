@@ -1,5 +1,9 @@
 #include "serving-test-util.h"
 
+#include <gtest/gtest.h>
+
+#include <memory>
+
 namespace fabricsim
 {
 
@@ -31,6 +35,36 @@ RunOnFake(const InferenceScenario& sc, const FakeCollectives::Params& params)
 {
     FakeCollectives api(params);
     return RunServing(sc, api, [&]() { api.Run(); });
+}
+
+EngineLayout
+Layout(const ParallelismSpec& par, uint32_t groups, uint32_t first)
+{
+    EngineLayout l;
+    l.par = par;
+    l.groups = groups;
+    for (uint32_t i = 0; i < groups * par.tp * par.pp; ++i)
+    {
+        l.hosts.push_back(first + i);
+    }
+    return l;
+}
+
+StepStats
+RunStep(FakeCollectives& api, const StepProgram& prog)
+{
+    StepExecutor exec(api);
+    StepStats out;
+    bool done = false;
+    exec.Submit(std::make_shared<StepProgram>(prog),
+                [&](const StepStats& s)
+                {
+                    out = s;
+                    done = true;
+                });
+    api.Run();
+    EXPECT_TRUE(done) << "step did not finish";
+    return out;
 }
 
 } // namespace fabricsim

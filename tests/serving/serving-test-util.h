@@ -8,6 +8,8 @@
 #include "fake-collectives.h"
 #include "inference-scenario.h"
 #include "serving-simulation.h"
+#include "step-executor.h"
+#include "step-program-builder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +28,12 @@ InferenceScenario MakeScenario(const nlohmann::json& patch = nlohmann::json::obj
 /// Run \p sc on a fresh FakeCollectives with \p params.
 ServingResult RunOnFake(const InferenceScenario& sc,
                         const FakeCollectives::Params& params = FakeCollectives::Params());
+
+/// \p groups attention groups of \p par on consecutive hosts from \p first.
+EngineLayout Layout(const ParallelismSpec& par, uint32_t groups = 1, uint32_t first = 0);
+
+/// Run one step program on \p api to the end and return its statistics.
+StepStats RunStep(FakeCollectives& api, const StepProgram& prog);
 
 } // namespace fabricsim
 

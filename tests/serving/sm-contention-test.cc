@@ -18,23 +18,6 @@ namespace
 
 using nlohmann::json;
 
-StepStats
-RunOne(FakeCollectives& api, const StepProgram& prog)
-{
-    StepExecutor exec(api);
-    StepStats out;
-    bool done = false;
-    exec.Submit(std::make_shared<StepProgram>(prog),
-                [&](const StepStats& s)
-                {
-                    out = s;
-                    done = true;
-                });
-    api.Run();
-    EXPECT_TRUE(done) << "step did not finish";
-    return out;
-}
-
 /// Two ranks, each: stream 0 an all-to-all holding \p share of the SMs, sending \p bytes to the
 /// other; stream 1 a compute of \p computePs.
 StepProgram
@@ -75,7 +58,7 @@ TEST(SmContention, ComputeRunsOnWhatTheCollectivesLeave)
     FakeCollectives::Params fp;
     const uint64_t bytes = 17100000;
     FakeCollectives probe(fp);
-    StepStats held = RunOne(probe, OverlapProgram(0.25, bytes, 100000000));
+    StepStats held = RunStep(probe, OverlapProgram(0.25, bytes, 100000000));
     ASSERT_EQ(held.ranks.size(), 2u);
     for (const RankStepStats& r : held.ranks)
     {
@@ -85,9 +68,9 @@ TEST(SmContention, ComputeRunsOnWhatTheCollectivesLeave)
     // Without a share the compute ends at 100 us; a compute shorter than the collective is
     // stretched by 1 / 0.75 and done before it: 40 us (the collective) bounds the rank.
     FakeCollectives free(fp);
-    EXPECT_EQ(RunOne(free, OverlapProgram(0, bytes, 100000000)).ranks[0].computePs, 100000000);
+    EXPECT_EQ(RunStep(free, OverlapProgram(0, bytes, 100000000)).ranks[0].computePs, 100000000);
     FakeCollectives shortOne(fp);
-    const StepStats s = RunOne(shortOne, OverlapProgram(0.25, bytes, 15000000));
+    const StepStats s = RunStep(shortOne, OverlapProgram(0.25, bytes, 15000000));
     EXPECT_EQ(s.ranks[0].computePs, 20000000);
     EXPECT_EQ(s.ranks[0].endPs - s.ranks[0].startPs, 40000000);
 }
@@ -107,19 +90,6 @@ TwoBatch(const std::string& backend, uint32_t sms)
                          {"serving", {{"execution", {{"ep_overlap", "two_batch"}}}}}});
 }
 
-EngineLayout
-TwoGroups(const ParallelismSpec& par)
-{
-    EngineLayout l;
-    l.par = par;
-    l.groups = 2;
-    for (uint32_t i = 0; i < 2 * par.tp * par.pp; ++i)
-    {
-        l.hosts.push_back(i);
-    }
-    return l;
-}
-
 TEST(SmContention, DeepEpNormalHoldsItsSmBudgetAndSlowsTheOtherMicroBatch)
 {
     // Qwen3-30B-A3B, EP 8 over two DP groups, two micro-batches on DeepEP's normal kernels
@@ -128,7 +98,7 @@ TEST(SmContention, DeepEpNormalHoldsItsSmBudgetAndSlowsTheOtherMicroBatch)
     auto build = [](const std::string& backend, uint32_t sms)
     {
         InferenceScenario sc = TwoBatch(backend, sms);
-        StepProgramBuilder builder(sc, TwoGroups(sc.pool.par));
+        StepProgramBuilder builder(sc, Layout(sc.pool.par, 2));
         const StepBatch b = StepBatch::Prefill(4, 1024);
         return builder.Build(0, {b, b});
     };
@@ -173,8 +143,8 @@ TEST(SmContention, DeepEpNormalHoldsItsSmBudgetAndSlowsTheOtherMicroBatch)
     }
     FakeCollectives a(FakeCollectives::Params{});
     FakeCollectives b(FakeCollectives::Params{});
-    const StepStats slow = RunOne(a, normal);
-    const StepStats fast = RunOne(b, unknown);
+    const StepStats slow = RunStep(a, normal);
+    const StepStats fast = RunStep(b, unknown);
     const double slowPs = double(slow.endPs - slow.launchPs);
     const double fastPs = double(fast.endPs - fast.launchPs);
     EXPECT_GT(slowPs, fastPs);

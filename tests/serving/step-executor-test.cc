@@ -24,37 +24,6 @@ namespace
 
 using nlohmann::json;
 
-EngineLayout
-Layout(const ParallelismSpec& par, uint32_t groups = 1, uint32_t first = 0)
-{
-    EngineLayout l;
-    l.par = par;
-    l.groups = groups;
-    for (uint32_t i = 0; i < groups * par.tp * par.pp; ++i)
-    {
-        l.hosts.push_back(first + i);
-    }
-    return l;
-}
-
-/// Run one step program on \p api and return its statistics.
-StepStats
-RunStep(FakeCollectives& api, const StepProgram& prog)
-{
-    StepExecutor exec(api);
-    StepStats out;
-    bool done = false;
-    exec.Submit(std::make_shared<StepProgram>(prog),
-                [&](const StepStats& s)
-                {
-                    out = s;
-                    done = true;
-                });
-    api.Run();
-    EXPECT_TRUE(done) << "step did not finish";
-    return out;
-}
-
 double
 RankComm(const RankStepStats& r, const std::string& cat)
 {

@@ -1,6 +1,7 @@
 // The one model of what an EP exchange puts on the wire, per backend, against closed forms
 // (issue 26): copies per destination under uniform and skewed routing, bytes per copy, and the
 // step communication the serving loop builds from them.
+#include "draws.h"
 #include "ep-exchange.h"
 #include "model-spec.h"
 #include "roofline.h"
@@ -23,12 +24,7 @@ namespace
 double
 ReachesRank(uint32_t experts, uint32_t ranks, uint32_t topk)
 {
-    double miss = 1;
-    for (uint32_t i = 0; i < topk; ++i)
-    {
-        miss *= (double(experts) - double(experts) / ranks - i) / (double(experts) - i);
-    }
-    return 1 - miss;
+    return 1 - AllMiss(experts, double(experts) / ranks, topk);
 }
 
 TEST(EpExchange, CopiesPerDestinationClosedForms)

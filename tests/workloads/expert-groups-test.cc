@@ -1,5 +1,6 @@
 // Group-limited routing (DeepSeek-V3's n_group / topk_group, DeepEP's internode test): closed
 // forms, a Monte Carlo of the routing itself, and what it changes on the wire (issue 26).
+#include "draws.h"
 #include "ep-exchange.h"
 #include "input-error.h"
 #include "model-spec.h"
@@ -16,18 +17,6 @@ namespace fabricsim
 {
 namespace
 {
-
-/// C(n - s, m) / C(n, m): m draws from n all miss s marked ones.
-double
-AllMiss(double n, double s, uint32_t m)
-{
-    double p = 1;
-    for (uint32_t i = 0; i < m; ++i)
-    {
-        p *= (n - s - i) / (n - i);
-    }
-    return p;
-}
 
 /// How many of EP rank r's experts (E / ep consecutive) lie in each of \p groups groups.
 std::vector<uint32_t>
