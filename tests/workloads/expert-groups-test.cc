@@ -34,7 +34,7 @@ TEST(ExpertGroups, ReachMatchesClosedForms)
 {
     // DeepSeek-V3 on EP 64 over 8 servers: 256 experts in 8 groups of 32, a token's 8 experts
     // in 4 of them. A whole group (one server) is reached by exactly half the tokens (4 / 8),
-    // against 1 - C(224, 8) / C(256, 8) = 0.656 unlimited.
+    // against 1 - C(224, 8) / C(256, 8) = 0.662 unlimited.
     const ExpertGroups v3{8, 4};
     ASSERT_TRUE(GroupLimitActive(v3, 256, 8));
     std::vector<uint32_t> server(8, 0);
@@ -128,7 +128,7 @@ TEST(ExpertGroups, ModelAgreesWithDeepEpsRoutingSampled)
 TEST(ExpertGroups, RdmaRowsCrossHalfTheServers)
 {
     // DeepEP normal on EP 64 over 8 servers: each token crosses to the servers holding its
-    // experts, 4 of 8 with the limit (0.5 per server) instead of 5.25 (0.656).
+    // experts, 4 of 8 with the limit (0.5 per server) instead of 5.29 (0.662).
     const auto pi = RoutingModel::Uniform().SelectionProbabilities(256, 8);
     std::vector<uint32_t> nodes(64);
     for (uint32_t r = 0; r < 64; ++r)
