@@ -81,7 +81,8 @@ const CommandUsage kCommands[] = {
      "validation/summary.txt\n"
      "      where present) and report the error of TTFT, TPOT, E2E and throughput; writes "
      "DIR/summary.json,\n"
-     "      DIR/validation.md and each run's scenario (runnable with 'fabricsim run').\n"},
+     "      DIR/validation.md, each run's scenario (runnable with 'fabricsim run') and\n"
+     "      RUN.per-request.csv (each request measured beside simulated).\n"},
     {"fit-compute",
      "  fabricsim fit-compute TABLE... --hardware GPU [--held-out TABLE... --held-out-hardware "
      "GPU] [--rows half|all]\n"

@@ -210,6 +210,7 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
         const ServingLatencies simulated = LatenciesOf(AsMeasuredRequests(r.serving));
         const std::vector<MetricComparison> rows
             = CompareServing(measured, simulated, p.hasUpstream ? &p.upstream : nullptr);
+        dir.Write(p.config.label + ".per-request.csv", PerRequestCsv(p.requests, r.serving));
         const bool complete = r.stuck.empty();
         allComplete = allComplete && complete;
         const std::string preset = HardwareLabel(p.scenario["hardware"]);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -579,7 +580,7 @@ TEST(Cli, ValidateServingReplaysAMeasuredRunDeterministically)
     EXPECT_DOUBLE_EQ(r["metrics"]["TPOT Mean"]["other_sim"].get<double>(), 32.1);
     EXPECT_EQ(r["simulation"]["requests"]["completed"], 300);
     // The error bounds of docs/validation.md on the run the engine overheads were fitted on
-    // (the held-out runs do not meet them yet).
+    // (Qwen3-32B, held out, misses two of them; the held-out MoE run is held below).
     for (const auto& [metric, bound] : {std::pair<std::string, double>{"TPOT Mean", 10},
                                         {"Throughput", 10},
                                         {"TTFT Median", 15},
@@ -596,6 +597,11 @@ TEST(Cli, ValidateServingReplaysAMeasuredRunDeterministically)
         return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     };
     EXPECT_EQ(slurp(dir + "/a/summary.json"), slurp(dir + "/b/summary.json"));
+    // Each request measured beside simulated: a header and the 300 requests, all finished.
+    const std::string perRequest = slurp(dir + "/a/Llama-3.1-8B.per-request.csv");
+    EXPECT_EQ(std::count(perRequest.begin(), perRequest.end(), '\n'), 301);
+    EXPECT_EQ(perRequest.find(",,"), std::string::npos);
+    EXPECT_EQ(perRequest, slurp(dir + "/b/Llama-3.1-8B.per-request.csv"));
     ASSERT_EQ(fabricsim::test::RunCli("run " + dir
                                           + "/a/Llama-3.1-8B.scenario.json --backend "
                                             "analytical --no-progress --out "
@@ -630,6 +636,33 @@ TEST(Cli, ValidateServingReplaysAMeasuredRunDeterministically)
     const json plain = json::parse(plainIn);
     EXPECT_EQ(plain["runs"][0]["hardware_preset"], "RTX-PRO-6000-Server");
     EXPECT_NE(plain["runs"][0]["simulation"]["tpot_ms"], r["simulation"]["tpot_ms"]);
+}
+
+// The held-out MoE run (Qwen3-30B-A3B, DP 2 + EP 2; nothing fitted on it) within the bounds of
+// docs/validation.md and closer than the other simulator on each metric it reports.
+TEST(Cli, ValidateServingHeldOutMoeRunMeetsTheTargets)
+{
+    REQUIRE_SHARED_CORPUS(
+        meta, "serving/llmservingsim-vllm/RTXPRO6000/Qwen3-30B-A3B-Instruct-2507/vllm/meta.json");
+    const std::string run = meta.substr(0, meta.size() - std::string("/vllm/meta.json").size());
+    auto dir = fabricsim::test::TempDir("validate-serving-moe");
+    std::string out;
+    ASSERT_EQ(fabricsim::test::RunCli("validate-serving " + run + " --out " + dir, out), 0) << out;
+    std::ifstream in(dir + "/summary.json");
+    const json metrics = json::parse(in)["runs"][0]["metrics"];
+    for (const auto& [metric, bound] : {std::pair<std::string, double>{"TPOT Mean", 10},
+                                        {"Throughput", 10},
+                                        {"TTFT Median", 15},
+                                        {"E2E Mean", 15}})
+    {
+        const double err = std::abs(metrics[metric]["error_pct"].get<double>());
+        EXPECT_LE(err, bound) << metric;
+        if (metrics[metric].contains("other_sim_error_pct"))
+        {
+            EXPECT_LT(err, std::abs(metrics[metric]["other_sim_error_pct"].get<double>()))
+                << metric;
+        }
+    }
 }
 
 TEST(Cli, FitComputeWritesACalibrationThatReadsBackAndReportsItsError)

@@ -167,16 +167,33 @@ TEST(MeasuredRunConfig, WhatCannotBeReplayedIsRefusedByName)
     EXPECT_EQ(e.Found(), "\"deepep_low_latency\"");
 }
 
-TEST(MeasuredRunConfig, ArrivalsAreTheQueuedOffsets)
+TEST(MeasuredRunConfig, ArrivalsAreTheArrivalOffsetsElseTheQueuedOnes)
 {
     std::vector<MeasuredRequest> reqs(3);
-    reqs[0] = {10, 5, 100.5, 0, 0};
-    reqs[1] = {20, 6, 100.25, 0, 0};
-    reqs[2] = {30, 7, 101.0, 0, 0};
+    const double queued[] = {100.5, 100.25, 101.0};
+    for (size_t i = 0; i < 3; ++i)
+    {
+        reqs[i].inputTokens = 10 * (i + 1);
+        reqs[i].outputTokens = 5 + i;
+        reqs[i].queuedS = queued[i];
+    }
+    const std::string byQueued
+        = "{\"arrival_s\": 0.000000000, \"prompt_tokens\": 20, \"output_tokens\": 6}\n"
+          "{\"arrival_s\": 0.250000000, \"prompt_tokens\": 10, \"output_tokens\": 5}\n"
+          "{\"arrival_s\": 0.750000000, \"prompt_tokens\": 30, \"output_tokens\": 7}\n";
+    EXPECT_EQ(ArrivalTrace(reqs), byQueued);
+    // Wall-clock arrivals on another clock: only their offsets count.
+    const double arrival[] = {5000.4, 5000.125, 5000.75};
+    for (size_t i = 0; i < 3; ++i)
+    {
+        reqs[i].arrivalS = arrival[i];
+    }
     EXPECT_EQ(ArrivalTrace(reqs),
               "{\"arrival_s\": 0.000000000, \"prompt_tokens\": 20, \"output_tokens\": 6}\n"
-              "{\"arrival_s\": 0.250000000, \"prompt_tokens\": 10, \"output_tokens\": 5}\n"
-              "{\"arrival_s\": 0.750000000, \"prompt_tokens\": 30, \"output_tokens\": 7}\n");
+              "{\"arrival_s\": 0.275000000, \"prompt_tokens\": 10, \"output_tokens\": 5}\n"
+              "{\"arrival_s\": 0.625000000, \"prompt_tokens\": 30, \"output_tokens\": 7}\n");
+    reqs[2].arrivalS = -1;
+    EXPECT_EQ(ArrivalTrace(reqs), byQueued);
 }
 
 TEST(MeasuredRunConfig, CorpusRunsBecomeScenarios)

@@ -173,7 +173,8 @@ ReadExecution(const std::optional<JsonObject>& j)
                  "cuda_graph_padding",
                  "graph_kernel_overhead",
                  "step_overhead",
-                 "sequence_overhead"});
+                 "sequence_overhead",
+                 "async_scheduling"});
     std::string ov = o.OptionalString("ep_overlap", "none");
     if (ov == "none")
     {
@@ -197,6 +198,7 @@ ReadExecution(const std::optional<JsonObject>& j)
         = o.OptionalQuantity("step_overhead", UnitKind::Seconds, e.stepOverheadSec, true);
     e.sequenceOverheadSec
         = o.OptionalQuantity("sequence_overhead", UnitKind::Seconds, e.sequenceOverheadSec, true);
+    e.asyncScheduling = o.OptionalBool("async_scheduling", e.asyncScheduling);
     // Host work per step is milliseconds; past an hour a value is a typo (a unit left off), and
     // an engine step that long would not fit the simulator's clock once summed.
     for (const auto& [key, sec] :

@@ -120,8 +120,12 @@ struct ExecutionSpec
     /// The engine's host time per step (scheduler, input preparation, sampling, output
     /// processing) during which the GPU waits: fixed part, and per sequence in the step.
     /// Defaults fitted on the measured vLLM 0.19 Llama-3.1-8B run (docs/validation.md).
-    double stepOverheadSec = 3e-3;
-    double sequenceOverheadSec = 5e-6; //!< per sequence scheduled in the step
+    double stepOverheadSec = 2.5e-3;
+    double sequenceOverheadSec = 10e-6; //!< per sequence scheduled in the step
+    /// The scheduler runs one step ahead of the GPU (vLLM's default since 0.12): a step that
+    /// follows another was decided when that one launched, so a request the engine takes while
+    /// a step runs joins the step after next (at once when the GPU would otherwise idle).
+    bool asyncScheduling = true;
 };
 
 /// Where the TP ranks of a group sit.

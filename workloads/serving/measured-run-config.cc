@@ -415,20 +415,16 @@ MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath)
 std::string
 ArrivalTrace(const std::vector<MeasuredRequest>& reqs)
 {
-    std::vector<size_t> order(reqs.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(),
-                     order.end(),
-                     [&](size_t a, size_t b) { return reqs[a].queuedS < reqs[b].queuedS; });
+    const std::vector<size_t> order = ArrivalOrder(reqs);
+    const std::vector<double> t = ReplayArrivals(reqs);
     std::string out;
-    const double first = reqs.empty() ? 0 : reqs[order.front()].queuedS;
     char line[160];
     for (size_t i : order)
     {
         std::snprintf(line,
                       sizeof line,
                       "{\"arrival_s\": %.9f, \"prompt_tokens\": %llu, \"output_tokens\": %llu}\n",
-                      reqs[i].queuedS - first,
+                      t[i],
                       static_cast<unsigned long long>(reqs[i].inputTokens),
                       static_cast<unsigned long long>(reqs[i].outputTokens));
         out += line;

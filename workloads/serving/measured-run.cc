@@ -74,6 +74,28 @@ ReadMeasuredRequests(const std::string& path)
                              "queued_ts <= first_token_ts <= last_token_ts",
                              "times out of that order");
         }
+        if (row.contains("arrival_time"))
+        {
+            r.arrivalS = Seconds(row, "arrival_time", path, line);
+            if (r.arrivalS < 0)
+            {
+                throw InputError(path,
+                                 "line " + std::to_string(line) + ".arrival_time",
+                                 "epoch seconds (>= 0)",
+                                 DescribeJson(row["arrival_time"]));
+            }
+        }
+        if (row.contains("scheduled_ts"))
+        {
+            r.scheduledS = Seconds(row, "scheduled_ts", path, line);
+            if (r.scheduledS < r.queuedS || r.scheduledS > r.firstTokenS)
+            {
+                throw InputError(path,
+                                 "line " + std::to_string(line) + ".scheduled_ts",
+                                 "a time from queued_ts to first_token_ts",
+                                 DescribeJson(row["scheduled_ts"]));
+            }
+        }
         out.push_back(r);
     }
     if (out.empty())
@@ -81,6 +103,34 @@ ReadMeasuredRequests(const std::string& path)
         throw InputError(path, "", "at least one request", "none");
     }
     return out;
+}
+
+std::vector<double>
+ReplayArrivals(const std::vector<MeasuredRequest>& reqs)
+{
+    const bool wall = std::all_of(
+        reqs.begin(), reqs.end(), [](const MeasuredRequest& r) { return r.arrivalS >= 0; });
+    std::vector<double> t;
+    for (const MeasuredRequest& r : reqs)
+    {
+        t.push_back(wall ? r.arrivalS : r.queuedS);
+    }
+    const double first = t.empty() ? 0 : *std::min_element(t.begin(), t.end());
+    for (double& x : t)
+    {
+        x -= first;
+    }
+    return t;
+}
+
+std::vector<size_t>
+ArrivalOrder(const std::vector<MeasuredRequest>& reqs)
+{
+    const std::vector<double> t = ReplayArrivals(reqs);
+    std::vector<size_t> order(reqs.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t[a] < t[b]; });
+    return order;
 }
 
 ServingLatencies

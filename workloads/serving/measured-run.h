@@ -20,7 +20,9 @@ struct MeasuredRequest
 {
     uint64_t inputTokens = 0;  //!< input_toks (prompt)
     uint64_t outputTokens = 0; //!< output_toks (generated, exact: min = max tokens)
+    double arrivalS = -1;      //!< arrival_time (wall clock, epoch; -1: not recorded)
     double queuedS = 0;        //!< queued_ts: when the engine took the request
+    double scheduledS = -1;    //!< scheduled_ts: first scheduled (-1: not recorded)
     double firstTokenS = 0;    //!< first_token_ts
     double lastTokenS = 0;     //!< last_token_ts
 };
@@ -35,11 +37,21 @@ struct ServingLatencies
 };
 
 /// Reads requests.jsonl (input_toks, output_toks, queued_ts, first_token_ts, last_token_ts;
-/// other keys ignored). Errors name the file and "line N.key".
+/// scheduled_ts where present; other keys ignored). Errors name the file and "line N.key".
 std::vector<MeasuredRequest> ReadMeasuredRequests(const std::string& path);
 
 /// The metrics of \p reqs in upstream's definitions (its README and validator).
 ServingLatencies LatenciesOf(const std::vector<MeasuredRequest>& reqs);
+
+/**
+ * \brief When each request of \p reqs reached the engine, in seconds from the first: its
+ * arrival_time offset where every request records one (the engine takes a request only
+ * between steps, so queued_ts lags the arrival by up to a step), else its queued_ts offset.
+ */
+std::vector<double> ReplayArrivals(const std::vector<MeasuredRequest>& reqs);
+
+/// The order of \p reqs by ReplayArrivals (stable): the order a replay's requests arrive in.
+std::vector<size_t> ArrivalOrder(const std::vector<MeasuredRequest>& reqs);
 
 /// One row of summary.txt: the measured value and the other simulator's.
 struct UpstreamFigure

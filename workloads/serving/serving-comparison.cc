@@ -2,7 +2,10 @@
 
 #include "serving-metrics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 namespace fabricsim
 {
@@ -35,10 +38,71 @@ AsMeasuredRequests(const ServingResult& result)
         MeasuredRequest m;
         m.inputTokens = r.promptTokens;
         m.outputTokens = r.outputTokens;
-        m.queuedS = double(r.arrivalPs) * 1e-12;
+        // Counted from when the engine took it, as vLLM's queued_ts (the arrival until then).
+        m.queuedS = double(r.queuedPs >= 0 ? r.queuedPs : r.arrivalPs) * 1e-12;
+        m.scheduledS = r.scheduledPs >= 0 ? double(r.scheduledPs) * 1e-12 : -1;
         m.firstTokenS = double(r.FirstTokenPs()) * 1e-12;
         m.lastTokenS = double(r.tokenPs.back()) * 1e-12;
         out.push_back(m);
+    }
+    return out;
+}
+
+std::string
+PerRequestCsv(const std::vector<MeasuredRequest>& measured, const ServingResult& result)
+{
+    std::map<uint64_t, const RequestRecord*> byId;
+    for (const RequestRecord& r : result.requests)
+    {
+        byId[r.id] = &r;
+    }
+    const std::vector<size_t> order = ArrivalOrder(measured);
+    std::vector<const RequestRecord*> simOf(measured.size(), nullptr);
+    for (size_t k = 0; k < order.size(); ++k)
+    {
+        const auto it = byId.find(k);
+        simOf[order[k]] = it == byId.end() ? nullptr : it->second;
+    }
+    const std::vector<double> arrival = ReplayArrivals(measured);
+    auto field = [](double v, bool known)
+    {
+        if (!known)
+        {
+            return std::string(",");
+        }
+        char buf[40];
+        std::snprintf(buf, sizeof buf, ",%.3f", v);
+        return std::string(buf);
+    };
+    std::string out = "line,input_tokens,output_tokens,arrival_s,measured_wait_ms,"
+                      "measured_ttft_ms,measured_tpot_ms,measured_e2e_ms,fabricsim_wait_ms,"
+                      "fabricsim_ttft_ms,fabricsim_tpot_ms,fabricsim_e2e_ms\n";
+    for (size_t i = 0; i < measured.size(); ++i)
+    {
+        const MeasuredRequest& m = measured[i];
+        char head[96];
+        std::snprintf(head,
+                      sizeof head,
+                      "%zu,%llu,%llu,%.6f",
+                      i + 1,
+                      static_cast<unsigned long long>(m.inputTokens),
+                      static_cast<unsigned long long>(m.outputTokens),
+                      arrival[i]);
+        out += head;
+        const double gaps = double(std::max<uint64_t>(1, m.outputTokens - 1));
+        out += field((m.scheduledS - m.queuedS) * 1e3, m.scheduledS >= 0);
+        out += field((m.firstTokenS - m.queuedS) * 1e3, true);
+        out += field((m.lastTokenS - m.firstTokenS) / gaps * 1e3, true);
+        out += field((m.lastTokenS - m.queuedS) * 1e3, true);
+        const RequestRecord* r = simOf[i];
+        const bool done = r != nullptr && r->Finished();
+        const bool started = r != nullptr && r->scheduledPs >= 0 && r->queuedPs >= 0;
+        const double queuedMs = r != nullptr && r->queuedPs >= 0 ? double(r->queuedPs) * 1e-9 : 0;
+        out += field(started ? double(r->scheduledPs - r->queuedPs) * 1e-9 : 0, started);
+        out += field(done ? double(r->FirstTokenPs()) * 1e-9 - queuedMs : 0, done);
+        out += field(done ? r->TpotMs() : 0, done);
+        out += field(done ? double(r->tokenPs.back()) * 1e-9 - queuedMs : 0, done);
+        out += "\n";
     }
     return out;
 }

@@ -21,10 +21,22 @@ namespace fabricsim
 struct ServingResult;
 
 /**
- * \brief The finished requests of a simulated run as a measured run records them: queued at
- * the arrival, first and last token as the user sees them; in request order.
+ * \brief The finished requests of a simulated run as a measured run records them: queued when
+ * its engine took it (vLLM's queued_ts: the first scheduling pass at or after the arrival),
+ * scheduled when first given tokens, first and last token as the user sees them; in request
+ * order.
  */
 std::vector<MeasuredRequest> AsMeasuredRequests(const ServingResult& result);
+
+/**
+ * \brief Each measured request beside its simulated replay, one CSV row per request in
+ * requests.jsonl's order: line, tokens, arrival (s from the first queued), then the measured
+ * and the simulated wait (queued to first scheduled), TTFT, TPOT and E2E in ms. The replay's
+ * request i is the i-th in arrival order (ArrivalOrder); a field it cannot give (not recorded,
+ * not finished) is empty.
+ */
+std::string PerRequestCsv(const std::vector<MeasuredRequest>& measured,
+                          const ServingResult& result);
 
 /// One metric, measured and simulated (and the other simulator's, when known).
 struct MetricComparison

@@ -64,6 +64,12 @@ struct RequestRecord
     /// Launch of the first step that computed its prompt (-1: none yet): arrival to here is
     /// queueing, from here to the first token prefill.
     int64_t prefillStartPs = -1;
+    /// When its engine's loop took it (-1: not yet): the first launch decision at or after the
+    /// arrival, vLLM's queued_ts; the measured runs' TTFT and E2E count from here.
+    int64_t queuedPs = -1;
+    /// When a scheduling decision first gave it tokens (-1: not yet): vLLM's scheduled_ts; with
+    /// async scheduling one step before the launch that runs them.
+    int64_t scheduledPs = -1;
 
     /// All tokens produced.
     bool Finished() const

@@ -125,7 +125,7 @@ ServingScheduler::PreemptLast()
 }
 
 ScheduledBatch
-ServingScheduler::Schedule()
+ServingScheduler::Schedule(int64_t admitUpToPs)
 {
     ScheduledBatch batch;
     uint64_t budget = m_batching.maxNumBatchedTokens;
@@ -185,6 +185,10 @@ ServingScheduler::Schedule()
         {
             uint64_t id = m_waiting.front();
             SequenceState& s = m_seqs.at(id);
+            if (s.enqueuedPs > admitUpToPs)
+            {
+                break;
+            }
             uint64_t need = s.Known() - s.computed;
             uint64_t n = std::min<uint64_t>(need, budget);
             if (!m_batching.chunkedPrefill && n < need)

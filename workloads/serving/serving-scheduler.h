@@ -32,6 +32,7 @@ struct SequenceState
     double images = 0;         //!< images to encode before the prompt
     double audioSeconds = 0;   //!< audio to encode before the prompt
     uint32_t preemptions = 0;  //!< times preempted (recompute)
+    int64_t enqueuedPs = 0;    //!< when the engine took it (admission cutoffs compare this)
 
     /// Tokens known so far: prompt + generated.
     uint64_t Known() const
@@ -130,8 +131,12 @@ class ServingScheduler
     /// Release the blocks of a finished (or reserved) sequence.
     void Release(uint64_t id);
 
-    /// Pick the next step (may be empty).
-    ScheduledBatch Schedule();
+    /**
+     * \brief Pick the next step (may be empty). Waiting sequences enqueued after
+     * \p admitUpToPs are not admitted yet (nor, FCFS, any behind them): an engine that
+     * schedules one step ahead (async scheduling) decided this step before they came.
+     */
+    ScheduledBatch Schedule(int64_t admitUpToPs = INT64_MAX);
 
     /// Apply a finished step: advance computed tokens, sample, finish.
     StepOutcome Complete(const ScheduledBatch& batch);

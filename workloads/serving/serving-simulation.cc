@@ -72,6 +72,8 @@ class ServingSimulation::Impl
         bool inFlight = false;                                 //!< a step is running
         bool pending = false;                                  //!< a launch is scheduled
         int64_t lastStep = -1;                                 //!< previous step id
+        int64_t lastLaunchPs = -1;                             //!< previous step's launch
+        int64_t lastEndPs = -1;                                //!< previous step's end
         StepDependencies deps;                                 //!< triggers since the last launch
         std::vector<ScheduledBatch> batches;                   //!< the running step's batches
     };
@@ -442,7 +444,9 @@ ServingSimulation::Impl::OnArrival(uint64_t id)
         Role role = m_pools[0].role;
         SlotRef slot;
         PickSlot(0, nullptr, slot);
-        Sched(slot).Enqueue(NewSequence(next, role));
+        SequenceState seq = NewSequence(next, role);
+        seq.enqueuedPs = m_api.NowPs();
+        Sched(slot).Enqueue(seq);
         VirtualEngine& ve = Ve(slot);
         ve.deps.notBeforePs = std::max(ve.deps.notBeforePs, m_api.NowPs());
         TryLaunch(slot);
@@ -476,11 +480,39 @@ ServingSimulation::Impl::Launch(SlotRef s)
     }
     Pool& pool = m_pools[s.pool];
     Engine& engine = pool.engines[s.engine];
+    const int64_t now = m_api.NowPs();
+    // Async scheduling: a step launched as the previous one ends was decided when that one
+    // launched, so it admits only what the engine held then. A group with nothing to run
+    // under that rule would leave its GPU idle, and its engine schedules at once instead.
+    const bool ahead = m_sc.exec.asyncScheduling && ve.lastEndPs == now;
+    const int64_t decidedPs = ahead ? ve.lastLaunchPs : now;
     std::vector<ScheduledBatch> batches;
     bool any = false;
     for (auto& sched : ve.scheds)
     {
-        batches.push_back(sched->Schedule());
+        // The engine's loop takes what arrived when it next runs: vLLM's queued_ts.
+        for (uint64_t id : sched->Waiting())
+        {
+            if (m_records[id].queuedPs < 0)
+            {
+                m_records[id].queuedPs = now;
+            }
+        }
+        batches.push_back(sched->Schedule(decidedPs));
+        int64_t groupDecidedPs = decidedPs;
+        if (ahead && batches.back().Empty())
+        {
+            batches.back() = sched->Schedule(now);
+            groupDecidedPs = now;
+        }
+        for (const ScheduledSequence& seq : batches.back().sequences)
+        {
+            if (m_records[seq.id].scheduledPs < 0)
+            {
+                m_records[seq.id].scheduledPs
+                    = std::max(groupDecidedPs, m_records[seq.id].queuedPs);
+            }
+        }
         for (uint64_t id : batches.back().preemptedIds)
         {
             m_records[id].preemptions++;
@@ -555,6 +587,7 @@ ServingSimulation::Impl::Launch(SlotRef s)
         m_trace.push_back(prog->ToJson());
     }
     ve.inFlight = true;
+    ve.lastLaunchPs = now;
     ve.batches = std::move(batches);
     m_exec.Submit(prog, [this, s, rec](const StepStats& stats) { OnStepDone(s, rec, stats); });
 }
@@ -585,6 +618,7 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
     Pool& pool = m_pools[s.pool];
     ve.inFlight = false;
     ve.lastStep = int64_t(rec.step);
+    ve.lastEndPs = now;
     std::vector<ScheduledBatch> batches = std::move(ve.batches);
     ve.batches.clear();
     bool freed = false;
