@@ -107,7 +107,8 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * on 8 x H200, docs/validation.md): a fixed cost per call (launch; the normal kernels' notify
  * and layout), and copying: each copy a rank sends takes perCopyNs of bookkeeping plus its bytes
  * at bytesPerSecond, spread over the SMs it runs on (normal mode: the SM budget; low latency:
- * every SM, so the rate is the GPU's and sms 1).
+ * every SM, so the rate is the GPU's and sms 1). The low-latency dispatch also casts and sends
+ * its tokens one after another on each of its SMs (DeepEpLowLatencySms): tokenUs per token.
  */
 struct EpKernelCost
 {
@@ -115,16 +116,31 @@ struct EpKernelCost
     double perCopyNs = 0;      //!< per copy sent, on one SM
     double bytesPerSecond = 0; //!< per SM (normal) or per GPU (low latency)
     bool smBudget = false;     //!< rate and per-copy work scale with the SM budget
+    double tokenUs = 0;        //!< per token on one SM, one token after another (0: none)
 };
 
 /// The kernels' costs of \p backend's dispatch (\p dispatch) or combine; nullopt for the
 /// backends NCCL runs (all-to-all, allgather-reducescatter).
 std::optional<EpKernelCost> EpKernelCostOf(EpBackend backend, bool dispatch);
 
-/// Time from a call's start to a rank's earliest result in ps: the fixed cost plus
-/// \p copies copies of \p bytesPerCopy bytes sent, on \p sms SMs where the backend has an SM
-/// budget. Checked: a time past the ps clock throws UnitOverflow.
-int64_t EpKernelMinPs(const EpKernelCost& cost, double copies, double bytesPerCopy, uint32_t sms);
+/**
+ * \brief Time from a call's start to a rank's earliest result in ps: the fixed cost plus the
+ * larger of \p copies copies of \p bytesPerCopy bytes sent, on \p sms SMs where the backend
+ * has an SM budget, and \p tokensPerSm tokens at tokenUs each. Checked: a time past the ps
+ * clock throws UnitOverflow.
+ */
+int64_t EpKernelMinPs(const EpKernelCost& cost,
+                      double copies,
+                      double bytesPerCopy,
+                      uint32_t sms,
+                      double tokensPerSm = 0);
+
+/**
+ * \brief SMs DeepEP's low-latency kernels launch for \p experts experts on a GPU of
+ * \p gpuSms SMs: one warp group per expert, ceil(experts / gpuSms) groups to an SM, on as few
+ * SMs as hold them (8 experts: 8 SMs; 256 on 132: 128). 0 when \p gpuSms is 0 (unknown).
+ */
+uint32_t DeepEpLowLatencySms(uint32_t experts, uint32_t gpuSms);
 
 } // namespace fabricsim
 

@@ -163,6 +163,7 @@ ParseMeasurementCsv(std::string_view text, const std::string& file)
             p.experts = uint32_t(count("num_experts", 1, 1 << 16));
             // DeepEP's groups are whole servers of 8 GPUs; 4096 servers is 32768 GPUs.
             p.nodes = t.Has("node_num") ? uint32_t(count("node_num", 1, 4096)) : 1;
+            p.device = t.Has("device") ? t.Text(row, t.Column("device")) : "";
             if (p.topk > p.experts)
             {
                 t.Fail(row,

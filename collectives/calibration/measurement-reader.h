@@ -39,6 +39,7 @@ struct MoePoint
     uint32_t experts = 0;
     uint32_t sms = 0;   ///< normal mode: SMs given to the kernels
     uint32_t nodes = 1; ///< node_num: servers of 8 GPUs the EP group spans
+    std::string device; ///< the GPU ("NVIDIA H200"), where the table names it
     double dispatchUs = 0;
     double combineUs = 0;
     std::string source;

@@ -8,7 +8,9 @@
 #include "fabric-backend.h"
 #include "fabric-setup.h"
 #include "generators.h"
+#include "hardware-spec.h"
 #include "input-error.h"
+#include "measured-run-config.h"
 #include "nccl-tuner.h"
 #include "schedule-collectives.h"
 #include "unit-conversions.h"
@@ -21,6 +23,19 @@
 
 namespace fabricsim
 {
+
+namespace
+{
+
+/// SMs of the GPU a DeepEP table names, from its hardware preset (0: no preset, or none given).
+uint32_t
+GpuSmsOf(const std::string& device)
+{
+    const std::optional<std::string> preset = HardwarePresetForDevice(device);
+    return preset ? HardwareSpec::Preset(*preset).sms : 0;
+}
+
+} // namespace
 
 Predictor::Predictor(const CalibrateCommandOptions& opt)
     : m_opt(opt)
@@ -214,11 +229,16 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
             sent += copies[0][j];
         }
         const EpKernelCost k = *EpKernelCostOf(backend, dispatch);
+        // The low-latency dispatch's SMs come from the GPU the table names (its preset's SMs);
+        // a GPU without one leaves that term out.
+        const uint32_t llSms = DeepEpLowLatencySms(p.experts, GpuSmsOf(p.device));
+        const double tokensPerSm
+            = k.tokenUs > 0 && llSms > 0 ? std::ceil(double(p.tokens) / llSms) : 0.0;
         return AllToAllUs(sc,
                           copies,
                           bytesPerCopy,
                           EpKernelMinPs(k, 0, 0, 1),
-                          EpKernelMinPs(k, sent, bytesPerCopy, p.sms));
+                          EpKernelMinPs(k, sent, bytesPerCopy, p.sms, tokensPerSm));
     };
     return {phase(true, dispatchBytes), phase(false, bf16)};
 }

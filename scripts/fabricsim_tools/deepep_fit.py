@@ -3,15 +3,18 @@
 The model (workloads/ep-exchange.h, EpKernelCost): a call costs a fixed part plus the larger of
 the wire time and the kernels' own copying,
 
-    t = fixed + max(7 P b / link, 7 P (per_copy + b / rate) / sms)
+    t = fixed + max(7 P b / link, 7 P (per_copy + b / rate) / sms, ceil(T / S) per_token)
 
 with P copies of b bytes per destination (8 GPUs, one node: normal mode one copy per GPU holding
 any of a token's experts, low latency one per chosen expert; dispatch fp8 with a float32 scale
 per 128 elements, combine bf16), link the simulated NVLink rate per GPU and direction, and sms
-the normal kernels' SM budget (low latency runs on every SM: sms 1, rate per GPU). Fitted per
-mode and phase by coordinate descent on the mean absolute percentage error over the rows of
-hidden 2048 and 7168 at 4 and 24 SMs (low latency: every row of those hiddens); every other row
-is held out and reported.
+the normal kernels' SM budget (low latency runs on every SM: sms 1, rate per GPU). The last term
+is the low-latency dispatch's: its kernel runs on S = ceil(E / ceil(E / SMs)) SMs (one warp group
+per expert, DeepEP's launch rule) and each SM casts and sends its T / S tokens one after
+another. Fitted per mode and phase by Nelder-Mead on the mean absolute percentage error over the
+rows of hidden 2048 and 7168 at 4 and 24 SMs (low latency: every row of those hiddens, and of
+the one shape with few experts, hidden 4096 with 8 experts, which alone sets per_token); every
+other row is held out and reported.
 """
 
 import argparse
@@ -27,6 +30,16 @@ from .stats import InputProblem
 GPUS = 8
 FIT_HIDDEN = (2048, 7168)
 FIT_SMS = (4, 24)
+# The low-latency shape that fits the per-token term (few experts: few SMs); the other
+# few-expert shapes (hidden 5120 with 16, 6144 with 8) are held out.
+FIT_FEW_EXPERTS = (4096, 8)
+GPU_SMS = 132  # H200, the tables' GPU
+
+
+def ll_sms(experts, gpu_sms=GPU_SMS):
+    """SMs DeepEP's low-latency kernels launch: one warp group per expert, as few SMs as hold them."""
+    groups = -(-experts // gpu_sms)
+    return -(-experts // groups)
 
 
 def fp8_bytes(hidden):
@@ -61,12 +74,14 @@ def read_rows(path):
 
 
 def predict_us(row, phase, prm, link):
-    fixed, per_copy_ns, rate = prm
+    fixed, per_copy_ns, rate = prm[:3]
     per_gpu = row["mode"] == "normal"
     b = fp8_bytes(row["hidden"]) if phase == "d" else 2.0 * row["hidden"]
     copies = (GPUS - 1) * row["tokens"] * copies_per_destination(row["experts"], row["topk"], per_gpu)
     wire = copies * b / link
     own = copies * (per_copy_ns * 1e-9 + b / rate) / row["sms"]
+    if len(prm) > 3 and row["mode"] == "ll":
+        own = max(own, -(-row["tokens"] // ll_sms(row["experts"])) * prm[3] * 1e-6)
     return fixed + 1e6 * max(wire, own)
 
 
@@ -108,14 +123,15 @@ def nelder_mead(f, x0, scale, iters=2000):
 
 
 def fit(rows, phase, link, start):
-    """Nelder-Mead on the logarithms of (fixed us, per-copy ns, bytes/s) from `start`, restarted
-    from its own result until it stops improving (the max() in the model has kinks)."""
+    """Nelder-Mead on the logarithms of (fixed us, per-copy ns, bytes/s[, per-token us]) from
+    `start`, restarted from its own result until it stops improving (the max() in the model has
+    kinks)."""
     def objective(logs):
         return mape(rows, phase, [math.exp(v) for v in logs], link)
     x = [math.log(max(v, 1e-3)) for v in start]
     best = objective(x)
     while True:
-        x2, e = nelder_mead(objective, x, [0.5, 0.5, 0.5])
+        x2, e = nelder_mead(objective, x, [0.5] * len(x))
         if e >= best - 1e-9:
             break
         x, best = x2, e
@@ -123,6 +139,8 @@ def fit(rows, phase, link, start):
 
 
 def is_fit_row(r):
+    if r["mode"] == "ll" and (r["hidden"], r["experts"]) == FIT_FEW_EXPERTS:
+        return True
     return r["hidden"] in FIT_HIDDEN and (r["mode"] == "ll" or r["sms"] in FIT_SMS)
 
 
@@ -150,14 +168,15 @@ def main(argv=None):
         sys.stderr.write("fit-deepep-kernels: %s\n" % e)
         return 2
     out = {"link_rate_gbps": args.link_rate, "fit": {}, "held_out": {}}
-    for mode, start in (("normal", (20.0, 50.0, 10e9)), ("ll", (10.0, 1.0, 250e9))):
+    for mode, starts in (("normal", {"d": (20.0, 50.0, 10e9), "c": (20.0, 50.0, 10e9)}),
+                         ("ll", {"d": (10.0, 1.0, 250e9, 2.0), "c": (10.0, 1.0, 250e9)})):
         mine = [r for r in rows if r["mode"] == mode]
         if not mine:
             continue
         train = [r for r in mine if is_fit_row(r)]
         held = [r for r in mine if not is_fit_row(r)]
         for phase, name in (("d", "dispatch"), ("c", "combine")):
-            prm, err = fit(train, phase, link, start)
+            prm, err = fit(train, phase, link, starts[phase])
             key = "%s_%s" % ("deepep-normal" if mode == "normal" else "deepep-low-latency", name)
             out["fit"][key] = {"fixed_us": round(prm[0], 2), "per_copy_ns": round(prm[1], 1),
                                "bytes_per_second": float("%.4g" % prm[2]),
@@ -165,6 +184,9 @@ def main(argv=None):
                                "fit_points": len(train), "fit_mape_pct": round(100 * err, 2)}
             rounded = (out["fit"][key]["fixed_us"], out["fit"][key]["per_copy_ns"],
                        out["fit"][key]["bytes_per_second"])
+            if len(prm) > 3:
+                out["fit"][key]["per_token_us"] = round(prm[3], 3)
+                rounded += (out["fit"][key]["per_token_us"],)
             segments = {"all": held}
             if mode == "normal":
                 segments.update({"<= 64 tokens": [r for r in held if r["tokens"] <= 64],
@@ -172,7 +194,9 @@ def main(argv=None):
                                  ">= 4096 tokens": [r for r in held if r["tokens"] >= 4096],
                                  "hidden 5120": [r for r in held if r["hidden"] == 5120]})
             else:
-                segments.update({"<= 16 tokens": [r for r in held if r["tokens"] <= 16],
+                segments.update({"8-16 experts": [r for r in held if r["experts"] <= 16],
+                                 ">= 128 experts": [r for r in held if r["experts"] >= 128],
+                                 "<= 16 tokens": [r for r in held if r["tokens"] <= 16],
                                  "32-256 tokens": [r for r in held if 32 <= r["tokens"] <= 256],
                                  ">= 512 tokens": [r for r in held if r["tokens"] >= 512]})
             out["held_out"][key] = {k: summary(v, phase, rounded, link) for k, v in segments.items()}

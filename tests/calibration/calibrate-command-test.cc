@@ -143,8 +143,10 @@ TEST(CalibrateCommand, DeepEpPointsAreComparedPerModeAndSmBudget)
     nlohmann::json s = ReadJson(out + "/summary.json");
     EXPECT_EQ(s["moe"]["ll dispatch"]["points"].get<size_t>(), 176u);
     EXPECT_LT(s["moe"]["ll dispatch"]["mape_pct"].get<double>(), 100.0);
-    // DeepSeek-V3-like shape: the predicted dispatch grows with the tokens per rank, and at
-    // 1024 tokens (7.6 MB per rank at 8 x 7392 B per token) it is bandwidth-bound.
+    // DeepSeek-V3-like shape: the predicted dispatch never falls as the tokens per rank grow
+    // (flat while each of the kernel's 128 SMs sends one token, as measured: 12 us from 1 to 8
+    // tokens), and at 1024 tokens (7.6 MB per rank at 8 x 7392 B per token) it is
+    // bandwidth-bound.
     std::map<int, double> predicted;
     for (const std::vector<std::string>& f : ReadCsvRows(out + "/moe.csv"))
     {
@@ -157,9 +159,10 @@ TEST(CalibrateCommand, DeepEpPointsAreComparedPerModeAndSmBudget)
     double prev = 0;
     for (const auto& [tokens, us] : predicted)
     {
-        EXPECT_GT(us, prev) << tokens;
+        EXPECT_GE(us, prev) << tokens;
         prev = us;
     }
+    EXPECT_GT(predicted[1024], 2 * predicted[1]);
     EXPECT_GT(predicted[1024], 1024 * 8 * 7392.0 * 7 / 8 / 450e3); // at least the wire time
 }
 

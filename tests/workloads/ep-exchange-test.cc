@@ -144,6 +144,33 @@ TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
     EXPECT_THROW(EpKernelMinPs(d, 1e30, b, 1), UnitOverflow);
 }
 
+// DeepEP's low-latency kernels launch one warp group per expert on as few SMs as hold them, and
+// the dispatch casts and sends one token after another on each: with few experts, few SMs.
+TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
+{
+    EXPECT_EQ(DeepEpLowLatencySms(8, 132), 8u);
+    EXPECT_EQ(DeepEpLowLatencySms(128, 132), 128u);
+    EXPECT_EQ(DeepEpLowLatencySms(132, 132), 132u);
+    EXPECT_EQ(DeepEpLowLatencySms(160, 132), 80u);  // two groups an SM
+    EXPECT_EQ(DeepEpLowLatencySms(256, 132), 128u); // two groups an SM
+    EXPECT_EQ(DeepEpLowLatencySms(384, 132), 128u); // three
+    EXPECT_EQ(DeepEpLowLatencySms(256, 0), 0u);     // GPU unknown
+    const EpKernelCost d = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
+    EXPECT_GT(d.tokenUs, 0);
+    EXPECT_EQ(EpKernelCostOf(EpBackend::DeepEpLowLatency, false)->tokenUs, 0);
+    // 1024 tokens of hidden 4096 to 8 experts at top-2 (8 SMs: 128 tokens each): the per-SM
+    // sending, not the GPU's copy rate, sets the time.
+    const double copies = 1024 * 2 * 7.0 / 8;
+    const double b = Fp8ScaledTokenBytes(4096);
+    const double gpuCopy = copies * (d.perCopyNs * 1e-9 + b / d.bytesPerSecond);
+    const double perSm = 128 * d.tokenUs * 1e-6;
+    ASSERT_GT(perSm, 5 * gpuCopy);
+    EXPECT_NEAR(
+        double(EpKernelMinPs(d, copies, b, 1, 128)) * 1e-12, d.fixedUs * 1e-6 + perSm, 1e-12);
+    // No tokens given: the copying alone.
+    EXPECT_NEAR(double(EpKernelMinPs(d, copies, b, 1)) * 1e-12, d.fixedUs * 1e-6 + gpuCopy, 1e-12);
+}
+
 TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
 {
     const ModelSpec m = ModelSpec::Preset("Qwen3-30B-A3B");
@@ -182,6 +209,39 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
     const CollectiveCall c = callOf(EpBackend::DeepEpNormal, "moe_combine");
     EXPECT_EQ(c.kernelMinPs, EpKernelMinPs(kc, copies, 2 * 2048.0, 24));
     EXPECT_GT(c.kernelMinPs, c.kernelLaunchPs);
+}
+
+TEST(EpExchange, StepCommunicationSpreadsLowLatencyTokensOverTheKernelsSms)
+{
+    // Qwen3-30B-A3B (128 experts) at EP 8 on H100 (132 SMs): the low-latency dispatch runs on
+    // 128 SMs, so 512 decode tokens a rank are 4 per SM; with the GPU's SMs unknown the term is
+    // left out.
+    const ModelSpec m = ModelSpec::Preset("Qwen3-30B-A3B");
+    ParallelismSpec par;
+    par.dp = 8;
+    par.ep = 8;
+    par.dpAttention = true;
+    par.epBackend = EpBackend::DeepEpLowLatency;
+    const StepBatch batch = StepBatch::Decode(512, 64);
+    auto dispatchOf = [&](uint32_t sms)
+    {
+        const Roofline r(m, HardwareSpec::Preset("H100"), par);
+        StepComm comm(m, par);
+        comm.SetGpuSms(sms);
+        for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
+        {
+            if (c.label == "moe_dispatch")
+            {
+                return c;
+            }
+        }
+        return CollectiveCall{};
+    };
+    const EpKernelCost k = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
+    const double copies = 512 * 8 * 7.0 / 8;
+    const double b = Fp8ScaledTokenBytes(2048);
+    EXPECT_EQ(dispatchOf(132).kernelMinPs, EpKernelMinPs(k, copies, b, 1, 4));
+    EXPECT_EQ(dispatchOf(0).kernelMinPs, EpKernelMinPs(k, copies, b, 1));
 }
 
 TEST(EpExchange, DeepEpNormalCrossesEachNodeOnceAndForwardsInside)
