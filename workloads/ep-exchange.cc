@@ -304,18 +304,18 @@ std::optional<EpKernelCost>
 EpKernelCostOf(EpBackend backend, bool dispatch)
 {
     // scripts/fit-deepep-kernels on the corpus DeepEP tables (8 x H200, NVLink at the simulated
-    // 313.3 GB/s): fitted on hidden 2048 and 7168 (normal mode at 4 and 24 SMs; low latency also
-    // hidden 4096 with 8 experts, which sets the per-token term), the other rows held out
-    // (docs/validation.md). The normal kernels' fixed part is their notify / layout pass; their
+    // 313.3 GB/s): fitted on hidden 2048 and 7168 (normal mode at 4 and 24 SMs; the dispatches
+    // also on hidden 4096 with 8 experts, which sets their per-token terms), the other rows held
+    // out (docs/validation.md). The normal kernels' fixed part is their notify / layout pass; their
     // per-copy work is the token bookkeeping (indices, weights, scales).
     switch (backend)
     {
     case EpBackend::DeepEpNormal:
-        return dispatch ? EpKernelCost{26.45, 152.2, 24.21e9, true}
+        return dispatch ? EpKernelCost{26.45, 91.1, 25.46e9, true, 0.3027}
                         : EpKernelCost{38.17, 15.7, 17.37e9, true};
     case EpBackend::DeepEpLowLatency:
         return dispatch ? EpKernelCost{8.67, 1.1, 265.4e9, false, 2.058}
-                        : EpKernelCost{10.25, 0.0, 225.1e9, false};
+                        : EpKernelCost{10.37, 0.0, 226.2e9, false};
     case EpBackend::DeepEpAuto:
         throw std::logic_error("EpKernelCostOf: deepep-auto is resolved per step");
     case EpBackend::AllToAll:
@@ -326,13 +326,24 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
 }
 
 int64_t
-EpKernelMinPs(
-    const EpKernelCost& cost, double copies, double bytesPerCopy, uint32_t sms, double tokensPerSm)
+EpKernelMinPs(const EpKernelCost& cost,
+              double copies,
+              double bytesPerCopy,
+              uint32_t sms,
+              double tokens,
+              uint32_t tokenSms)
 {
-    const double spread = cost.smBudget ? double(std::max<uint32_t>(1, sms)) : 1.0;
-    const double own
-        = std::max(copies * (cost.perCopyNs * 1e-9 + bytesPerCopy / cost.bytesPerSecond) / spread,
-                   tokensPerSm * cost.tokenUs * 1e-6);
+    const double copying = copies * (cost.perCopyNs * 1e-9 + bytesPerCopy / cost.bytesPerSecond);
+    double own = 0;
+    if (cost.smBudget)
+    {
+        own = (copying + tokens * cost.tokenUs * 1e-6) / double(std::max<uint32_t>(1, sms));
+    }
+    else
+    {
+        const double perSm = tokenSms > 0 ? std::ceil(tokens / tokenSms) : 0.0;
+        own = std::max(copying, perSm * cost.tokenUs * 1e-6);
+    }
     return units::SecondsToPs(cost.fixedUs * 1e-6 + own, "EP kernel time");
 }
 

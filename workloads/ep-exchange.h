@@ -107,8 +107,10 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * on 8 x H200, docs/validation.md): a fixed cost per call (launch; the normal kernels' notify
  * and layout), and copying: each copy a rank sends takes perCopyNs of bookkeeping plus its bytes
  * at bytesPerSecond, spread over the SMs it runs on (normal mode: the SM budget; low latency:
- * every SM, so the rate is the GPU's and sms 1). The low-latency dispatch also casts and sends
- * its tokens one after another on each of its SMs (DeepEpLowLatencySms): tokenUs per token.
+ * every SM, so the rate is the GPU's and sms 1). Each of a rank's tokens costs tokenUs too: in
+ * the normal dispatch on the SM budget beside the copies (reading and routing every token,
+ * whatever its copies), in the low-latency dispatch one token after another on each of its
+ * SMs (DeepEpLowLatencySms).
  */
 struct EpKernelCost
 {
@@ -116,7 +118,7 @@ struct EpKernelCost
     double perCopyNs = 0;      //!< per copy sent, on one SM
     double bytesPerSecond = 0; //!< per SM (normal) or per GPU (low latency)
     bool smBudget = false;     //!< rate and per-copy work scale with the SM budget
-    double tokenUs = 0;        //!< per token on one SM, one token after another (0: none)
+    double tokenUs = 0;        //!< per token on one SM (0: none)
 };
 
 /// The kernels' costs of \p backend's dispatch (\p dispatch) or combine; nullopt for the
@@ -125,15 +127,17 @@ std::optional<EpKernelCost> EpKernelCostOf(EpBackend backend, bool dispatch);
 
 /**
  * \brief Time from a call's start to a rank's earliest result in ps: the fixed cost plus the
- * larger of \p copies copies of \p bytesPerCopy bytes sent, on \p sms SMs where the backend
- * has an SM budget, and \p tokensPerSm tokens at tokenUs each. Checked: a time past the ps
- * clock throws UnitOverflow.
+ * kernels' own work: with an SM budget (normal mode) \p copies copies of \p bytesPerCopy bytes
+ * and \p tokens tokens spread over \p sms SMs; without (low latency) the larger of the copies
+ * at the GPU's rate and ceil(tokens / tokenSms) tokens one after another (\p tokenSms 0: no
+ * token term). Checked: a time past the ps clock throws UnitOverflow.
  */
 int64_t EpKernelMinPs(const EpKernelCost& cost,
                       double copies,
                       double bytesPerCopy,
                       uint32_t sms,
-                      double tokensPerSm = 0);
+                      double tokens = 0,
+                      uint32_t tokenSms = 0);
 
 /**
  * \brief SMs DeepEP's low-latency kernels launch for \p experts experts on a GPU of

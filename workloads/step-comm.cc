@@ -154,11 +154,14 @@ StepComm::Collectives(const StepBatch& batch,
         if (auto k = EpKernelCostOf(backend, dispatch))
         {
             x.kernelLaunchPs = EpKernelMinPs(*k, 0, 0, 1);
-            // The low-latency dispatch casts and sends a token at a time on each of its SMs.
-            const uint32_t llSms = DeepEpLowLatencySms(m_model.moe->numExperts, m_gpuSms);
-            const double tokensPerSm
-                = k->tokenUs > 0 && llSms > 0 ? std::ceil(tokensLocal / llSms) : 0.0;
-            x.kernelMinPs = EpKernelMinPs(*k, sentCopies, perCopy, m_par.epSms, tokensPerSm);
+            // Every token costs the dispatch some work too; the low-latency one casts and sends
+            // a token at a time on each of its SMs.
+            x.kernelMinPs = EpKernelMinPs(*k,
+                                          sentCopies,
+                                          perCopy,
+                                          m_par.epSms,
+                                          tokensLocal,
+                                          DeepEpLowLatencySms(m_model.moe->numExperts, m_gpuSms));
             // The normal kernels run on their SM budget for the whole call; the low-latency
             // ones return their SMs while they wait (DeepEP's receive hook).
             if (k->smBudget && m_gpuSms > 0)

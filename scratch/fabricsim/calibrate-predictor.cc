@@ -231,14 +231,16 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
         const EpKernelCost k = *EpKernelCostOf(backend, dispatch);
         // The low-latency dispatch's SMs come from the GPU the table names (its preset's SMs);
         // a GPU without one leaves that term out.
-        const uint32_t llSms = DeepEpLowLatencySms(p.experts, GpuSmsOf(p.device));
-        const double tokensPerSm
-            = k.tokenUs > 0 && llSms > 0 ? std::ceil(double(p.tokens) / llSms) : 0.0;
         return AllToAllUs(sc,
                           copies,
                           bytesPerCopy,
                           EpKernelMinPs(k, 0, 0, 1),
-                          EpKernelMinPs(k, sent, bytesPerCopy, p.sms, tokensPerSm));
+                          EpKernelMinPs(k,
+                                        sent,
+                                        bytesPerCopy,
+                                        p.sms,
+                                        p.tokens,
+                                        DeepEpLowLatencySms(p.experts, GpuSmsOf(p.device))));
     };
     return {phase(true, dispatchBytes), phase(false, bf16)};
 }

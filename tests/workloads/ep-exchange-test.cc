@@ -27,6 +27,37 @@ ReachesRank(uint32_t experts, uint32_t ranks, uint32_t topk)
     return 1 - AllMiss(experts, double(experts) / ranks, topk);
 }
 
+/// The call labelled \p label (default-constructed if none) of a step of \p batch per rank of
+/// \p model at EP 8 with DP attention on H100, with \p backend and \p epSms; the GPU's SMs as
+/// \p gpuSms tells StepComm (0: unknown).
+CollectiveCall
+EpCallOf(const char* model,
+         const StepBatch& batch,
+         EpBackend backend,
+         const char* label,
+         uint32_t epSms = 20,
+         uint32_t gpuSms = 0)
+{
+    const ModelSpec m = ModelSpec::Preset(model);
+    ParallelismSpec par;
+    par.dp = 8;
+    par.ep = 8;
+    par.dpAttention = true;
+    par.epSms = epSms;
+    par.epBackend = backend;
+    const Roofline r(m, HardwareSpec::Preset("H100"), par);
+    StepComm comm(m, par);
+    comm.SetGpuSms(gpuSms);
+    for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
+    {
+        if (c.label == label)
+        {
+            return c;
+        }
+    }
+    return CollectiveCall{};
+}
+
 TEST(EpExchange, CopiesPerDestinationClosedForms)
 {
     // DeepSeek-V3's routing: 256 experts, top-8, over EP 64.
@@ -82,27 +113,10 @@ TEST(EpExchange, StepCommunicationPerBackendMatchesTheClosedForm)
 {
     // Qwen3-30B-A3B (hidden 2048, 128 experts, top-8), EP 8 with DP attention, a decode batch
     // of 64 per rank: the dispatch all-to-all's bytes to the 7 other ranks.
-    const ModelSpec m = ModelSpec::Preset("Qwen3-30B-A3B");
-    ParallelismSpec par;
-    par.dp = 8;
-    par.ep = 8;
-    par.dpAttention = true;
     const StepBatch batch = StepBatch::Decode(64, 1024);
     auto bytesOf = [&](EpBackend b, const char* label)
     {
-        par.epBackend = b;
-        const HardwareSpec hw = HardwareSpec::Preset("H100");
-        const Roofline r(m, hw, par);
-        const auto ops = r.StepOps(batch);
-        const StepComm comm(m, par);
-        for (const CollectiveCall& c : comm.Collectives(batch, ops, RankPosition{}))
-        {
-            if (c.label == label)
-            {
-                return c.bytes;
-            }
-        }
-        return -1.0;
+        return EpCallOf("Qwen3-30B-A3B", batch, b, label).bytes;
     };
     const double h = 2048;
     EXPECT_NEAR(bytesOf(EpBackend::AllToAll, "moe_dispatch"), 64 * 8.0 / 8 * 7 * h * 2, 1e-6);
@@ -136,6 +150,11 @@ TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
         double(EpKernelMinPs(d, copies, b, 20)) * 1e-12, d.fixedUs * 1e-6 + own / 20, 1e-12);
     EXPECT_NEAR(
         double(EpKernelMinPs(d, copies, b, 40)) * 1e-12, d.fixedUs * 1e-6 + own / 40, 1e-12);
+    // Every one of the rank's tokens is read and routed too, on the same SMs.
+    EXPECT_GT(d.tokenUs, 0);
+    EXPECT_NEAR(double(EpKernelMinPs(d, copies, b, 20, 4096)) * 1e-12,
+                d.fixedUs * 1e-6 + (own + 4096 * d.tokenUs * 1e-6) / 20,
+                1e-12);
     // Low latency runs on every SM: the budget does not apply.
     const EpKernelCost ll = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
     EXPECT_FALSE(ll.smBudget);
@@ -166,33 +185,17 @@ TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
     const double perSm = 128 * d.tokenUs * 1e-6;
     ASSERT_GT(perSm, 5 * gpuCopy);
     EXPECT_NEAR(
-        double(EpKernelMinPs(d, copies, b, 1, 128)) * 1e-12, d.fixedUs * 1e-6 + perSm, 1e-12);
+        double(EpKernelMinPs(d, copies, b, 1, 1024, 8)) * 1e-12, d.fixedUs * 1e-6 + perSm, 1e-12);
     // No tokens given: the copying alone.
     EXPECT_NEAR(double(EpKernelMinPs(d, copies, b, 1)) * 1e-12, d.fixedUs * 1e-6 + gpuCopy, 1e-12);
 }
 
 TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
 {
-    const ModelSpec m = ModelSpec::Preset("Qwen3-30B-A3B");
-    ParallelismSpec par;
-    par.dp = 8;
-    par.ep = 8;
-    par.dpAttention = true;
-    par.epSms = 24;
     const StepBatch batch = StepBatch::Decode(64, 1024);
     auto callOf = [&](EpBackend b, const char* label)
     {
-        par.epBackend = b;
-        const Roofline r(m, HardwareSpec::Preset("H100"), par);
-        const StepComm comm(m, par);
-        for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
-        {
-            if (c.label == label)
-            {
-                return c;
-            }
-        }
-        return CollectiveCall{};
+        return EpCallOf("Qwen3-30B-A3B", batch, b, label, 24);
     };
     const CollectiveCall a2a = callOf(EpBackend::AllToAll, "moe_dispatch");
     EXPECT_EQ(a2a.kernelLaunchPs, -1);
@@ -204,7 +207,7 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
     const EpKernelCost kd = *EpKernelCostOf(EpBackend::DeepEpNormal, true);
     const CollectiveCall d = callOf(EpBackend::DeepEpNormal, "moe_dispatch");
     EXPECT_EQ(d.kernelLaunchPs, EpKernelMinPs(kd, 0, 0, 1));
-    EXPECT_EQ(d.kernelMinPs, EpKernelMinPs(kd, copies, Fp8ScaledTokenBytes(2048), 24));
+    EXPECT_EQ(d.kernelMinPs, EpKernelMinPs(kd, copies, Fp8ScaledTokenBytes(2048), 24, 64));
     const EpKernelCost kc = *EpKernelCostOf(EpBackend::DeepEpNormal, false);
     const CollectiveCall c = callOf(EpBackend::DeepEpNormal, "moe_combine");
     EXPECT_EQ(c.kernelMinPs, EpKernelMinPs(kc, copies, 2 * 2048.0, 24));
@@ -213,35 +216,23 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
 
 TEST(EpExchange, StepCommunicationSpreadsLowLatencyTokensOverTheKernelsSms)
 {
-    // Qwen3-30B-A3B (128 experts) at EP 8 on H100 (132 SMs): the low-latency dispatch runs on
-    // 128 SMs, so 512 decode tokens a rank are 4 per SM; with the GPU's SMs unknown the term is
-    // left out.
-    const ModelSpec m = ModelSpec::Preset("Qwen3-30B-A3B");
-    ParallelismSpec par;
-    par.dp = 8;
-    par.ep = 8;
-    par.dpAttention = true;
-    par.epBackend = EpBackend::DeepEpLowLatency;
+    // Mixtral-8x7B (8 experts, top-2, hidden 4096) at EP 8 on H100 (132 SMs): the low-latency
+    // dispatch runs on 8 SMs, so 512 decode tokens a rank are 64 per SM, which outlast the
+    // copying; with the GPU's SMs unknown the term is left out.
     const StepBatch batch = StepBatch::Decode(512, 64);
     auto dispatchOf = [&](uint32_t sms)
     {
-        const Roofline r(m, HardwareSpec::Preset("H100"), par);
-        StepComm comm(m, par);
-        comm.SetGpuSms(sms);
-        for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
-        {
-            if (c.label == "moe_dispatch")
-            {
-                return c;
-            }
-        }
-        return CollectiveCall{};
+        return EpCallOf(
+            "Mixtral-8x7B", batch, EpBackend::DeepEpLowLatency, "moe_dispatch", 20, sms);
     };
     const EpKernelCost k = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
-    const double copies = 512 * 8 * 7.0 / 8;
-    const double b = Fp8ScaledTokenBytes(2048);
-    EXPECT_EQ(dispatchOf(132).kernelMinPs, EpKernelMinPs(k, copies, b, 1, 4));
+    const double copies = 512 * 2 * 7.0 / 8;
+    const double b = Fp8ScaledTokenBytes(4096);
+    EXPECT_EQ(dispatchOf(132).kernelMinPs, EpKernelMinPs(k, copies, b, 1, 512, 8));
+    EXPECT_EQ(dispatchOf(132).kernelMinPs,
+              int64_t(std::llround((k.fixedUs + 64 * k.tokenUs) * 1e6)));
     EXPECT_EQ(dispatchOf(0).kernelMinPs, EpKernelMinPs(k, copies, b, 1));
+    EXPECT_GT(dispatchOf(132).kernelMinPs, 2 * dispatchOf(0).kernelMinPs);
 }
 
 TEST(EpExchange, DeepEpNormalCrossesEachNodeOnceAndForwardsInside)
