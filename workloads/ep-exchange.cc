@@ -304,18 +304,18 @@ std::optional<EpKernelCost>
 EpKernelCostOf(EpBackend backend, bool dispatch)
 {
     // scripts/fit-deepep-kernels on the corpus DeepEP tables (8 x H200, NVLink at the simulated
-    // 313.3 GB/s): fitted on hidden 2048 and 7168 (normal mode at 4 and 24 SMs; the dispatches
-    // also on hidden 4096 with 8 experts, which sets their per-token terms), the other rows held
-    // out (docs/validation.md). The normal kernels' fixed part is their notify / layout pass; their
+    // 313.3 GB/s): fitted on hidden 2048 and 7168 and the 8-expert shape at hidden 4096, which
+    // sets the per-token terms (normal mode at 4 and 24 SMs), the other rows held out
+    // (docs/validation.md). The normal kernels' fixed part is their notify / layout pass; their
     // per-copy work is the token bookkeeping (indices, weights, scales).
     switch (backend)
     {
     case EpBackend::DeepEpNormal:
         return dispatch ? EpKernelCost{26.45, 91.1, 25.46e9, true, 0.3027}
-                        : EpKernelCost{38.17, 15.7, 17.37e9, true};
+                        : EpKernelCost{34.27, 27.5, 32.84e9, true, 0, 8.538e9};
     case EpBackend::DeepEpLowLatency:
         return dispatch ? EpKernelCost{8.67, 1.1, 265.4e9, false, 2.058}
-                        : EpKernelCost{10.37, 0.0, 226.2e9, false};
+                        : EpKernelCost{10.25, 0.0, 225.1e9, false};
     case EpBackend::DeepEpAuto:
         throw std::logic_error("EpKernelCostOf: deepep-auto is resolved per step");
     case EpBackend::AllToAll:
@@ -337,7 +337,10 @@ EpKernelMinPs(const EpKernelCost& cost,
     double own = 0;
     if (cost.smBudget)
     {
-        own = (copying + tokens * cost.tokenUs * 1e-6) / double(std::max<uint32_t>(1, sms));
+        const double perToken
+            = cost.tokenUs * 1e-6
+              + (cost.tokenBytesPerSecond > 0 ? bytesPerCopy / cost.tokenBytesPerSecond : 0.0);
+        own = (copying + tokens * perToken) / double(std::max<uint32_t>(1, sms));
     }
     else
     {

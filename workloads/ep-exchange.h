@@ -107,18 +107,20 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * on 8 x H200, docs/validation.md): a fixed cost per call (launch; the normal kernels' notify
  * and layout), and copying: each copy a rank sends takes perCopyNs of bookkeeping plus its bytes
  * at bytesPerSecond, spread over the SMs it runs on (normal mode: the SM budget; low latency:
- * every SM, so the rate is the GPU's and sms 1). Each of a rank's tokens costs tokenUs too: in
- * the normal dispatch on the SM budget beside the copies (reading and routing every token,
- * whatever its copies), in the low-latency dispatch one token after another on each of its
- * SMs (DeepEpLowLatencySms).
+ * every SM, so the rate is the GPU's and sms 1). Each of a rank's tokens costs tokenUs plus its
+ * bytes (a copy's) at tokenBytesPerSecond too: in the normal kernels on the SM budget beside
+ * the copies (the dispatch reads and routes every token, the combine reduces its experts'
+ * outputs into it, whatever its copies), in the low-latency dispatch one token after another
+ * on each of its SMs (DeepEpLowLatencySms).
  */
 struct EpKernelCost
 {
-    double fixedUs = 0;        //!< per call
-    double perCopyNs = 0;      //!< per copy sent, on one SM
-    double bytesPerSecond = 0; //!< per SM (normal) or per GPU (low latency)
-    bool smBudget = false;     //!< rate and per-copy work scale with the SM budget
-    double tokenUs = 0;        //!< per token on one SM (0: none)
+    double fixedUs = 0;             //!< per call
+    double perCopyNs = 0;           //!< per copy sent, on one SM
+    double bytesPerSecond = 0;      //!< per SM (normal) or per GPU (low latency)
+    bool smBudget = false;          //!< rate and per-copy work scale with the SM budget
+    double tokenUs = 0;             //!< per token on one SM (0: none)
+    double tokenBytesPerSecond = 0; //!< a token's bytes on one SM (0: none)
 };
 
 /// The kernels' costs of \p backend's dispatch (\p dispatch) or combine; nullopt for the

@@ -3,21 +3,22 @@
 The model (workloads/ep-exchange.h, EpKernelCost): a call costs a fixed part plus the larger of
 the wire time and the kernels' own copying,
 
-    t = fixed + max(7 P b / link, (7 P (per_copy + b / rate) + T per_token_ns) / sms,
+    t = fixed + max(7 P b / link, (7 P (per_copy + b / rate) + T token) / sms,
                     ceil(T / S) per_token_us)
 
 with P copies of b bytes per destination (8 GPUs, one node: normal mode one copy per GPU holding
 any of a token's experts, low latency one per chosen expert; dispatch fp8 with a float32 scale
 per 128 elements, combine bf16), link the simulated NVLink rate per GPU and direction, and sms
 the normal kernels' SM budget (low latency runs on every SM: sms 1, rate per GPU). The normal
-dispatch also handles each of its T tokens (read, route, count) whatever its copies:
-per_token_ns on the budget. The last term is the low-latency dispatch's: its kernel runs on
+kernels also handle each of the rank's T tokens whatever its copies: the dispatch reads and
+routes it (token = per_token_us), the combine reduces its experts' outputs into it (token =
+b / token_bytes_per_second). The last term is the low-latency dispatch's: its kernel runs on
 S = ceil(E / ceil(E / SMs)) SMs (one warp group per expert, DeepEP's launch rule) and each SM
 casts and sends its T / S tokens one after another. Fitted per mode and phase by Nelder-Mead on
 the mean absolute percentage error over the rows of hidden 2048 and 7168 at 4 and 24 SMs (low
-latency: every row of those hiddens); both dispatches also fit on the one shape with few
-experts, hidden 4096 with 8 (top-2: 1.75 copies a token against about 4.6 at top-8, which alone
-tells a token's cost from a copy's). Every other row is held out and reported.
+latency: every row of those hiddens) and of the one shape with few experts, hidden 4096 with 8
+(top-2: 1.75 copies a token against about 4.6 at top-8, which alone tells a token's cost from a
+copy's). Every other row is held out and reported.
 """
 
 import argparse
@@ -83,8 +84,10 @@ def predict_us(row, phase, prm, link):
     copies = (GPUS - 1) * row["tokens"] * copies_per_destination(row["experts"], row["topk"], per_gpu)
     wire = copies * b / link
     work = copies * (per_copy_ns * 1e-9 + b / rate)
-    if len(prm) > 3 and per_gpu:
+    if len(prm) > 3 and per_gpu and phase == "d":
         work += row["tokens"] * prm[3] * 1e-9
+    elif len(prm) > 3 and per_gpu:
+        work += row["tokens"] * b / prm[3]
     own = work / row["sms"]
     if len(prm) > 3 and not per_gpu:
         own = max(own, -(-row["tokens"] // ll_sms(row["experts"])) * prm[3] * 1e-6)
@@ -144,11 +147,9 @@ def fit(rows, phase, link, start):
     return [math.exp(v) for v in x], best
 
 
-def is_fit_row(r, phase):
+def is_fit_row(r):
     budget = r["mode"] == "ll" or r["sms"] in FIT_SMS
-    if phase == "d" and (r["hidden"], r["experts"]) == FIT_FEW_EXPERTS and budget:
-        return True
-    return r["hidden"] in FIT_HIDDEN and budget
+    return budget and (r["hidden"] in FIT_HIDDEN or (r["hidden"], r["experts"]) == FIT_FEW_EXPERTS)
 
 
 def summary(rows, phase, prm, link):
@@ -175,14 +176,14 @@ def main(argv=None):
         sys.stderr.write("fit-deepep-kernels: %s\n" % e)
         return 2
     out = {"link_rate_gbps": args.link_rate, "fit": {}, "held_out": {}}
-    for mode, starts in (("normal", {"d": (20.0, 50.0, 10e9, 50.0), "c": (20.0, 50.0, 10e9)}),
+    for mode, starts in (("normal", {"d": (20.0, 50.0, 10e9, 50.0), "c": (20.0, 50.0, 10e9, 50e9)}),
                          ("ll", {"d": (10.0, 1.0, 250e9, 2.0), "c": (10.0, 1.0, 250e9)})):
         mine = [r for r in rows if r["mode"] == mode]
         if not mine:
             continue
         for phase, name in (("d", "dispatch"), ("c", "combine")):
-            train = [r for r in mine if is_fit_row(r, phase)]
-            held = [r for r in mine if not is_fit_row(r, phase)]
+            train = [r for r in mine if is_fit_row(r)]
+            held = [r for r in mine if not is_fit_row(r)]
             prm, err = fit(train, phase, link, starts[phase])
             key = "%s_%s" % ("deepep-normal" if mode == "normal" else "deepep-low-latency", name)
             out["fit"][key] = {"fixed_us": round(prm[0], 2), "per_copy_ns": round(prm[1], 1),
@@ -191,7 +192,10 @@ def main(argv=None):
                                "fit_points": len(train), "fit_mape_pct": round(100 * err, 2)}
             rounded = (out["fit"][key]["fixed_us"], out["fit"][key]["per_copy_ns"],
                        out["fit"][key]["bytes_per_second"])
-            if len(prm) > 3 and mode == "normal":
+            if len(prm) > 3 and mode == "normal" and phase == "c":
+                out["fit"][key]["token_bytes_per_second"] = float("%.4g" % prm[3])
+                rounded += (out["fit"][key]["token_bytes_per_second"],)
+            elif len(prm) > 3 and mode == "normal":
                 # Reported in us like the low-latency term (ep-exchange.cc's tokenUs).
                 out["fit"][key]["per_token_us"] = round(prm[3] / 1000, 4)
                 rounded += (out["fit"][key]["per_token_us"] * 1000,)

@@ -15,8 +15,9 @@ NORMAL_HEADER = ("framework,version,device,op_name,kernel_source,node_num,hidden
                  "num_topk,num_experts,dispatch_sms,dispatch_transmit_us,dispatch_notify_us,"
                  "combine_sms,combine_transmit_us,combine_notify_us\n")
 LINK = 313.3e9
-# Dispatch: fixed us, per copy ns, bytes/s per SM, per token ns; combine: the first three.
-TRUE = {"d": (30.0, 120.0, 20e9, 200.0), "c": (40.0, 20.0, 15e9)}
+# Fixed us, per copy ns, bytes/s per SM; then the dispatch's ns per token, the combine's token
+# bytes/s per SM.
+TRUE = {"d": (30.0, 120.0, 20e9, 200.0), "c": (40.0, 20.0, 15e9, 10e9)}
 
 
 def write_normal(path):
@@ -53,6 +54,8 @@ class DeepEpFit(ScriptTestCase):
             fixed, per_copy, rate = TRUE[phase][:3]
             if phase == "d":
                 self.assertAlmostEqual(fit["per_token_us"], TRUE["d"][3] / 1000, delta=0.001)
+            else:
+                self.assertAlmostEqual(fit["token_bytes_per_second"] / TRUE["c"][3], 1.0, delta=0.002)
             self.assertAlmostEqual(fit["fixed_us"], fixed, delta=0.05)
             self.assertAlmostEqual(fit["per_copy_ns"], per_copy, delta=0.5)
             self.assertAlmostEqual(fit["bytes_per_second"] / rate, 1.0, delta=0.002)
@@ -80,22 +83,28 @@ class DeepEpFit(ScriptTestCase):
         fit = json.loads(proc.stdout)["fit"]
         with open(os.path.join(SOURCE_DIR, "workloads", "ep-exchange.cc")) as f:
             shipped = re.findall(r"EpKernelCost\{([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)"
-                                 r"(?:, ([0-9.e]+))?\}", f.read())
+                                 r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?\}", f.read())
         # In the source's order: normal dispatch, combine; low latency dispatch, combine.
         keys = ("deepep-normal_dispatch", "deepep-normal_combine",
                 "deepep-low-latency_dispatch", "deepep-low-latency_combine")
         self.assertEqual(len(shipped), 4, shipped)
-        for key, (fixed, per_copy, rate, budget, per_token) in zip(keys, shipped):
+        for key, (fixed, per_copy, rate, budget, per_token, token_rate) in zip(keys, shipped):
             self.assertEqual(float(fixed), fit[key]["fixed_us"], key)
             self.assertEqual(float(per_copy), fit[key]["per_copy_ns"], key)
             self.assertEqual(float(rate), fit[key]["bytes_per_second"], key)
             self.assertEqual(budget == "true", fit[key]["per"] == "SM", key)
             self.assertEqual(float(per_token or 0), fit[key].get("per_token_us", 0), key)
+            self.assertEqual(float(token_rate or 0), fit[key].get("token_bytes_per_second", 0), key)
         # Held out (docs/validation.md): normal mode within 15 % on most points.
         held = json.loads(proc.stdout)["held_out"]
         self.assertLess(held["deepep-normal_dispatch"]["all"]["mape_pct"], 7)
         # Top-1 shapes: a token costs the dispatch work besides its one copy (was 20.6 %).
         self.assertLess(held["deepep-normal_dispatch"]["hidden 5120"]["mape_pct"], 10)
+        # The combine reduces every token's expert outputs: large batches and top-1 (were 15.4
+        # and 28.4 %).
+        self.assertLess(held["deepep-normal_combine"][">= 4096 tokens"]["mape_pct"], 7)
+        self.assertLess(held["deepep-normal_combine"]["hidden 5120"]["mape_pct"], 7)
+        self.assertLess(held["deepep-normal_combine"]["all"]["mape_pct"], 10)
         self.assertLess(held["deepep-normal_combine"]["all"]["mape_pct"], 13)
         # Low latency: few experts run on few SMs, a token at a time (was 40 % MAPE without it).
         self.assertLess(held["deepep-low-latency_dispatch"]["8-16 experts"]["mape_pct"], 15)

@@ -155,6 +155,16 @@ TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
     EXPECT_NEAR(double(EpKernelMinPs(d, copies, b, 20, 4096)) * 1e-12,
                 d.fixedUs * 1e-6 + (own + 4096 * d.tokenUs * 1e-6) / 20,
                 1e-12);
+    // The combine reduces each token's expert outputs: its bf16 bytes at the token rate.
+    const EpKernelCost c = *EpKernelCostOf(EpBackend::DeepEpNormal, false);
+    ASSERT_GT(c.tokenBytesPerSecond, 0);
+    const double cb = 2 * 7168.0;
+    EXPECT_NEAR(double(EpKernelMinPs(c, copies, cb, 20, 4096)) * 1e-12,
+                c.fixedUs * 1e-6
+                    + (copies * (c.perCopyNs * 1e-9 + cb / c.bytesPerSecond)
+                       + 4096 * cb / c.tokenBytesPerSecond)
+                          / 20,
+                1e-12);
     // Low latency runs on every SM: the budget does not apply.
     const EpKernelCost ll = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
     EXPECT_FALSE(ll.smBudget);
@@ -210,7 +220,7 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
     EXPECT_EQ(d.kernelMinPs, EpKernelMinPs(kd, copies, Fp8ScaledTokenBytes(2048), 24, 64));
     const EpKernelCost kc = *EpKernelCostOf(EpBackend::DeepEpNormal, false);
     const CollectiveCall c = callOf(EpBackend::DeepEpNormal, "moe_combine");
-    EXPECT_EQ(c.kernelMinPs, EpKernelMinPs(kc, copies, 2 * 2048.0, 24));
+    EXPECT_EQ(c.kernelMinPs, EpKernelMinPs(kc, copies, 2 * 2048.0, 24, 64));
     EXPECT_GT(c.kernelMinPs, c.kernelLaunchPs);
 }
 
