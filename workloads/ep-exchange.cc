@@ -314,8 +314,8 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
         return dispatch ? EpKernelCost{26.45, 91.1, 25.46e9, true, 0.3027}
                         : EpKernelCost{34.27, 27.5, 32.84e9, true, 0, 8.538e9};
     case EpBackend::DeepEpLowLatency:
-        return dispatch ? EpKernelCost{8.67, 1.1, 265.4e9, false, 2.058}
-                        : EpKernelCost{10.25, 0.0, 225.1e9, false};
+        return dispatch ? EpKernelCost{4.5, 1.7, 281.1e9, false, 2.169, 0, 2.4}
+                        : EpKernelCost{8.42, 0.0, 225.5e9, false, 0, 0, 1.03};
     case EpBackend::DeepEpAuto:
         throw std::logic_error("EpKernelCostOf: deepep-auto is resolved per step");
     case EpBackend::AllToAll:
@@ -326,28 +326,27 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
 }
 
 int64_t
-EpKernelMinPs(const EpKernelCost& cost,
-              double copies,
-              double bytesPerCopy,
-              uint32_t sms,
-              double tokens,
-              uint32_t tokenSms)
+EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& w)
 {
-    const double copying = copies * (cost.perCopyNs * 1e-9 + bytesPerCopy / cost.bytesPerSecond);
+    const double copying
+        = w.copies * (cost.perCopyNs * 1e-9 + w.bytesPerCopy / cost.bytesPerSecond);
+    const double perToken
+        = cost.tokenUs * 1e-6
+          + (cost.tokenBytesPerSecond > 0 ? w.bytesPerCopy / cost.tokenBytesPerSecond : 0.0);
+    double fixed = cost.fixedUs * 1e-6;
     double own = 0;
     if (cost.smBudget)
     {
-        const double perToken
-            = cost.tokenUs * 1e-6
-              + (cost.tokenBytesPerSecond > 0 ? bytesPerCopy / cost.tokenBytesPerSecond : 0.0);
-        own = (copying + tokens * perToken) / double(std::max<uint32_t>(1, sms));
+        own = (copying + w.tokens * perToken) / double(std::max<uint32_t>(1, w.smBudget));
     }
     else
     {
-        const double perSm = tokenSms > 0 ? std::ceil(tokens / tokenSms) : 0.0;
-        own = std::max(copying, perSm * cost.tokenUs * 1e-6);
+        const uint32_t sms = DeepEpLowLatencySms(w.experts, w.gpuSms);
+        own = std::max(copying, sms > 0 ? std::ceil(w.tokens / sms) * perToken : 0.0);
+        const double groups = sms > 0 ? std::ceil(double(w.experts) / double(w.gpuSms)) : 1.0;
+        fixed += cost.fixedPerGroupUs * 1e-6 * groups;
     }
-    return units::SecondsToPs(cost.fixedUs * 1e-6 + own, "EP kernel time");
+    return units::SecondsToPs(fixed + own, "EP kernel time");
 }
 
 uint32_t

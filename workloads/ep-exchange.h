@@ -111,7 +111,9 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * bytes (a copy's) at tokenBytesPerSecond too: in the normal kernels on the SM budget beside
  * the copies (the dispatch reads and routes every token, the combine reduces its experts'
  * outputs into it, whatever its copies), in the low-latency dispatch one token after another
- * on each of its SMs (DeepEpLowLatencySms).
+ * on each of its SMs (DeepEpLowLatencySms). The low-latency kernels' fixed part grows by
+ * fixedPerGroupUs for each warp group an SM holds (ceil(experts / SMs): more experts an SM,
+ * fewer warps each).
  */
 struct EpKernelCost
 {
@@ -121,6 +123,18 @@ struct EpKernelCost
     bool smBudget = false;          //!< rate and per-copy work scale with the SM budget
     double tokenUs = 0;             //!< per token on one SM (0: none)
     double tokenBytesPerSecond = 0; //!< a token's bytes on one SM (0: none)
+    double fixedPerGroupUs = 0;     //!< per warp group an SM holds (low latency)
+};
+
+/// What one rank's call of DeepEP's kernels handles.
+struct EpKernelWork
+{
+    double copies = 0;       //!< copies the rank sends (to other ranks)
+    double bytesPerCopy = 0; //!< bytes of each
+    uint32_t smBudget = 1;   //!< SMs the normal kernels get (ep_sms)
+    double tokens = 0;       //!< the rank's tokens
+    uint32_t experts = 0;    //!< routed experts (the low-latency kernels' warp groups)
+    uint32_t gpuSms = 0;     //!< the GPU's SMs (0: unknown: one warp group an SM, no token term)
 };
 
 /// The kernels' costs of \p backend's dispatch (\p dispatch) or combine; nullopt for the
@@ -129,17 +143,12 @@ std::optional<EpKernelCost> EpKernelCostOf(EpBackend backend, bool dispatch);
 
 /**
  * \brief Time from a call's start to a rank's earliest result in ps: the fixed cost plus the
- * kernels' own work: with an SM budget (normal mode) \p copies copies of \p bytesPerCopy bytes
- * and \p tokens tokens spread over \p sms SMs; without (low latency) the larger of the copies
- * at the GPU's rate and ceil(tokens / tokenSms) tokens one after another (\p tokenSms 0: no
- * token term). Checked: a time past the ps clock throws UnitOverflow.
+ * kernels' own work: with an SM budget (normal mode) the copies and the tokens spread over the
+ * budget; without (low latency) the larger of the copies at the GPU's rate and the tokens one
+ * after another on each of DeepEpLowLatencySms SMs. Work with no copies and no tokens gives the
+ * fixed part alone (the launch). Checked: a time past the ps clock throws UnitOverflow.
  */
-int64_t EpKernelMinPs(const EpKernelCost& cost,
-                      double copies,
-                      double bytesPerCopy,
-                      uint32_t sms,
-                      double tokens = 0,
-                      uint32_t tokenSms = 0);
+int64_t EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& work);
 
 /**
  * \brief SMs DeepEP's low-latency kernels launch for \p experts experts on a GPU of

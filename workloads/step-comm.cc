@@ -153,15 +153,16 @@ StepComm::Collectives(const StepBatch& batch,
         }
         if (auto k = EpKernelCostOf(backend, dispatch))
         {
-            x.kernelLaunchPs = EpKernelMinPs(*k, 0, 0, 1);
-            // Every token costs the dispatch some work too; the low-latency one casts and sends
-            // a token at a time on each of its SMs.
-            x.kernelMinPs = EpKernelMinPs(*k,
-                                          sentCopies,
-                                          perCopy,
-                                          m_par.epSms,
-                                          tokensLocal,
-                                          DeepEpLowLatencySms(m_model.moe->numExperts, m_gpuSms));
+            EpKernelWork work;
+            work.experts = m_model.moe->numExperts;
+            work.gpuSms = m_gpuSms;
+            x.kernelLaunchPs = EpKernelMinPs(*k, work);
+            // The kernels' own work on this rank's copies and tokens (ep-exchange.h).
+            work.copies = sentCopies;
+            work.bytesPerCopy = perCopy;
+            work.smBudget = m_par.epSms;
+            work.tokens = tokensLocal;
+            x.kernelMinPs = EpKernelMinPs(*k, work);
             // The normal kernels run on their SM budget for the whole call; the low-latency
             // ones return their SMs while they wait (DeepEP's receive hook).
             if (k->smBudget && m_gpuSms > 0)

@@ -229,18 +229,17 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
             sent += copies[0][j];
         }
         const EpKernelCost k = *EpKernelCostOf(backend, dispatch);
-        // The low-latency dispatch's SMs come from the GPU the table names (its preset's SMs);
-        // a GPU without one leaves that term out.
-        return AllToAllUs(sc,
-                          copies,
-                          bytesPerCopy,
-                          EpKernelMinPs(k, 0, 0, 1),
-                          EpKernelMinPs(k,
-                                        sent,
-                                        bytesPerCopy,
-                                        p.sms,
-                                        p.tokens,
-                                        DeepEpLowLatencySms(p.experts, GpuSmsOf(p.device))));
+        // The low-latency kernels' SMs and warp groups come from the GPU the table names (its
+        // preset's SMs); a GPU without one gets one warp group an SM and no per-SM token term.
+        EpKernelWork work;
+        work.experts = p.experts;
+        work.gpuSms = GpuSmsOf(p.device);
+        const int64_t launch = EpKernelMinPs(k, work);
+        work.copies = sent;
+        work.bytesPerCopy = bytesPerCopy;
+        work.smBudget = p.sms;
+        work.tokens = p.tokens;
+        return AllToAllUs(sc, copies, bytesPerCopy, launch, EpKernelMinPs(k, work));
     };
     return {phase(true, dispatchBytes), phase(false, bf16)};
 }

@@ -14,7 +14,9 @@ kernels also handle each of the rank's T tokens whatever its copies: the dispatc
 routes it (token = per_token_us), the combine reduces its experts' outputs into it (token =
 b / token_bytes_per_second). The last term is the low-latency dispatch's: its kernel runs on
 S = ceil(E / ceil(E / SMs)) SMs (one warp group per expert, DeepEP's launch rule) and each SM
-casts and sends its T / S tokens one after another. Fitted per mode and phase by Nelder-Mead on
+casts and sends its T / S tokens one after another; the low-latency kernels' fixed part grows
+with the warp groups an SM holds, fixed_us + fixed_per_group_us x ceil(E / SMs) (more experts
+an SM, fewer warps each). Fitted per mode and phase by Nelder-Mead on
 the mean absolute percentage error over the rows of hidden 2048 and 7168 at 4 and 24 SMs (low
 latency: every row of those hiddens) and of the one shape with few experts, hidden 4096 with 8
 (top-2: 1.75 copies a token against about 4.6 at top-8, which alone tells a token's cost from a
@@ -78,20 +80,28 @@ def read_rows(path):
 
 
 def predict_us(row, phase, prm, link):
-    fixed, per_copy_ns, rate = prm[:3]
+    """The model's time in us for `row`; `prm` maps the parameter names (PARAMS) to values, the
+    absent ones 0."""
     per_gpu = row["mode"] == "normal"
     b = fp8_bytes(row["hidden"]) if phase == "d" else 2.0 * row["hidden"]
     copies = (GPUS - 1) * row["tokens"] * copies_per_destination(row["experts"], row["topk"], per_gpu)
     wire = copies * b / link
-    work = copies * (per_copy_ns * 1e-9 + b / rate)
-    if len(prm) > 3 and per_gpu and phase == "d":
-        work += row["tokens"] * prm[3] * 1e-9
-    elif len(prm) > 3 and per_gpu:
-        work += row["tokens"] * b / prm[3]
-    own = work / row["sms"]
-    if len(prm) > 3 and not per_gpu:
-        own = max(own, -(-row["tokens"] // ll_sms(row["experts"])) * prm[3] * 1e-6)
+    work = copies * (prm["per_copy_ns"] * 1e-9 + b / prm["bytes_per_second"])
+    per_token = prm.get("per_token_us", 0) * 1e-6
+    if prm.get("token_bytes_per_second", 0) > 0:
+        per_token += b / prm["token_bytes_per_second"]
+    fixed = prm["fixed_us"]
+    if per_gpu:
+        own = (work + row["tokens"] * per_token) / row["sms"]
+    else:
+        own = max(work, -(-row["tokens"] // ll_sms(row["experts"])) * per_token)
+        fixed += prm.get("fixed_per_group_us", 0) * -(-row["experts"] // GPU_SMS)
     return fixed + 1e6 * max(wire, own)
+
+
+# How each parameter is printed (and shipped in workloads/ep-exchange.cc).
+ROUNDING = {"fixed_us": "%.2f", "per_copy_ns": "%.1f", "bytes_per_second": "%.4g",
+            "per_token_us": "%.4g", "token_bytes_per_second": "%.4g", "fixed_per_group_us": "%.3g"}
 
 
 def mape(rows, phase, prm, link):
@@ -132,19 +142,20 @@ def nelder_mead(f, x0, scale, iters=2000):
 
 
 def fit(rows, phase, link, start):
-    """Nelder-Mead on the logarithms of (fixed us, per-copy ns, bytes/s[, per-token us]) from
-    `start`, restarted from its own result until it stops improving (the max() in the model has
-    kinks)."""
+    """Nelder-Mead on the logarithms of the parameters `start` names (a dict, their starting
+    values), restarted from its own result until it stops improving (the max() in the model has
+    kinks). Returns (dict, MAPE)."""
+    names = list(start)
     def objective(logs):
-        return mape(rows, phase, [math.exp(v) for v in logs], link)
-    x = [math.log(max(v, 1e-3)) for v in start]
+        return mape(rows, phase, {n: math.exp(v) for n, v in zip(names, logs)}, link)
+    x = [math.log(max(start[n], 1e-3)) for n in names]
     best = objective(x)
     while True:
         x2, e = nelder_mead(objective, x, [0.5] * len(x))
         if e >= best - 1e-9:
             break
         x, best = x2, e
-    return [math.exp(v) for v in x], best
+    return {n: math.exp(v) for n, v in zip(names, x)}, best
 
 
 def is_fit_row(r):
@@ -176,8 +187,15 @@ def main(argv=None):
         sys.stderr.write("fit-deepep-kernels: %s\n" % e)
         return 2
     out = {"link_rate_gbps": args.link_rate, "fit": {}, "held_out": {}}
-    for mode, starts in (("normal", {"d": (20.0, 50.0, 10e9, 50.0), "c": (20.0, 50.0, 10e9, 50e9)}),
-                         ("ll", {"d": (10.0, 1.0, 250e9, 2.0), "c": (10.0, 1.0, 250e9)})):
+    for mode, starts in (
+            ("normal", {"d": {"fixed_us": 20.0, "per_copy_ns": 50.0, "bytes_per_second": 10e9,
+                              "per_token_us": 0.05},
+                        "c": {"fixed_us": 20.0, "per_copy_ns": 50.0, "bytes_per_second": 10e9,
+                              "token_bytes_per_second": 50e9}}),
+            ("ll", {"d": {"fixed_us": 5.0, "per_copy_ns": 1.0, "bytes_per_second": 250e9,
+                          "per_token_us": 2.0, "fixed_per_group_us": 1.5},
+                    "c": {"fixed_us": 8.0, "per_copy_ns": 1.0, "bytes_per_second": 250e9,
+                          "fixed_per_group_us": 1.0}})):
         mine = [r for r in rows if r["mode"] == mode]
         if not mine:
             continue
@@ -186,22 +204,9 @@ def main(argv=None):
             held = [r for r in mine if not is_fit_row(r)]
             prm, err = fit(train, phase, link, starts[phase])
             key = "%s_%s" % ("deepep-normal" if mode == "normal" else "deepep-low-latency", name)
-            out["fit"][key] = {"fixed_us": round(prm[0], 2), "per_copy_ns": round(prm[1], 1),
-                               "bytes_per_second": float("%.4g" % prm[2]),
-                               "per": "SM" if mode == "normal" else "GPU",
-                               "fit_points": len(train), "fit_mape_pct": round(100 * err, 2)}
-            rounded = (out["fit"][key]["fixed_us"], out["fit"][key]["per_copy_ns"],
-                       out["fit"][key]["bytes_per_second"])
-            if len(prm) > 3 and mode == "normal" and phase == "c":
-                out["fit"][key]["token_bytes_per_second"] = float("%.4g" % prm[3])
-                rounded += (out["fit"][key]["token_bytes_per_second"],)
-            elif len(prm) > 3 and mode == "normal":
-                # Reported in us like the low-latency term (ep-exchange.cc's tokenUs).
-                out["fit"][key]["per_token_us"] = round(prm[3] / 1000, 4)
-                rounded += (out["fit"][key]["per_token_us"] * 1000,)
-            elif len(prm) > 3:
-                out["fit"][key]["per_token_us"] = round(prm[3], 3)
-                rounded += (out["fit"][key]["per_token_us"],)
+            rounded = {n: float(ROUNDING[n] % v) for n, v in prm.items()}
+            out["fit"][key] = dict(rounded, per="SM" if mode == "normal" else "GPU",
+                                   fit_points=len(train), fit_mape_pct=round(100 * err, 2))
             segments = {"all": held}
             if mode == "normal":
                 segments.update({"<= 64 tokens": [r for r in held if r["tokens"] <= 64],

@@ -351,9 +351,9 @@ TEST(StepExecutor, DeepEpAllToAllsCarryTheirKernelCosts)
     const auto deepep = started("deepep-normal");
     ASSERT_EQ(deepep.size(), nccl.size());
     const int64_t dispatchFixed
-        = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, true), 0, 0, 1);
+        = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, true), EpKernelWork{});
     const int64_t combineFixed
-        = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, false), 0, 0, 1);
+        = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, false), EpKernelWork{});
     for (const auto& req : deepep)
     {
         const bool dispatch = req.tag.find("ep_dispatch") != std::string::npos;
@@ -420,8 +420,12 @@ TEST(StepExecutor, DeepEpAutoPicksTheKernelsPerStepForTheWholeGroup)
          {{"tp", 1}, {"ep", 4}, {"dp", 4}, {"dp_attention", true}, {"ep_backend", "deepep-auto"}}}};
     InferenceScenario sc = MakeScenario(patch);
     StepProgramBuilder builder(sc, Layout(sc.pool.par, 4));
-    const int64_t normal = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, true), 0, 0, 1);
-    const int64_t ll = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpLowLatency, true), 0, 0, 1);
+    // The launches alone: Qwen3-30B-A3B's 128 experts on H100's 132 SMs, one warp group each.
+    EpKernelWork launch;
+    launch.experts = 128;
+    launch.gpuSms = 132;
+    const int64_t normal = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpNormal, true), launch);
+    const int64_t ll = EpKernelMinPs(*EpKernelCostOf(EpBackend::DeepEpLowLatency, true), launch);
     auto dispatchLaunches = [&](const std::vector<StepBatch>& batches)
     {
         std::set<int64_t> launches;

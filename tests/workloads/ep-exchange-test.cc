@@ -58,6 +58,25 @@ EpCallOf(const char* model,
     return CollectiveCall{};
 }
 
+/// A call's work (ep-exchange.h EpKernelWork) in one line.
+EpKernelWork
+Work(double copies,
+     double bytesPerCopy,
+     uint32_t smBudget,
+     double tokens = 0,
+     uint32_t experts = 0,
+     uint32_t gpuSms = 0)
+{
+    EpKernelWork w;
+    w.copies = copies;
+    w.bytesPerCopy = bytesPerCopy;
+    w.smBudget = smBudget;
+    w.tokens = tokens;
+    w.experts = experts;
+    w.gpuSms = gpuSms;
+    return w;
+}
+
 TEST(EpExchange, CopiesPerDestinationClosedForms)
 {
     // DeepSeek-V3's routing: 256 experts, top-8, over EP 64.
@@ -140,26 +159,26 @@ TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
     const EpKernelCost d = *EpKernelCostOf(EpBackend::DeepEpNormal, true);
     EXPECT_TRUE(d.smBudget);
     // No copies: the fixed cost alone.
-    EXPECT_EQ(EpKernelMinPs(d, 0, 0, 20), int64_t(std::llround(d.fixedUs * 1e6)));
+    EXPECT_EQ(EpKernelMinPs(d, Work(0, 0, 20)), int64_t(std::llround(d.fixedUs * 1e6)));
     // 4096 tokens of hidden 7168 to each of 7 peers, fp8: the copying over 20 SMs, closed form;
     // twice the SMs halve it.
     const double copies = 7 * 4096.0;
     const double b = Fp8ScaledTokenBytes(7168);
     const double own = copies * (d.perCopyNs * 1e-9 + b / d.bytesPerSecond);
     EXPECT_NEAR(
-        double(EpKernelMinPs(d, copies, b, 20)) * 1e-12, d.fixedUs * 1e-6 + own / 20, 1e-12);
+        double(EpKernelMinPs(d, Work(copies, b, 20))) * 1e-12, d.fixedUs * 1e-6 + own / 20, 1e-12);
     EXPECT_NEAR(
-        double(EpKernelMinPs(d, copies, b, 40)) * 1e-12, d.fixedUs * 1e-6 + own / 40, 1e-12);
+        double(EpKernelMinPs(d, Work(copies, b, 40))) * 1e-12, d.fixedUs * 1e-6 + own / 40, 1e-12);
     // Every one of the rank's tokens is read and routed too, on the same SMs.
     EXPECT_GT(d.tokenUs, 0);
-    EXPECT_NEAR(double(EpKernelMinPs(d, copies, b, 20, 4096)) * 1e-12,
+    EXPECT_NEAR(double(EpKernelMinPs(d, Work(copies, b, 20, 4096))) * 1e-12,
                 d.fixedUs * 1e-6 + (own + 4096 * d.tokenUs * 1e-6) / 20,
                 1e-12);
     // The combine reduces each token's expert outputs: its bf16 bytes at the token rate.
     const EpKernelCost c = *EpKernelCostOf(EpBackend::DeepEpNormal, false);
     ASSERT_GT(c.tokenBytesPerSecond, 0);
     const double cb = 2 * 7168.0;
-    EXPECT_NEAR(double(EpKernelMinPs(c, copies, cb, 20, 4096)) * 1e-12,
+    EXPECT_NEAR(double(EpKernelMinPs(c, Work(copies, cb, 20, 4096))) * 1e-12,
                 c.fixedUs * 1e-6
                     + (copies * (c.perCopyNs * 1e-9 + cb / c.bytesPerSecond)
                        + 4096 * cb / c.tokenBytesPerSecond)
@@ -168,9 +187,9 @@ TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
     // Low latency runs on every SM: the budget does not apply.
     const EpKernelCost ll = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
     EXPECT_FALSE(ll.smBudget);
-    EXPECT_EQ(EpKernelMinPs(ll, 1000, 14336, 4), EpKernelMinPs(ll, 1000, 14336, 132));
+    EXPECT_EQ(EpKernelMinPs(ll, Work(1000, 14336, 4)), EpKernelMinPs(ll, Work(1000, 14336, 132)));
     // Past the ps clock: an error, not a wrapped time.
-    EXPECT_THROW(EpKernelMinPs(d, 1e30, b, 1), UnitOverflow);
+    EXPECT_THROW(EpKernelMinPs(d, Work(1e30, b, 1)), UnitOverflow);
 }
 
 // DeepEP's low-latency kernels launch one warp group per expert on as few SMs as hold them, and
@@ -194,10 +213,34 @@ TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
     const double gpuCopy = copies * (d.perCopyNs * 1e-9 + b / d.bytesPerSecond);
     const double perSm = 128 * d.tokenUs * 1e-6;
     ASSERT_GT(perSm, 5 * gpuCopy);
+    // One warp group an SM: the fixed part and one group's.
+    const double fixed = (d.fixedUs + d.fixedPerGroupUs) * 1e-6;
     EXPECT_NEAR(
-        double(EpKernelMinPs(d, copies, b, 1, 1024, 8)) * 1e-12, d.fixedUs * 1e-6 + perSm, 1e-12);
-    // No tokens given: the copying alone.
-    EXPECT_NEAR(double(EpKernelMinPs(d, copies, b, 1)) * 1e-12, d.fixedUs * 1e-6 + gpuCopy, 1e-12);
+        double(EpKernelMinPs(d, Work(copies, b, 1, 1024, 8, 132))) * 1e-12, fixed + perSm, 1e-12);
+    // The GPU's SMs unknown: the copying alone.
+    EXPECT_NEAR(
+        double(EpKernelMinPs(d, Work(copies, b, 1, 1024, 8))) * 1e-12, fixed + gpuCopy, 1e-12);
+}
+
+// The more experts an SM holds, the fewer warps each gets: the low-latency kernels' fixed part
+// grows by a warp group's cost for each (128 experts on 132 SMs: one; 256: two; 384: three).
+TEST(EpExchange, LowLatencyFixedPartGrowsWithTheWarpGroupsAnSmHolds)
+{
+    for (bool dispatch : {true, false})
+    {
+        const EpKernelCost k = *EpKernelCostOf(EpBackend::DeepEpLowLatency, dispatch);
+        EXPECT_GT(k.fixedPerGroupUs, 0);
+        auto launchUs = [&](uint32_t experts)
+        {
+            return double(EpKernelMinPs(k, Work(0, 0, 1, 0, experts, 132))) * 1e-6;
+        };
+        EXPECT_NEAR(launchUs(128), k.fixedUs + k.fixedPerGroupUs, 1e-6);
+        EXPECT_NEAR(launchUs(256), k.fixedUs + 2 * k.fixedPerGroupUs, 1e-6);
+        EXPECT_NEAR(launchUs(384), k.fixedUs + 3 * k.fixedPerGroupUs, 1e-6);
+    }
+    // The normal kernels' fixed part does not depend on the experts.
+    const EpKernelCost n = *EpKernelCostOf(EpBackend::DeepEpNormal, true);
+    EXPECT_EQ(EpKernelMinPs(n, Work(0, 0, 20, 0, 384, 132)), EpKernelMinPs(n, Work(0, 0, 20)));
 }
 
 TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
@@ -216,11 +259,11 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
     const double copies = 64 * ReachesRank(128, 8, 8) * 7;
     const EpKernelCost kd = *EpKernelCostOf(EpBackend::DeepEpNormal, true);
     const CollectiveCall d = callOf(EpBackend::DeepEpNormal, "moe_dispatch");
-    EXPECT_EQ(d.kernelLaunchPs, EpKernelMinPs(kd, 0, 0, 1));
-    EXPECT_EQ(d.kernelMinPs, EpKernelMinPs(kd, copies, Fp8ScaledTokenBytes(2048), 24, 64));
+    EXPECT_EQ(d.kernelLaunchPs, EpKernelMinPs(kd, Work(0, 0, 1)));
+    EXPECT_EQ(d.kernelMinPs, EpKernelMinPs(kd, Work(copies, Fp8ScaledTokenBytes(2048), 24, 64)));
     const EpKernelCost kc = *EpKernelCostOf(EpBackend::DeepEpNormal, false);
     const CollectiveCall c = callOf(EpBackend::DeepEpNormal, "moe_combine");
-    EXPECT_EQ(c.kernelMinPs, EpKernelMinPs(kc, copies, 2 * 2048.0, 24, 64));
+    EXPECT_EQ(c.kernelMinPs, EpKernelMinPs(kc, Work(copies, 2 * 2048.0, 24, 64)));
     EXPECT_GT(c.kernelMinPs, c.kernelLaunchPs);
 }
 
@@ -238,10 +281,10 @@ TEST(EpExchange, StepCommunicationSpreadsLowLatencyTokensOverTheKernelsSms)
     const EpKernelCost k = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
     const double copies = 512 * 2 * 7.0 / 8;
     const double b = Fp8ScaledTokenBytes(4096);
-    EXPECT_EQ(dispatchOf(132).kernelMinPs, EpKernelMinPs(k, copies, b, 1, 512, 8));
+    EXPECT_EQ(dispatchOf(132).kernelMinPs, EpKernelMinPs(k, Work(copies, b, 20, 512, 8, 132)));
     EXPECT_EQ(dispatchOf(132).kernelMinPs,
-              int64_t(std::llround((k.fixedUs + 64 * k.tokenUs) * 1e6)));
-    EXPECT_EQ(dispatchOf(0).kernelMinPs, EpKernelMinPs(k, copies, b, 1));
+              int64_t(std::llround((k.fixedUs + k.fixedPerGroupUs + 64 * k.tokenUs) * 1e6)));
+    EXPECT_EQ(dispatchOf(0).kernelMinPs, EpKernelMinPs(k, Work(copies, b, 20, 512, 8)));
     EXPECT_GT(dispatchOf(132).kernelMinPs, 2 * dispatchOf(0).kernelMinPs);
 }
 
