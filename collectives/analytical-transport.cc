@@ -384,10 +384,14 @@ AnalyticalTransport::Reallocate()
     {
         double level = std::numeric_limits<double>::infinity();
         int best = -1;
+        // A resource whose flows are all fixed never loads again in this call: drop it from
+        // the scan as it is passed (keeping the order, so ties still go to the first touched).
+        size_t kept = 0;
         for (uint32_t r : touched)
         {
             if (m_load[r] > 1e-9)
             {
+                touched[kept++] = r;
                 const double l = std::max(0.0, m_residual[r]) / m_load[r];
                 if (l < level)
                 {
@@ -396,6 +400,7 @@ AnalyticalTransport::Reallocate()
                 }
             }
         }
+        touched.resize(kept);
         if (best < 0)
         {
             break;
