@@ -490,13 +490,13 @@ ServingSimulation::Impl::Launch(SlotRef s)
     bool any = false;
     for (auto& sched : ve.scheds)
     {
-        // The engine's loop takes what arrived when it next runs: vLLM's queued_ts.
-        for (uint64_t id : sched->Waiting())
+        // The engine's loop takes what arrived when it next runs: vLLM's queued_ts. Arrivals
+        // join the back of the queue (preempted sequences the front, taken long ago), so the
+        // ones not yet taken are its tail: stop at the first taken, not scan a long queue.
+        const std::deque<uint64_t>& waiting = sched->Waiting();
+        for (auto it = waiting.rbegin(); it != waiting.rend() && m_records[*it].queuedPs < 0; ++it)
         {
-            if (m_records[id].queuedPs < 0)
-            {
-                m_records[id].queuedPs = now;
-            }
+            m_records[*it].queuedPs = now;
         }
         batches.push_back(sched->Schedule(decidedPs));
         int64_t groupDecidedPs = decidedPs;
