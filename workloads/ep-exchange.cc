@@ -312,7 +312,7 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
     {
     case EpBackend::DeepEpNormal:
         return dispatch ? EpKernelCost{26.45, 91.1, 25.46e9, true, 0.3027}
-                        : EpKernelCost{34.27, 27.5, 32.84e9, true, 0, 8.538e9};
+                        : EpKernelCost{25.33, 32.7, 35.24e9, true, 0, 8.232e9, 0, 5.211e9, 1.733e9};
     case EpBackend::DeepEpLowLatency:
         return dispatch ? EpKernelCost{4.5, 1.7, 281.1e9, false, 2.169, 0, 2.4}
                         : EpKernelCost{8.42, 0.0, 225.5e9, false, 0, 0, 1.03};
@@ -334,6 +334,14 @@ EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& w)
         = cost.tokenUs * 1e-6
           + (cost.tokenBytesPerSecond > 0 ? w.bytesPerCopy / cost.tokenBytesPerSecond : 0.0);
     double fixed = cost.fixedUs * 1e-6;
+    if (cost.startCopyBytesPerSecond > 0)
+    {
+        fixed += w.bytesPerCopy * w.copiesPerToken / cost.startCopyBytesPerSecond;
+    }
+    if (cost.startBytesPerSecond > 0)
+    {
+        fixed += w.bytesPerCopy / cost.startBytesPerSecond;
+    }
     double own = 0;
     if (cost.smBudget)
     {

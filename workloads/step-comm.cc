@@ -156,10 +156,12 @@ StepComm::Collectives(const StepBatch& batch,
             EpKernelWork work;
             work.experts = m_model.moe->numExperts;
             work.gpuSms = m_gpuSms;
+            // The start-up (a token's bytes) is known at launch.
+            work.bytesPerCopy = perCopy;
+            work.copiesPerToken = tokensLocal > 0 ? (sentCopies + copies[me]) / tokensLocal : 0.0;
             x.kernelLaunchPs = EpKernelMinPs(*k, work);
             // The kernels' own work on this rank's copies and tokens (ep-exchange.h).
             work.copies = sentCopies;
-            work.bytesPerCopy = perCopy;
             work.smBudget = m_par.epSms;
             work.tokens = tokensLocal;
             x.kernelMinPs = EpKernelMinPs(*k, work);

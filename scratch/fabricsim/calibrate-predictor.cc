@@ -234,9 +234,10 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
         EpKernelWork work;
         work.experts = p.experts;
         work.gpuSms = GpuSmsOf(p.device);
+        work.bytesPerCopy = bytesPerCopy;
+        work.copiesPerToken = p.tokens > 0 ? (sent + copies[0][0]) / p.tokens : 0.0;
         const int64_t launch = EpKernelMinPs(k, work);
         work.copies = sent;
-        work.bytesPerCopy = bytesPerCopy;
         work.smBudget = p.sms;
         work.tokens = p.tokens;
         return AllToAllUs(sc, copies, bytesPerCopy, launch, EpKernelMinPs(k, work));

@@ -16,7 +16,10 @@ b / token_bytes_per_second). The last term is the low-latency dispatch's: its ke
 S = ceil(E / ceil(E / SMs)) SMs (one warp group per expert, DeepEP's launch rule) and each SM
 casts and sends its T / S tokens one after another; the low-latency kernels' fixed part grows
 with the warp groups an SM holds, fixed_us + fixed_per_group_us x ceil(E / SMs) (more experts
-an SM, fewer warps each). Fitted per mode and phase by Nelder-Mead on
+an SM, fewer warps each). The normal combine's start-up grows with one token: its gathered
+copies (G = 8 x the copies per destination, its own rank's too) and its result, fixed_us +
+G b / start_copy_bytes_per_second + b / start_bytes_per_second (one token per rank measures
+30 us at hidden 2048 and 45-48 at 7168). Fitted per mode and phase by Nelder-Mead on
 the mean absolute percentage error over the rows of hidden 2048 and 7168 at 4 and 24 SMs (low
 latency: every row of those hiddens) and of the one shape with few experts, hidden 4096 with 8
 (top-2: 1.75 copies a token against about 4.6 at top-8, which alone tells a token's cost from a
@@ -91,6 +94,12 @@ def predict_us(row, phase, prm, link):
     if prm.get("token_bytes_per_second", 0) > 0:
         per_token += b / prm["token_bytes_per_second"]
     fixed = prm["fixed_us"]
+    if prm.get("start_copy_bytes_per_second", 0) > 0:
+        # One token's copies (its own rank's too) and its result, before the copies stream.
+        gathered = GPUS * copies_per_destination(row["experts"], row["topk"], per_gpu)
+        fixed += 1e6 * b * gathered / prm["start_copy_bytes_per_second"]
+    if prm.get("start_bytes_per_second", 0) > 0:
+        fixed += 1e6 * b / prm["start_bytes_per_second"]
     if per_gpu:
         own = (work + row["tokens"] * per_token) / row["sms"]
     else:
@@ -101,7 +110,8 @@ def predict_us(row, phase, prm, link):
 
 # How each parameter is printed (and shipped in workloads/ep-exchange.cc).
 ROUNDING = {"fixed_us": "%.2f", "per_copy_ns": "%.1f", "bytes_per_second": "%.4g",
-            "per_token_us": "%.4g", "token_bytes_per_second": "%.4g", "fixed_per_group_us": "%.3g"}
+            "per_token_us": "%.4g", "token_bytes_per_second": "%.4g", "fixed_per_group_us": "%.3g",
+            "start_copy_bytes_per_second": "%.4g", "start_bytes_per_second": "%.4g"}
 
 
 def mape(rows, phase, prm, link):
@@ -191,7 +201,9 @@ def main(argv=None):
             ("normal", {"d": {"fixed_us": 20.0, "per_copy_ns": 50.0, "bytes_per_second": 10e9,
                               "per_token_us": 0.05},
                         "c": {"fixed_us": 20.0, "per_copy_ns": 50.0, "bytes_per_second": 10e9,
-                              "token_bytes_per_second": 50e9}}),
+                              "token_bytes_per_second": 50e9,
+                              "start_copy_bytes_per_second": 20e9,
+                              "start_bytes_per_second": 5e9}}),
             ("ll", {"d": {"fixed_us": 5.0, "per_copy_ns": 1.0, "bytes_per_second": 250e9,
                           "per_token_us": 2.0, "fixed_per_group_us": 1.5},
                     "c": {"fixed_us": 8.0, "per_copy_ns": 1.0, "bytes_per_second": 250e9,

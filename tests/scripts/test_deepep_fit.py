@@ -18,7 +18,8 @@ LINK = 313.3e9
 TRUE = {"d": {"fixed_us": 30.0, "per_copy_ns": 120.0, "bytes_per_second": 20e9,
               "per_token_us": 0.2},
         "c": {"fixed_us": 40.0, "per_copy_ns": 20.0, "bytes_per_second": 15e9,
-              "token_bytes_per_second": 10e9}}
+              "token_bytes_per_second": 10e9, "start_copy_bytes_per_second": 6e9,
+              "start_bytes_per_second": 2e9}}
 
 
 def write_normal(path):
@@ -56,7 +57,8 @@ class DeepEpFit(ScriptTestCase):
             self.assertEqual(set(true) | {"per", "fit_points", "fit_mape_pct"}, set(fit), key)
             self.assertAlmostEqual(fit["fixed_us"], true["fixed_us"], delta=0.05)
             self.assertAlmostEqual(fit["per_copy_ns"], true["per_copy_ns"], delta=0.5)
-            for rate in ("bytes_per_second", "token_bytes_per_second"):
+            for rate in ("bytes_per_second", "token_bytes_per_second",
+                         "start_copy_bytes_per_second", "start_bytes_per_second"):
                 if rate in true:
                     self.assertAlmostEqual(fit[rate] / true[rate], 1.0, delta=0.002)
             if "per_token_us" in true:
@@ -85,13 +87,14 @@ class DeepEpFit(ScriptTestCase):
         fit = json.loads(proc.stdout)["fit"]
         with open(os.path.join(SOURCE_DIR, "workloads", "ep-exchange.cc")) as f:
             shipped = re.findall(r"EpKernelCost\{([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)"
-                                 r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?\}", f.read())
+                                 r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?"
+                                 r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?\}", f.read())
         # In the source's order: normal dispatch, combine; low latency dispatch, combine.
         keys = ("deepep-normal_dispatch", "deepep-normal_combine",
                 "deepep-low-latency_dispatch", "deepep-low-latency_combine")
         self.assertEqual(len(shipped), 4, shipped)
-        for key, (fixed, per_copy, rate, budget, per_token, token_rate, per_group) in zip(keys,
-                                                                                       shipped):
+        for key, (fixed, per_copy, rate, budget, per_token, token_rate, per_group, start_copy,
+                  start) in zip(keys, shipped):
             self.assertEqual(float(fixed), fit[key]["fixed_us"], key)
             self.assertEqual(float(per_copy), fit[key]["per_copy_ns"], key)
             self.assertEqual(float(rate), fit[key]["bytes_per_second"], key)
@@ -99,6 +102,9 @@ class DeepEpFit(ScriptTestCase):
             self.assertEqual(float(per_token or 0), fit[key].get("per_token_us", 0), key)
             self.assertEqual(float(token_rate or 0), fit[key].get("token_bytes_per_second", 0), key)
             self.assertEqual(float(per_group or 0), fit[key].get("fixed_per_group_us", 0), key)
+            self.assertEqual(float(start_copy or 0),
+                             fit[key].get("start_copy_bytes_per_second", 0), key)
+            self.assertEqual(float(start or 0), fit[key].get("start_bytes_per_second", 0), key)
         # Held out (docs/validation.md): normal mode within 15 % on most points.
         held = json.loads(proc.stdout)["held_out"]
         self.assertLess(held["deepep-normal_dispatch"]["all"]["mape_pct"], 7)
@@ -108,7 +114,11 @@ class DeepEpFit(ScriptTestCase):
         # and 28.4 %).
         self.assertLess(held["deepep-normal_combine"][">= 4096 tokens"]["mape_pct"], 7)
         self.assertLess(held["deepep-normal_combine"]["hidden 5120"]["mape_pct"], 7)
-        self.assertLess(held["deepep-normal_combine"]["all"]["mape_pct"], 10)
+        self.assertLess(held["deepep-normal_combine"]["all"]["mape_pct"], 6)
+        # Its start-up grows with one token's bytes: small batches (were 11.4 % MAPE, 71 % of
+        # the points within 15 %).
+        self.assertLess(held["deepep-normal_combine"]["<= 64 tokens"]["mape_pct"], 4)
+        self.assertGreater(held["deepep-normal_combine"]["all"]["within_15_pct"], 97)
         # Low latency: few experts run on few SMs, a token at a time (was 40 % MAPE without it),
         # and the fixed part grows with the warp groups an SM holds (was 16 % over all).
         self.assertLess(held["deepep-low-latency_dispatch"]["8-16 experts"]["mape_pct"], 7)

@@ -65,7 +65,8 @@ Work(double copies,
      uint32_t smBudget,
      double tokens = 0,
      uint32_t experts = 0,
-     uint32_t gpuSms = 0)
+     uint32_t gpuSms = 0,
+     double copiesPerToken = 0)
 {
     EpKernelWork w;
     w.copies = copies;
@@ -74,6 +75,7 @@ Work(double copies,
     w.tokens = tokens;
     w.experts = experts;
     w.gpuSms = gpuSms;
+    w.copiesPerToken = copiesPerToken;
     return w;
 }
 
@@ -174,16 +176,25 @@ TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
     EXPECT_NEAR(double(EpKernelMinPs(d, Work(copies, b, 20, 4096))) * 1e-12,
                 d.fixedUs * 1e-6 + (own + 4096 * d.tokenUs * 1e-6) / 20,
                 1e-12);
-    // The combine reduces each token's expert outputs: its bf16 bytes at the token rate.
+    // The combine reduces each token's expert outputs: its bf16 bytes at the token rate. Its
+    // start-up grows with one token: the copies it gathers (5.3: top-8 of 256 over 8 ranks,
+    // its own included) and its result, whatever the SMs.
     const EpKernelCost c = *EpKernelCostOf(EpBackend::DeepEpNormal, false);
     ASSERT_GT(c.tokenBytesPerSecond, 0);
+    ASSERT_GT(c.startCopyBytesPerSecond, 0);
+    ASSERT_GT(c.startBytesPerSecond, 0);
     const double cb = 2 * 7168.0;
-    EXPECT_NEAR(double(EpKernelMinPs(c, Work(copies, cb, 20, 4096))) * 1e-12,
-                c.fixedUs * 1e-6
+    const double startUp
+        = c.fixedUs * 1e-6 + cb * 5.3 / c.startCopyBytesPerSecond + cb / c.startBytesPerSecond;
+    EXPECT_NEAR(double(EpKernelMinPs(c, Work(0, cb, 20, 0, 0, 0, 5.3))) * 1e-12, startUp, 1e-12);
+    EXPECT_NEAR(double(EpKernelMinPs(c, Work(copies, cb, 20, 4096, 0, 0, 5.3))) * 1e-12,
+                startUp
                     + (copies * (c.perCopyNs * 1e-9 + cb / c.bytesPerSecond)
                        + 4096 * cb / c.tokenBytesPerSecond)
                           / 20,
                 1e-12);
+    // The dispatch has none.
+    EXPECT_EQ(EpKernelMinPs(d, Work(0, b, 20, 0, 0, 0, 5.3)), EpKernelMinPs(d, Work(0, 0, 20)));
     // Low latency runs on every SM: the budget does not apply.
     const EpKernelCost ll = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
     EXPECT_FALSE(ll.smBudget);
@@ -263,7 +274,15 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
     EXPECT_EQ(d.kernelMinPs, EpKernelMinPs(kd, Work(copies, Fp8ScaledTokenBytes(2048), 24, 64)));
     const EpKernelCost kc = *EpKernelCostOf(EpBackend::DeepEpNormal, false);
     const CollectiveCall c = callOf(EpBackend::DeepEpNormal, "moe_combine");
-    EXPECT_EQ(c.kernelMinPs, EpKernelMinPs(kc, Work(copies, 2 * 2048.0, 24, 64)));
+    // A token gathers a copy from each of the 8 ranks (its own included) holding its experts:
+    // the combine's start-up, known at launch.
+    const double gathered = 8 * ReachesRank(128, 8, 8);
+    EXPECT_NEAR(double(c.kernelLaunchPs),
+                double(EpKernelMinPs(kc, Work(0, 2 * 2048.0, 1, 0, 0, 0, gathered))),
+                1);
+    EXPECT_NEAR(double(c.kernelMinPs),
+                double(EpKernelMinPs(kc, Work(copies, 2 * 2048.0, 24, 64, 0, 0, gathered))),
+                1);
     EXPECT_GT(c.kernelMinPs, c.kernelLaunchPs);
 }
 
