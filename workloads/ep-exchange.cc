@@ -314,8 +314,8 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
         return dispatch ? EpKernelCost{26.45, 91.1, 25.46e9, true, 0.3027}
                         : EpKernelCost{25.33, 32.7, 35.24e9, true, 0, 8.232e9, 0, 5.211e9, 1.733e9};
     case EpBackend::DeepEpLowLatency:
-        return dispatch ? EpKernelCost{4.5, 1.7, 281.1e9, false, 2.169, 0, 2.4}
-                        : EpKernelCost{8.42, 0.0, 225.5e9, false, 0, 0, 1.03};
+        return dispatch ? EpKernelCost{5.16, 1.7, 279.1e9, false, 1.485, 6.349e9, 2.04}
+                        : EpKernelCost{7.96, 0.0, 225.6e9, false, 0, 12.31e9, 1.16};
     case EpBackend::DeepEpAuto:
         throw std::logic_error("EpKernelCostOf: deepep-auto is resolved per step");
     case EpBackend::AllToAll:

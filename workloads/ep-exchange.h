@@ -110,8 +110,9 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * every SM, so the rate is the GPU's and sms 1). Each of a rank's tokens costs tokenUs plus its
  * bytes (a copy's) at tokenBytesPerSecond too: in the normal kernels on the SM budget beside
  * the copies (the dispatch reads and routes every token, the combine reduces its experts'
- * outputs into it, whatever its copies), in the low-latency dispatch one token after another
- * on each of its SMs (DeepEpLowLatencySms). The low-latency kernels' fixed part grows by
+ * outputs into it, whatever its copies), in the low-latency kernels one token after another
+ * on each of their SMs (DeepEpLowLatencySms: the dispatch casts and sends it, the combine
+ * reduces it). The low-latency kernels' fixed part grows by
  * fixedPerGroupUs for each warp group an SM holds (ceil(experts / SMs): more experts an SM,
  * fewer warps each). The normal combine's start-up grows with one token: the copies it gathers
  * (its own rank's too) at startCopyBytesPerSecond and its result at startBytesPerSecond, before

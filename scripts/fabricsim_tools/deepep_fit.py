@@ -205,9 +205,10 @@ def main(argv=None):
                               "start_copy_bytes_per_second": 20e9,
                               "start_bytes_per_second": 5e9}}),
             ("ll", {"d": {"fixed_us": 5.0, "per_copy_ns": 1.0, "bytes_per_second": 250e9,
-                          "per_token_us": 2.0, "fixed_per_group_us": 1.5},
+                          "per_token_us": 2.0, "token_bytes_per_second": 5e9,
+                          "fixed_per_group_us": 1.5},
                     "c": {"fixed_us": 8.0, "per_copy_ns": 1.0, "bytes_per_second": 250e9,
-                          "fixed_per_group_us": 1.0}})):
+                          "token_bytes_per_second": 5e9, "fixed_per_group_us": 1.0}})):
         mine = [r for r in rows if r["mode"] == mode]
         if not mine:
             continue

@@ -214,7 +214,7 @@ TEST(CalibrateCommand, DeepEpPublishedIntranodeFiguresOnH800)
 // GB/s dispatch and 43 / 57 / 50 combine, counted over the (token, server) pairs, the sender's
 // own server included; low latency at 128 tokens takes 77-194 us to dispatch and 114-369 us to
 // combine for EP 8-256. On the H800 cluster (NVLink at the H100-fitted efficiency) the normal
-// points are within 10 %; low latency within 20 % but for the EP 8 and 16 dispatches (-22, -21 %).
+// points are within 10 %; low latency within 20 % but for the EP 8 and 16 dispatches (-23, -22 %).
 TEST(CalibrateCommand, DeepEpPublishedInternodeAndLowLatencyFiguresOnH800)
 {
     const std::string dir = ScratchDir("deepep-h800-cluster");

@@ -122,5 +122,9 @@ class DeepEpFit(ScriptTestCase):
         # Low latency: few experts run on few SMs, a token at a time (was 40 % MAPE without it),
         # and the fixed part grows with the warp groups an SM holds (was 16 % over all).
         self.assertLess(held["deepep-low-latency_dispatch"]["8-16 experts"]["mape_pct"], 7)
-        self.assertLess(held["deepep-low-latency_dispatch"]["all"]["mape_pct"], 8)
-        self.assertLess(held["deepep-low-latency_combine"]["all"]["mape_pct"], 8)
+        self.assertLess(held["deepep-low-latency_dispatch"]["all"]["mape_pct"], 7)
+        self.assertLess(held["deepep-low-latency_combine"]["all"]["mape_pct"], 7)
+        # Both go a token at a time on each SM, its bytes in the token's cost: few experts, few
+        # SMs (the combine's were 77 % within 15 % without it).
+        self.assertEqual(held["deepep-low-latency_dispatch"]["8-16 experts"]["within_15_pct"], 100)
+        self.assertGreater(held["deepep-low-latency_combine"]["8-16 experts"]["within_15_pct"], 90)

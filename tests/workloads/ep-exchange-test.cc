@@ -216,13 +216,13 @@ TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
     EXPECT_EQ(DeepEpLowLatencySms(256, 0), 0u);     // GPU unknown
     const EpKernelCost d = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
     EXPECT_GT(d.tokenUs, 0);
-    EXPECT_EQ(EpKernelCostOf(EpBackend::DeepEpLowLatency, false)->tokenUs, 0);
-    // 1024 tokens of hidden 4096 to 8 experts at top-2 (8 SMs: 128 tokens each): the per-SM
-    // sending, not the GPU's copy rate, sets the time.
+    EXPECT_GT(d.tokenBytesPerSecond, 0);
+    // 1024 tokens of hidden 4096 to 8 experts at top-2 (8 SMs: 128 tokens each, each its fixed
+    // part and its fp8 bytes): the per-SM sending, not the GPU's copy rate, sets the time.
     const double copies = 1024 * 2 * 7.0 / 8;
     const double b = Fp8ScaledTokenBytes(4096);
     const double gpuCopy = copies * (d.perCopyNs * 1e-9 + b / d.bytesPerSecond);
-    const double perSm = 128 * d.tokenUs * 1e-6;
+    const double perSm = 128 * (d.tokenUs * 1e-6 + b / d.tokenBytesPerSecond);
     ASSERT_GT(perSm, 5 * gpuCopy);
     // One warp group an SM: the fixed part and one group's.
     const double fixed = (d.fixedUs + d.fixedPerGroupUs) * 1e-6;
@@ -231,6 +231,17 @@ TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
     // The GPU's SMs unknown: the copying alone.
     EXPECT_NEAR(
         double(EpKernelMinPs(d, Work(copies, b, 1, 1024, 8))) * 1e-12, fixed + gpuCopy, 1e-12);
+    // The combine reduces a token at a time on each SM too: its bf16 bytes, no fixed part.
+    const EpKernelCost c = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
+    EXPECT_EQ(c.tokenUs, 0);
+    ASSERT_GT(c.tokenBytesPerSecond, 0);
+    const double cb = 2 * 4096.0;
+    const double cGpu = copies * (c.perCopyNs * 1e-9 + cb / c.bytesPerSecond);
+    const double cSm = 128 * cb / c.tokenBytesPerSecond;
+    ASSERT_GT(cSm, cGpu);
+    EXPECT_NEAR(double(EpKernelMinPs(c, Work(copies, cb, 1, 1024, 8, 132))) * 1e-12,
+                (c.fixedUs + c.fixedPerGroupUs) * 1e-6 + cSm,
+                1e-12);
 }
 
 // The more experts an SM holds, the fewer warps each gets: the low-latency kernels' fixed part
@@ -302,7 +313,9 @@ TEST(EpExchange, StepCommunicationSpreadsLowLatencyTokensOverTheKernelsSms)
     const double b = Fp8ScaledTokenBytes(4096);
     EXPECT_EQ(dispatchOf(132).kernelMinPs, EpKernelMinPs(k, Work(copies, b, 20, 512, 8, 132)));
     EXPECT_EQ(dispatchOf(132).kernelMinPs,
-              int64_t(std::llround((k.fixedUs + k.fixedPerGroupUs + 64 * k.tokenUs) * 1e6)));
+              int64_t(std::llround((k.fixedUs + k.fixedPerGroupUs
+                                    + 64 * (k.tokenUs + b / k.tokenBytesPerSecond * 1e6))
+                                   * 1e6)));
     EXPECT_EQ(dispatchOf(0).kernelMinPs, EpKernelMinPs(k, Work(copies, b, 20, 512, 8)));
     EXPECT_GT(dispatchOf(132).kernelMinPs, 2 * dispatchOf(0).kernelMinPs);
 }
