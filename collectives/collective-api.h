@@ -32,9 +32,13 @@ struct CollectiveRequest
     /// all-to-all(v): their fixed cost per call replaces the executor's launch latency (-1: the
     /// executor's), and no rank has its result sooner than \c kernelMinPs after the start,
     /// whatever the fabric delivers earlier (the kernels' own bound, e.g. copying on a budget
-    /// of SMs). The fabric still carries the traffic as soon as the launch is over.
+    /// of SMs). The fabric still carries the traffic as soon as the launch is over. The kernels
+    /// pipeline their copying with the fabric only past a depth: the shorter of a rank's
+    /// delivery (its last transfer in, from the launch) and their own work (kernelMinPs less
+    /// the launch) adds itself to its result, up to \c kernelFillPs (0: full overlap).
     int64_t kernelLaunchPs = -1;
     int64_t kernelMinPs = 0;
+    int64_t kernelFillPs = 0;
     std::string tag; ///< free text for traces ("tp_allreduce layer 3")
 };
 

@@ -146,20 +146,22 @@ ScheduleCollectives::CheckRequest(const CollectiveRequest& req) const
                                     "a group index below " + std::to_string(req.ranks.size()),
                                     std::to_string(req.root));
     }
-    if ((req.kernelLaunchPs >= 0 || req.kernelMinPs > 0) && req.alltoallBytes.empty())
+    if ((req.kernelLaunchPs >= 0 || req.kernelMinPs > 0 || req.kernelFillPs > 0)
+        && req.alltoallBytes.empty())
     {
         throw fabricsim::InputError(kWhere,
-                                    "kernelLaunchPs, kernelMinPs",
+                                    "kernelLaunchPs, kernelMinPs, kernelFillPs",
                                     "an all-to-all(v) with its byte matrix (own kernels)",
                                     ToString(req.kind) + " without one");
     }
-    if (req.kernelMinPs < 0 || req.kernelLaunchPs < -1)
+    if (req.kernelMinPs < 0 || req.kernelLaunchPs < -1 || req.kernelFillPs < 0)
     {
         throw fabricsim::InputError(kWhere,
-                                    "kernelLaunchPs, kernelMinPs",
+                                    "kernelLaunchPs, kernelMinPs, kernelFillPs",
                                     "times of at least 0 ps",
                                     std::to_string(req.kernelLaunchPs) + ", "
-                                        + std::to_string(req.kernelMinPs));
+                                        + std::to_string(req.kernelMinPs) + ", "
+                                        + std::to_string(req.kernelFillPs));
     }
     if (!req.alltoallBytes.empty())
     {
@@ -377,18 +379,17 @@ ScheduleCollectives::StartAllToAllV(const CollectiveRequest& req,
             onRankDone(r);
         }
     };
-    // One arrival at rank j (a transfer, or the kernels' own bound) has come in.
-    auto arrived = [this, id, expected, rankDone, onDone, alive = m_alive](uint32_t j)
+    const int64_t launch
+        = req.kernelLaunchPs >= 0 ? req.kernelLaunchPs : m_config.m_launchLatencyPs;
+    const int64_t minPs = req.kernelMinPs;
+    const int64_t fillPs = req.kernelFillPs;
+    // When rank j's last transfer came in (the fill needs its delivery time).
+    auto lastIn = std::make_shared<std::vector<int64_t>>(n, -1);
+    auto sendsFrom = std::make_shared<int64_t>(0);
+    auto count = [this, id, onDone](uint32_t arrivals)
     {
-        if (!*alive)
-        {
-            return;
-        }
-        if (--(*expected)[j] == 0)
-        {
-            rankDone(j);
-        }
-        if (--m_running[id].m_pending == 0)
+        m_running[id].m_pending -= arrivals;
+        if (m_running[id].m_pending == 0)
         {
             if (onDone)
             {
@@ -396,6 +397,53 @@ ScheduleCollectives::StartAllToAllV(const CollectiveRequest& req,
             }
             Finish(id);
         }
+    };
+    // One arrival at rank j (a transfer, or the kernels' own bound) has come in; the last one
+    // holds the rank back by the pipeline's fill, min(delivery, own work, kernelFillPs).
+    auto arrived = [this,
+                    expected,
+                    rankDone,
+                    count,
+                    lastIn,
+                    sendsFrom,
+                    launch,
+                    minPs,
+                    fillPs,
+                    alive = m_alive](uint32_t j, bool transfer)
+    {
+        if (!*alive)
+        {
+            return;
+        }
+        if (transfer)
+        {
+            (*lastIn)[j] = m_transport.NowPs();
+        }
+        if (--(*expected)[j] > 0)
+        {
+            count(1);
+            return;
+        }
+        int64_t fill = 0;
+        if (fillPs > 0 && (*lastIn)[j] >= 0)
+        {
+            fill = std::min({(*lastIn)[j] - *sendsFrom, minPs - launch, fillPs});
+        }
+        if (fill <= 0)
+        {
+            rankDone(j);
+            count(1);
+            return;
+        }
+        m_transport.Schedule(fill,
+                             [rankDone, count, j, alive]()
+                             {
+                                 if (*alive)
+                                 {
+                                     rankDone(j);
+                                     count(1);
+                                 }
+                             });
     };
     if (req.kernelMinPs > 0)
     {
@@ -408,9 +456,6 @@ ScheduleCollectives::StartAllToAllV(const CollectiveRequest& req,
     }
     auto ranks = req.ranks;
     auto matrix = req.alltoallBytes;
-    const int64_t launch
-        = req.kernelLaunchPs >= 0 ? req.kernelLaunchPs : m_config.m_launchLatencyPs;
-    const int64_t minPs = req.kernelMinPs;
     m_transport.Schedule(launch,
                          [=, alive = m_alive]()
                          {
@@ -418,6 +463,7 @@ ScheduleCollectives::StartAllToAllV(const CollectiveRequest& req,
                              {
                                  return;
                              }
+                             *sendsFrom = m_transport.NowPs();
                              for (uint32_t j = 0; j < n; ++j)
                              {
                                  if ((*expected)[j] == 0)
@@ -444,7 +490,7 @@ ScheduleCollectives::StartAllToAllV(const CollectiveRequest& req,
                                                     ranks[j],
                                                     channel,
                                                     matrix[i][j],
-                                                    [arrived, j]() { arrived(j); });
+                                                    [arrived, j]() { arrived(j, true); });
                                      }
                                  }
                              }
@@ -455,7 +501,7 @@ ScheduleCollectives::StartAllToAllV(const CollectiveRequest& req,
                                                       {
                                                           for (uint32_t j = 0; j < n; ++j)
                                                           {
-                                                              arrived(j);
+                                                              arrived(j, false);
                                                           }
                                                       });
                              }

@@ -311,11 +311,17 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
     switch (backend)
     {
     case EpBackend::DeepEpNormal:
-        return dispatch ? EpKernelCost{26.45, 91.1, 25.46e9, true, 0.3027}
-                        : EpKernelCost{25.33, 32.7, 35.24e9, true, 0, 8.232e9, 0, 5.211e9, 1.733e9};
+    {
+        const EpKernelCost d{25.19, 78.1, 26.23e9, true, 0.3335, 0, 0, 0, 0, 2.134e9};
+        const EpKernelCost c{24.11, 36.8, 35.92e9, true, 0, 8.564e9, 0, 5.563e9, 1.791e9, 4.161e9};
+        return dispatch ? d : c;
+    }
     case EpBackend::DeepEpLowLatency:
-        return dispatch ? EpKernelCost{5.16, 1.7, 279.1e9, false, 1.485, 6.349e9, 2.04}
-                        : EpKernelCost{7.96, 0.0, 225.6e9, false, 0, 12.31e9, 1.16};
+    {
+        const EpKernelCost d{5.16, 1.7, 279.1e9, false, 1.485, 6.349e9, 2.04};
+        const EpKernelCost c{7.96, 0.0, 225.6e9, false, 0, 12.31e9, 1.16};
+        return dispatch ? d : c;
+    }
     case EpBackend::DeepEpAuto:
         throw std::logic_error("EpKernelCostOf: deepep-auto is resolved per step");
     case EpBackend::AllToAll:
@@ -355,6 +361,17 @@ EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& w)
         fixed += cost.fixedPerGroupUs * 1e-6 * groups;
     }
     return units::SecondsToPs(fixed + own, "EP kernel time");
+}
+
+int64_t
+EpKernelFillPs(const EpKernelCost& cost, const EpKernelWork& w)
+{
+    if (cost.fillBytesPerSecond <= 0)
+    {
+        return 0;
+    }
+    return units::SecondsToPs(w.copiesPerToken * w.bytesPerCopy / cost.fillBytesPerSecond,
+                              "EP kernel fill");
 }
 
 uint32_t

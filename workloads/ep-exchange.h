@@ -117,6 +117,8 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * fewer warps each). The normal combine's start-up grows with one token: the copies it gathers
  * (its own rank's too) at startCopyBytesPerSecond and its result at startBytesPerSecond, before
  * the copies stream (one token per rank measures 30 us at hidden 2048, top-8, and 45-48 at 7168).
+ * The normal kernels pipeline their copying with the wire only past a depth: the shorter of the
+ * two adds itself, up to one token's copies at fillBytesPerSecond (EpKernelFillPs).
  */
 struct EpKernelCost
 {
@@ -129,6 +131,7 @@ struct EpKernelCost
     double fixedPerGroupUs = 0;         //!< per warp group an SM holds (low latency)
     double startCopyBytesPerSecond = 0; //!< one token's gathered copies at start-up (0: none)
     double startBytesPerSecond = 0;     //!< one token's bytes at start-up (0: none)
+    double fillBytesPerSecond = 0;      //!< pipeline depth: a token's copies at this (0: none)
 };
 
 /// What one rank's call of DeepEP's kernels handles.
@@ -156,6 +159,13 @@ std::optional<EpKernelCost> EpKernelCostOf(EpBackend backend, bool dispatch);
  * the ps clock throws UnitOverflow.
  */
 int64_t EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& work);
+
+/**
+ * \brief The pipeline's fill in ps (CollectiveRequest::kernelFillPs): the copies a token moves
+ * (copiesPerToken x bytesPerCopy) at fillBytesPerSecond; 0 when the kernels have none. Checked
+ * as EpKernelMinPs.
+ */
+int64_t EpKernelFillPs(const EpKernelCost& cost, const EpKernelWork& work);
 
 /**
  * \brief SMs DeepEP's low-latency kernels launch for \p experts experts on a GPU of

@@ -110,6 +110,7 @@ StepComm::Collectives(const StepBatch& batch,
         double bytes = 0;
         int64_t kernelLaunchPs = -1;
         int64_t kernelMinPs = 0;
+        int64_t kernelFillPs = 0;
         double smShare = 0;
     };
     std::optional<EpPhase> epPhases[2];
@@ -165,6 +166,7 @@ StepComm::Collectives(const StepBatch& batch,
             work.smBudget = m_par.epSms;
             work.tokens = tokensLocal;
             x.kernelMinPs = EpKernelMinPs(*k, work);
+            x.kernelFillPs = EpKernelFillPs(*k, work);
             // The normal kernels run on their SM budget for the whole call; the low-latency
             // ones return their SMs while they wait (DeepEP's receive hook).
             if (k->smBudget && m_gpuSms > 0)
@@ -255,6 +257,7 @@ StepComm::Collectives(const StepBatch& batch,
                     c.bytes = x.bytes;
                     c.kernelLaunchPs = x.kernelLaunchPs;
                     c.kernelMinPs = x.kernelMinPs;
+                    c.kernelFillPs = x.kernelFillPs;
                     c.smShare = x.smShare;
                 }
                 out.push_back(c);

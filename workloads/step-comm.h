@@ -70,6 +70,7 @@ struct CollectiveCall
     /// launch (-1: none), and the rank's earliest result after the start (its SM-bound copying)
     int64_t kernelLaunchPs = -1;
     int64_t kernelMinPs = 0;
+    int64_t kernelFillPs = 0; //!< their pipeline's fill (CollectiveRequest::kernelFillPs)
     /// Share of the GPU's SMs its kernels hold from launch to completion, taken from the
     /// rank's compute (DeepEP normal: ep_sms / SMs; 0: none modelled)
     double smShare = 0;

@@ -240,7 +240,8 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
         work.copies = sent;
         work.smBudget = p.sms;
         work.tokens = p.tokens;
-        return AllToAllUs(sc, copies, bytesPerCopy, launch, EpKernelMinPs(k, work));
+        return AllToAllUs(
+            sc, copies, bytesPerCopy, launch, EpKernelMinPs(k, work), EpKernelFillPs(k, work));
     };
     return {phase(true, dispatchBytes), phase(false, bf16)};
 }
@@ -285,7 +286,8 @@ Predictor::AllToAllUs(const FabricScenario& sc,
                       const std::vector<std::vector<double>>& copies,
                       double bytesPerCopy,
                       int64_t kernelLaunchPs,
-                      int64_t kernelMinPs)
+                      int64_t kernelMinPs,
+                      int64_t kernelFillPs)
 {
     const uint32_t n = uint32_t(copies.size());
     FabricBackend backend(sc, BackendKind::kAnalytical, m_opt.ns3Args);
@@ -313,6 +315,7 @@ Predictor::AllToAllUs(const FabricScenario& sc,
     }
     req.kernelLaunchPs = kernelLaunchPs;
     req.kernelMinPs = kernelMinPs;
+    req.kernelFillPs = kernelFillPs;
     int64_t end = -1;
     api.Start(
         req, [](uint32_t) {}, [&]() { end = t.NowPs(); });

@@ -60,7 +60,8 @@ class Predictor
                       const std::vector<std::vector<double>>& copies,
                       double bytesPerCopy,
                       int64_t kernelLaunchPs,
-                      int64_t kernelMinPs);
+                      int64_t kernelMinPs,
+                      int64_t kernelFillPs = 0);
 
     const CalibrateCommandOptions& m_opt;
     std::map<std::tuple<int, std::string, int, int>, Schedule> m_schedules;

@@ -4,7 +4,7 @@ The model (workloads/ep-exchange.h, EpKernelCost): a call costs a fixed part plu
 the wire time and the kernels' own copying,
 
     t = fixed + max(7 P b / link, (7 P (per_copy + b / rate) + T token) / sms,
-                    ceil(T / S) per_token_us)
+                    ceil(T / S) per_token_us) [+ fill, normal mode]
 
 with P copies of b bytes per destination (8 GPUs, one node: normal mode one copy per GPU holding
 any of a token's experts, low latency one per chosen expert; dispatch fp8 with a float32 scale
@@ -19,7 +19,9 @@ with the warp groups an SM holds, fixed_us + fixed_per_group_us x ceil(E / SMs) 
 an SM, fewer warps each). The normal combine's start-up grows with one token: its gathered
 copies (G = 8 x the copies per destination, its own rank's too) and its result, fixed_us +
 G b / start_copy_bytes_per_second + b / start_bytes_per_second (one token per rank measures
-30 us at hidden 2048 and 45-48 at 7168). Fitted per mode and phase by Nelder-Mead on
+30 us at hidden 2048 and 45-48 at 7168). The normal kernels pipeline their copying with the
+wire only past a depth: the shorter of the two adds itself, up to a token's copies,
++ min(wire, own, G b / fill_bytes_per_second). Fitted per mode and phase by Nelder-Mead on
 the mean absolute percentage error over the rows of hidden 2048 and 7168 at 4 and 24 SMs (low
 latency: every row of those hiddens) and of the one shape with few experts, hidden 4096 with 8
 (top-2: 1.75 copies a token against about 4.6 at top-8, which alone tells a token's cost from a
@@ -94,9 +96,10 @@ def predict_us(row, phase, prm, link):
     if prm.get("token_bytes_per_second", 0) > 0:
         per_token += b / prm["token_bytes_per_second"]
     fixed = prm["fixed_us"]
+    # The copies a token moves, its own rank's too.
+    gathered = GPUS * copies_per_destination(row["experts"], row["topk"], per_gpu)
     if prm.get("start_copy_bytes_per_second", 0) > 0:
-        # One token's copies (its own rank's too) and its result, before the copies stream.
-        gathered = GPUS * copies_per_destination(row["experts"], row["topk"], per_gpu)
+        # One token's copies and its result, before the copies stream.
         fixed += 1e6 * b * gathered / prm["start_copy_bytes_per_second"]
     if prm.get("start_bytes_per_second", 0) > 0:
         fixed += 1e6 * b / prm["start_bytes_per_second"]
@@ -105,13 +108,19 @@ def predict_us(row, phase, prm, link):
     else:
         own = max(work, -(-row["tokens"] // ll_sms(row["experts"])) * per_token)
         fixed += prm.get("fixed_per_group_us", 0) * -(-row["experts"] // GPU_SMS)
-    return fixed + 1e6 * max(wire, own)
+    fill = 0.0
+    if prm.get("fill_bytes_per_second", 0) > 0:
+        # The copying and the wire overlap past the pipeline's depth: the shorter adds itself,
+        # up to a token's copies.
+        fill = min(wire, own, b * gathered / prm["fill_bytes_per_second"])
+    return fixed + 1e6 * (max(wire, own) + fill)
 
 
 # How each parameter is printed (and shipped in workloads/ep-exchange.cc).
 ROUNDING = {"fixed_us": "%.2f", "per_copy_ns": "%.1f", "bytes_per_second": "%.4g",
             "per_token_us": "%.4g", "token_bytes_per_second": "%.4g", "fixed_per_group_us": "%.3g",
-            "start_copy_bytes_per_second": "%.4g", "start_bytes_per_second": "%.4g"}
+            "start_copy_bytes_per_second": "%.4g", "start_bytes_per_second": "%.4g",
+            "fill_bytes_per_second": "%.4g"}
 
 
 def mape(rows, phase, prm, link):
@@ -199,11 +208,11 @@ def main(argv=None):
     out = {"link_rate_gbps": args.link_rate, "fit": {}, "held_out": {}}
     for mode, starts in (
             ("normal", {"d": {"fixed_us": 20.0, "per_copy_ns": 50.0, "bytes_per_second": 10e9,
-                              "per_token_us": 0.05},
+                              "per_token_us": 0.05, "fill_bytes_per_second": 2e9},
                         "c": {"fixed_us": 20.0, "per_copy_ns": 50.0, "bytes_per_second": 10e9,
                               "token_bytes_per_second": 50e9,
                               "start_copy_bytes_per_second": 20e9,
-                              "start_bytes_per_second": 5e9}}),
+                              "start_bytes_per_second": 5e9, "fill_bytes_per_second": 4e9}}),
             ("ll", {"d": {"fixed_us": 5.0, "per_copy_ns": 1.0, "bytes_per_second": 250e9,
                           "per_token_us": 2.0, "token_bytes_per_second": 5e9,
                           "fixed_per_group_us": 1.5},

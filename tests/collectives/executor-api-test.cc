@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 namespace fabricsim
@@ -185,6 +186,56 @@ TEST(CollectiveApi, OwnKernelsReplaceTheLaunchAndBoundEveryRank)
     EXPECT_THROW(api.Start(ar, {}, {}), fabricsim::InputError);
     r.kernelMinPs = -5;
     EXPECT_THROW(api.Start(r, {}, {}), fabricsim::InputError);
+    r.kernelMinPs = 0;
+    r.kernelFillPs = -1;
+    EXPECT_THROW(api.Start(r, {}, {}), fabricsim::InputError);
+    ar.kernelMinPs = 0;
+    ar.kernelFillPs = 1;
+    EXPECT_THROW(api.Start(ar, {}, {}), fabricsim::InputError);
+}
+
+TEST(CollectiveApi, OwnKernelsPipelineTheirCopyingWithTheWireOnlyPastAFill)
+{
+    // Rank 1 receives 8 MB over its 100G downlink (about 640 us from the 3 us launch); the
+    // kernels' own work is 203 us (min 206 us less the launch). Past the pipeline's depth the
+    // shorter of the two adds itself, up to the fill.
+    auto rank1DoneUs = [](int64_t minPs, int64_t fillPs, std::vector<int64_t>* all = nullptr)
+    {
+        AnalyticalTransport t(SingleSwitch(3));
+        ScheduleCollectives api(t);
+        CollectiveRequest r;
+        r.kind = CollectiveKind::kAllToAll;
+        r.ranks = {0, 1, 2};
+        r.alltoallBytes = {{0, 4000000, 0}, {0, 0, 0}, {0, 4000000, 0}};
+        r.kernelLaunchPs = 3000000;
+        r.kernelMinPs = minPs;
+        r.kernelFillPs = fillPs;
+        std::vector<int64_t> doneAt(3, -1);
+        int64_t finished = -1;
+        api.Start(
+            r, [&](uint32_t i) { doneAt[i] = t.NowPs(); }, [&]() { finished = t.NowPs(); });
+        t.Run();
+        EXPECT_EQ(finished, *std::max_element(doneAt.begin(), doneAt.end()));
+        if (all)
+        {
+            *all = doneAt;
+        }
+        return double(doneAt[1]) * 1e-6;
+    };
+    const double overlapped = rank1DoneUs(206000000, 0);
+    // A fill of 50 us: the copying (203 us) is longer, so the fill adds itself whole.
+    EXPECT_NEAR(rank1DoneUs(206000000, 50000000), overlapped + 50, 1e-6);
+    // A fill past the copying: the copying adds itself (203 us).
+    EXPECT_NEAR(rank1DoneUs(206000000, 900000000), overlapped + 203, 1e-6);
+    // Bound by the kernels (1 ms, past the wire): the wire's delivery adds itself, up to the fill.
+    std::vector<int64_t> doneAt;
+    const double wireUs = overlapped - 3;
+    EXPECT_NEAR(rank1DoneUs(1000000000, 900000000, &doneAt), 1000 + wireUs, 1e-3);
+    // Ranks that receive nothing have no delivery to add.
+    EXPECT_EQ(doneAt[0], 1000000000);
+    EXPECT_EQ(doneAt[2], 1000000000);
+    // No fill: full overlap, as before.
+    EXPECT_NEAR(rank1DoneUs(1000000000, 0), 1000, 1e-6);
 }
 
 TEST(CollectiveApi, SendRecvTakesLaunchPlusTransferTime)

@@ -16,10 +16,10 @@ NORMAL_HEADER = ("framework,version,device,op_name,kernel_source,node_num,hidden
                  "combine_sms,combine_transmit_us,combine_notify_us\n")
 LINK = 313.3e9
 TRUE = {"d": {"fixed_us": 30.0, "per_copy_ns": 120.0, "bytes_per_second": 20e9,
-              "per_token_us": 0.2},
+              "per_token_us": 0.2, "fill_bytes_per_second": 2e9},
         "c": {"fixed_us": 40.0, "per_copy_ns": 20.0, "bytes_per_second": 15e9,
               "token_bytes_per_second": 10e9, "start_copy_bytes_per_second": 6e9,
-              "start_bytes_per_second": 2e9}}
+              "start_bytes_per_second": 2e9, "fill_bytes_per_second": 4e9}}
 
 
 def write_normal(path):
@@ -58,7 +58,8 @@ class DeepEpFit(ScriptTestCase):
             self.assertAlmostEqual(fit["fixed_us"], true["fixed_us"], delta=0.05)
             self.assertAlmostEqual(fit["per_copy_ns"], true["per_copy_ns"], delta=0.5)
             for rate in ("bytes_per_second", "token_bytes_per_second",
-                         "start_copy_bytes_per_second", "start_bytes_per_second"):
+                         "start_copy_bytes_per_second", "start_bytes_per_second",
+                         "fill_bytes_per_second"):
                 if rate in true:
                     self.assertAlmostEqual(fit[rate] / true[rate], 1.0, delta=0.002)
             if "per_token_us" in true:
@@ -86,15 +87,16 @@ class DeepEpFit(ScriptTestCase):
         self.assertRan(proc)
         fit = json.loads(proc.stdout)["fit"]
         with open(os.path.join(SOURCE_DIR, "workloads", "ep-exchange.cc")) as f:
-            shipped = re.findall(r"EpKernelCost\{([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)"
+            shipped = re.findall(r"EpKernelCost [dc]\{([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)"
                                  r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?"
-                                 r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?\}", f.read())
+                                 r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?\}",
+                                 f.read())
         # In the source's order: normal dispatch, combine; low latency dispatch, combine.
         keys = ("deepep-normal_dispatch", "deepep-normal_combine",
                 "deepep-low-latency_dispatch", "deepep-low-latency_combine")
         self.assertEqual(len(shipped), 4, shipped)
         for key, (fixed, per_copy, rate, budget, per_token, token_rate, per_group, start_copy,
-                  start) in zip(keys, shipped):
+                  start, fill) in zip(keys, shipped):
             self.assertEqual(float(fixed), fit[key]["fixed_us"], key)
             self.assertEqual(float(per_copy), fit[key]["per_copy_ns"], key)
             self.assertEqual(float(rate), fit[key]["bytes_per_second"], key)
@@ -105,9 +107,14 @@ class DeepEpFit(ScriptTestCase):
             self.assertEqual(float(start_copy or 0),
                              fit[key].get("start_copy_bytes_per_second", 0), key)
             self.assertEqual(float(start or 0), fit[key].get("start_bytes_per_second", 0), key)
+            self.assertEqual(float(fill or 0), fit[key].get("fill_bytes_per_second", 0), key)
         # Held out (docs/validation.md): normal mode within 15 % on most points.
         held = json.loads(proc.stdout)["held_out"]
-        self.assertLess(held["deepep-normal_dispatch"]["all"]["mape_pct"], 7)
+        self.assertLess(held["deepep-normal_dispatch"]["all"]["mape_pct"], 5)
+        # The copying and the wire overlap only past the pipeline's depth: mid-size batches
+        # (were -7.7 % biased, 90 % of the points within 15 %).
+        self.assertGreater(held["deepep-normal_dispatch"]["128-2048 tokens"]["within_15_pct"], 99)
+        self.assertGreater(held["deepep-normal_dispatch"]["all"]["within_15_pct"], 99)
         # Top-1 shapes: a token costs the dispatch work besides its one copy (was 20.6 %).
         self.assertLess(held["deepep-normal_dispatch"]["hidden 5120"]["mape_pct"], 10)
         # The combine reduces every token's expert outputs: large batches and top-1 (were 15.4

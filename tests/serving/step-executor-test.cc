@@ -326,6 +326,7 @@ TEST(StepExecutor, DeepEpAllToAllsCarryTheirKernelCosts)
                         = ProgramItem::FromJson(JsonObject(it.ToJson(), "t", ""));
                     EXPECT_EQ(back.kernelLaunchPs, it.kernelLaunchPs);
                     EXPECT_EQ(back.kernelMinPs, it.kernelMinPs);
+                    EXPECT_EQ(back.kernelFillPs, it.kernelFillPs);
                 }
             }
         }
@@ -347,6 +348,7 @@ TEST(StepExecutor, DeepEpAllToAllsCarryTheirKernelCosts)
     {
         EXPECT_EQ(req.kernelLaunchPs, -1) << req.tag;
         EXPECT_EQ(req.kernelMinPs, 0) << req.tag;
+        EXPECT_EQ(req.kernelFillPs, 0) << req.tag;
     }
     const auto deepep = started("deepep-normal");
     ASSERT_EQ(deepep.size(), nccl.size());
@@ -371,6 +373,7 @@ TEST(StepExecutor, DeepEpAllToAllsCarryTheirKernelCosts)
             << req.tag;
         // 4 x 1024 tokens per DP group over 4 TP ranks: 1024 per rank, copied on 12 SMs.
         EXPECT_GT(req.kernelMinPs, req.kernelLaunchPs + 10000000) << req.tag;
+        EXPECT_GT(req.kernelFillPs, 0) << req.tag;
     }
 }
 

@@ -294,6 +294,15 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
     EXPECT_NEAR(double(c.kernelMinPs),
                 double(EpKernelMinPs(kc, Work(copies, 2 * 2048.0, 24, 64, 0, 0, gathered))),
                 1);
+    // Both pipeline their copying with the wire past a depth of one token's copies.
+    ASSERT_GT(kd.fillBytesPerSecond, 0);
+    EXPECT_NEAR(double(d.kernelFillPs),
+                gathered * Fp8ScaledTokenBytes(2048) / kd.fillBytesPerSecond * 1e12,
+                1);
+    EXPECT_NEAR(double(c.kernelFillPs), gathered * 2 * 2048.0 / kc.fillBytesPerSecond * 1e12, 1);
+    // NCCL's all-to-all and the low-latency kernels have none.
+    EXPECT_EQ(a2a.kernelFillPs, 0);
+    EXPECT_EQ(callOf(EpBackend::DeepEpLowLatency, "moe_dispatch").kernelFillPs, 0);
     EXPECT_GT(c.kernelMinPs, c.kernelLaunchPs);
 }
 

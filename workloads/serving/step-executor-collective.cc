@@ -104,6 +104,7 @@ StepExecutor::StartCollective(const std::string& key)
             // On own kernels the call lasts what its slowest member's copying takes.
             req.kernelLaunchPs = std::max(req.kernelLaunchPs, c.members[i]->kernelLaunchPs);
             req.kernelMinPs = std::max(req.kernelMinPs, c.members[i]->kernelMinPs);
+            req.kernelFillPs = std::max(req.kernelFillPs, c.members[i]->kernelFillPs);
             uint64_t sent = 0;
             for (size_t j = 0; j < row.size(); ++j)
             {

@@ -253,6 +253,7 @@ RankItems(const InferenceScenario& sc,
             }
             it.kernelLaunchPs = c.kernelLaunchPs;
             it.kernelMinPs = c.kernelMinPs;
+            it.kernelFillPs = c.kernelFillPs;
             it.smShare = c.smShare;
         }
         else

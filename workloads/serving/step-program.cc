@@ -124,6 +124,10 @@ ProgramItem::ToJson() const
         {
             j["kernel_min_ps"] = kernelMinPs;
         }
+        if (kernelFillPs > 0)
+        {
+            j["kernel_fill_ps"] = kernelFillPs;
+        }
         if (smShare > 0)
         {
             j["sm_share"] = smShare;
@@ -194,6 +198,7 @@ ProgramItem::FromJson(const JsonObject& j)
         it.row = j.UintArray("row", false);
         it.kernelLaunchPs = j.OptionalInt("kernel_launch_ps", -1, -1, INT64_MAX);
         it.kernelMinPs = j.OptionalInt("kernel_min_ps", 0, 0, INT64_MAX);
+        it.kernelFillPs = j.OptionalInt("kernel_fill_ps", 0, 0, INT64_MAX);
         it.smShare = j.OptionalNumber("sm_share", 0, 0, 1);
         it.async = j.OptionalBool("async", false);
         it.detached = j.OptionalBool("detached", false);

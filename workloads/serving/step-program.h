@@ -73,6 +73,7 @@ struct ProgramItem
     std::vector<uint64_t> row;     //!< all-to-all: bytes to each group member
     int64_t kernelLaunchPs = -1;   //!< all-to-all on own kernels: fixed cost (-1: NCCL's launch)
     int64_t kernelMinPs = 0;       //!< all-to-all on own kernels: earliest result after start
+    int64_t kernelFillPs = 0;      //!< all-to-all on own kernels: their pipeline's fill
     double smShare = 0;            //!< share of the SMs held from launch to done, off compute
     bool async = false;            //!< the stream goes on; a Wait item with the key waits
     bool detached = false;         //!< nobody waits (completion goes to the transfer)
