@@ -133,16 +133,20 @@ StepComm::Collectives(const StepBatch& batch,
             tokens.assign(m_par.ep, tokensLocal);
         }
         tokens[me] = tokensLocal;
-        const std::vector<double> copies
-            = EpRowCopies(m_pi,
-                          m_par.ep,
-                          m_model.moe->topK,
-                          wire.perRank,
-                          backend == EpBackend::DeepEpNormal ? m_epNodes : std::vector<uint32_t>{},
-                          tokens,
-                          me,
-                          dispatch,
-                          ExpertGroups{m_model.moe->groups, m_model.moe->topkGroups});
+        auto rowOf = [&](const std::vector<double>& rankTokens, bool dispatchRow)
+        {
+            return EpRowCopies(m_pi,
+                               m_par.ep,
+                               m_model.moe->topK,
+                               wire.perRank,
+                               backend == EpBackend::DeepEpNormal ? m_epNodes
+                                                                  : std::vector<uint32_t>{},
+                               rankTokens,
+                               me,
+                               dispatchRow,
+                               ExpertGroups{m_model.moe->groups, m_model.moe->topkGroups});
+        };
+        const std::vector<double> copies = rowOf(tokens, dispatch);
         const double perCopy = dispatch ? wire.dispatchBytes : wire.combineBytes;
         double sentCopies = 0;
         x.sendBytes.resize(m_par.ep);
@@ -157,9 +161,16 @@ StepComm::Collectives(const StepBatch& batch,
             EpKernelWork work;
             work.experts = m_model.moe->numExperts;
             work.gpuSms = m_gpuSms;
-            // The start-up (a token's bytes) is known at launch.
+            // The start-up (a token's bytes) is known at launch. A token's copies: the row of
+            // one token at every rank (its own copies and the ones it relays, as the fit
+            // counts them), whatever this step's balance across the ranks.
             work.bytesPerCopy = perCopy;
-            work.copiesPerToken = tokensLocal > 0 ? (sentCopies + copies[me]) / tokensLocal : 0.0;
+            double moved = 0;
+            for (double c : rowOf(std::vector<double>(m_par.ep, 1.0), true))
+            {
+                moved += c;
+            }
+            work.copiesPerToken = tokensLocal > 0 ? moved : 0.0;
             x.kernelLaunchPs = EpKernelMinPs(*k, work);
             // The kernels' own work on this rank's copies and tokens (ep-exchange.h).
             work.copies = sentCopies;

@@ -144,6 +144,51 @@ TEST(StepProgramBuilder, DecodeGraphsRunAtTheCapturedSize)
     EXPECT_DOUBLE_EQ(hostExact, 3.5e9); // 2.5 ms + 100 x 10 us
 }
 
+// vLLM pads every DP rank to the most tokens across the DP ranks when all of them replay a
+// graph (dp_utils.py): an EP group's attention groups run the largest one's graph, and the
+// smaller ones dispatch its padding slots too. A step with a prompt in any group runs eagerly
+// there, and nothing is padded.
+TEST(StepProgramBuilder, DpRanksReplayTheLargestGroupsGraph)
+{
+    json patch = {
+        {"model", "Qwen3-30B-A3B"},
+        {"parallelism",
+         {{"tp", 1}, {"ep", 2}, {"dp", 2}, {"dp_attention", true}, {"ep_backend", "all-to-all"}}}};
+    auto dispatchTokens = [&](bool dpPadding, const StepBatch& other)
+    {
+        InferenceScenario sc = MakeScenario(patch);
+        sc.exec.dpPadding = dpPadding;
+        StepProgramBuilder builder(sc, Layout(sc.pool.par, 2));
+        const StepProgram prog = builder.Build(0, {StepBatch::Decode(5, 256), other});
+        double flops = 0;
+        double sent = -1;
+        for (const ProgramItem& it : prog.ranks[0].items)
+        {
+            flops += it.flops;
+            if (it.category == "ep_dispatch" && sent < 0)
+            {
+                sent = double(it.row[1]);
+            }
+        }
+        return std::make_pair(sent, flops);
+    };
+    // 5 decode sequences replay the graph of 8; the other group's 40 the graph of 40.
+    const auto [padded, paddedFlops] = dispatchTokens(true, StepBatch::Decode(40, 256));
+    const auto [own, ownFlops] = dispatchTokens(false, StepBatch::Decode(40, 256));
+    // One copy per expert (top-8 of 128): 8 / 2 of a token's copies land on the other rank.
+    const double h = 2048 * 2;
+    EXPECT_NEAR(own, 8 * 4 * h, 1.0);
+    EXPECT_NEAR(padded, 40 * 4 * h, 1.0);
+    EXPECT_GT(paddedFlops, 4 * ownFlops);
+    // A prompt in the other group: this one's graph of 8 stands.
+    const auto [eager, eagerFlops] = dispatchTokens(true, StepBatch::Prefill(1, 512));
+    EXPECT_NEAR(eager, 8 * 4 * h, 1.0);
+    // The key reads and defaults to vLLM's behaviour.
+    EXPECT_TRUE(MakeScenario().exec.dpPadding);
+    EXPECT_FALSE(
+        MakeScenario({{"serving", {{"execution", {{"dp_padding", false}}}}}}).exec.dpPadding);
+}
+
 /// A two-rank program by hand: rank 0 computes \p c0 ps, rank 1 \p c1, then an all-reduce.
 StepProgram
 TwoRankAllReduce(int64_t c0, int64_t c1, uint64_t bytes)

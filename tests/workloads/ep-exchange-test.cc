@@ -306,6 +306,50 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
     EXPECT_GT(c.kernelMinPs, c.kernelLaunchPs);
 }
 
+// The normal kernels' start-up and fill go with one token's copies (its own and the relays, as
+// the fit counts them), not with how the other ranks' batches compare with this one's: across
+// two servers, a rank of 2 tokens among ranks of 40 starts its combine as in a balanced step.
+TEST(EpExchange, NormalKernelsStartUpIsOneTokensWhateverTheBalance)
+{
+    const ModelSpec m = ModelSpec::Preset("DeepSeek-V3");
+    ParallelismSpec par;
+    par.dp = 16;
+    par.ep = 16;
+    par.dpAttention = true;
+    par.epBackend = EpBackend::DeepEpNormal;
+    const Roofline r(m, HardwareSpec::Preset("H100"), par);
+    auto combineOf = [&](double others)
+    {
+        StepComm comm(m, par);
+        comm.SetGpuSms(132);
+        std::vector<uint32_t> nodes(16);
+        for (uint32_t i = 0; i < 16; ++i)
+        {
+            nodes[i] = i / 8;
+        }
+        comm.SetEpNodes(nodes);
+        std::vector<double> tokens(16, others);
+        tokens[0] = 2;
+        comm.SetEpTokens(tokens);
+        const StepBatch batch = StepBatch::Decode(2, 1024);
+        for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
+        {
+            if (c.label == "moe_combine")
+            {
+                return c;
+            }
+        }
+        return CollectiveCall{};
+    };
+    const CollectiveCall balanced = combineOf(2);
+    const CollectiveCall skewed = combineOf(40);
+    ASSERT_GT(balanced.kernelLaunchPs, 0);
+    EXPECT_EQ(skewed.kernelLaunchPs, balanced.kernelLaunchPs);
+    EXPECT_EQ(skewed.kernelFillPs, balanced.kernelFillPs);
+    // It still sends back the outputs of the others' 40 tokens its experts hold.
+    EXPECT_GT(skewed.bytes, 10 * balanced.bytes);
+}
+
 TEST(EpExchange, StepCommunicationSpreadsLowLatencyTokensOverTheKernelsSms)
 {
     // Mixtral-8x7B (8 experts, top-2, hidden 4096) at EP 8 on H100 (132 SMs): the low-latency

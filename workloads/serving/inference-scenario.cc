@@ -171,6 +171,7 @@ ReadExecution(const std::optional<JsonObject>& j)
                  "cuda_graphs",
                  "cuda_graph_max_batch",
                  "cuda_graph_padding",
+                 "dp_padding",
                  "graph_kernel_overhead",
                  "step_overhead",
                  "sequence_overhead",
@@ -192,6 +193,7 @@ ReadExecution(const std::optional<JsonObject>& j)
     e.cudaGraphs = o.OptionalBool("cuda_graphs", true);
     e.cudaGraphMaxBatch = uint32_t(o.OptionalUint("cuda_graph_max_batch", 512, 1));
     e.cudaGraphPadding = o.OptionalBool("cuda_graph_padding", true);
+    e.dpPadding = o.OptionalBool("dp_padding", e.dpPadding);
     e.graphKernelOverheadSec = o.OptionalQuantity(
         "graph_kernel_overhead", UnitKind::Seconds, e.graphKernelOverheadSec, true);
     e.stepOverheadSec

@@ -116,7 +116,10 @@ struct ExecutionSpec
     bool cudaGraphs = true;                //!< decode-only steps replay a captured graph
     uint32_t cudaGraphMaxBatch = 512;      //!< largest decode batch with a graph (vLLM 512)
     bool cudaGraphPadding = true;          //!< a graph runs at its captured size (vLLM's sizes)
-    double graphKernelOverheadSec = 1e-6;  //!< per-kernel gap inside a graph (replaces launch)
+    /// The attention groups of one EP group replay graphs of one size: each runs the largest
+    /// group's batch, its padding slots dummy tokens (vLLM's DP padding, dp_utils.py)
+    bool dpPadding = true;
+    double graphKernelOverheadSec = 1e-6; //!< per-kernel gap inside a graph (replaces launch)
     /// The engine's host time per step (scheduler, input preparation, sampling, output
     /// processing) during which the GPU waits: fixed part, and per sequence in the step.
     /// Defaults fitted on the measured vLLM 0.19 Llama-3.1-8B run (docs/validation.md).

@@ -500,6 +500,24 @@ StepProgramBuilder::Build(uint64_t step,
         }
         groupParts.push_back(std::move(gp));
     }
+    // DP padding: when every attention group of the EP group replays a graph, all replay the
+    // largest one's size (vLLM pads each DP rank to the most tokens across the DP ranks when
+    // their synced CUDA-graph mode is on), so the smaller groups run and send padding slots.
+    const bool allGraphs = std::all_of(
+        groupParts.begin(), groupParts.end(), [](const GroupParts& gp) { return gp.graphs; });
+    if (m_sc.exec.dpPadding && m_sc.exec.cudaGraphPadding && !split && par.ep > 1
+        && groupParts.size() > 1 && allGraphs)
+    {
+        size_t most = 0;
+        for (const GroupParts& gp : groupParts)
+        {
+            most = std::max(most, gp.parts[0].sequences.size());
+        }
+        for (GroupParts& gp : groupParts)
+        {
+            gp.parts[0].sequences.resize(most, SequenceWork{1, 1, false});
+        }
+    }
     // Tokens of each EP rank (group x tp + tp rank) per micro-batch.
     std::vector<std::vector<double>> epTokens(split ? 2 : 1);
     for (size_t mb = 0; mb < epTokens.size(); ++mb)
