@@ -143,18 +143,26 @@ TEST(CollectiveApi, AllToAllVMovesEachPairsBytes)
         double(doneAt[1]) * 1e-12, double(doneAt[0]) * 1e-12 + wire / 12.5e9, 0.02 * wire / 12.5e9);
 }
 
+/// Ranks 0 and 2 each send rank 1 4 MB on own kernels of a 3 us launch and \p minPs bound.
+CollectiveRequest
+OwnKernelsIntoRankOne(int64_t minPs)
+{
+    CollectiveRequest r;
+    r.kind = CollectiveKind::kAllToAll;
+    r.ranks = {0, 1, 2};
+    r.alltoallBytes = {{0, 4000000, 0}, {0, 0, 0}, {0, 4000000, 0}};
+    r.kernelLaunchPs = 3000000;
+    r.kernelMinPs = minPs;
+    return r;
+}
+
 TEST(CollectiveApi, OwnKernelsReplaceTheLaunchAndBoundEveryRank)
 {
     // DeepEP-style kernels: a 3 us fixed cost instead of the executor's launch latency, and
     // no rank done before 50 us (their SM-bound copying), whichever ends later.
     AnalyticalTransport t(SingleSwitch(3));
     ScheduleCollectives api(t);
-    CollectiveRequest r;
-    r.kind = CollectiveKind::kAllToAll;
-    r.ranks = {0, 1, 2};
-    r.alltoallBytes = {{0, 4000000, 0}, {0, 0, 0}, {0, 4000000, 0}};
-    r.kernelLaunchPs = 3000000;
-    r.kernelMinPs = 50000000;
+    CollectiveRequest r = OwnKernelsIntoRankOne(50000000);
     std::vector<int64_t> doneAt(3, -1);
     int finished = 0;
     api.Start(
@@ -203,12 +211,7 @@ TEST(CollectiveApi, OwnKernelsPipelineTheirCopyingWithTheWireOnlyPastAFill)
     {
         AnalyticalTransport t(SingleSwitch(3));
         ScheduleCollectives api(t);
-        CollectiveRequest r;
-        r.kind = CollectiveKind::kAllToAll;
-        r.ranks = {0, 1, 2};
-        r.alltoallBytes = {{0, 4000000, 0}, {0, 0, 0}, {0, 4000000, 0}};
-        r.kernelLaunchPs = 3000000;
-        r.kernelMinPs = minPs;
+        CollectiveRequest r = OwnKernelsIntoRankOne(minPs);
         r.kernelFillPs = fillPs;
         std::vector<int64_t> doneAt(3, -1);
         int64_t finished = -1;

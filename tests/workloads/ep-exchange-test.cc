@@ -201,6 +201,11 @@ TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
     EXPECT_EQ(EpKernelMinPs(ll, Work(1000, 14336, 4)), EpKernelMinPs(ll, Work(1000, 14336, 132)));
     // Past the ps clock: an error, not a wrapped time.
     EXPECT_THROW(EpKernelMinPs(d, Work(1e30, b, 1)), UnitOverflow);
+    EXPECT_THROW(EpKernelFillPs(c, Work(0, 1e30, 1, 0, 0, 0, 5.3)), UnitOverflow);
+    // A gigabyte token: its fill is a quarter second at 4.16 GB/s, a time, not a wrap.
+    EXPECT_NEAR(double(EpKernelFillPs(c, Work(0, 1e9, 1, 0, 0, 0, 1))) * 1e-12,
+                1e9 / c.fillBytesPerSecond,
+                1e-9);
 }
 
 // DeepEP's low-latency kernels launch one warp group per expert on as few SMs as hold them, and
