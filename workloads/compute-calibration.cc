@@ -207,10 +207,15 @@ ComputeCalibration::ToJson() const
                           {"rows", p.rows},
                           {"fit_mape_pct", p.fitMape}});
         }
-        cs.push_back({{"op", KernelOpName(c.op)},
-                      {"dtype", c.dtype},
-                      {"size", SizeName(c.op)},
-                      {"points", ps}});
+        nlohmann::json cj = {{"op", KernelOpName(c.op)},
+                             {"dtype", c.dtype},
+                             {"size", SizeName(c.op)},
+                             {"points", ps}};
+        if (!c.fittedOn.empty())
+        {
+            cj["fitted_on"] = c.fittedOn;
+        }
+        cs.push_back(cj);
     }
     return {{"format", kFormat},
             {"version", kVersion},
@@ -244,8 +249,20 @@ ComputeCalibration::FromJson(const nlohmann::json& j, const std::string& file)
     for (size_t i = 0; i < cs.size(); ++i)
     {
         const JsonObject c(cs[i], file, JsonIndex("curves", i));
-        c.CheckKeys({"op", "dtype", "size", "points"});
+        c.CheckKeys({"op", "dtype", "size", "points", "fitted_on"});
         CalibrationCurve curve;
+        if (const auto f = c.OptionalObject("fitted_on"))
+        {
+            f->CheckKeys({"device", "hardware", "source", "rows"});
+            for (const char* key : {"device", "hardware", "source", "rows"})
+            {
+                const std::string v = f->OptionalString(key, "");
+                if (!v.empty())
+                {
+                    curve.fittedOn[key] = v;
+                }
+            }
+        }
         const std::string op = c.String("op");
         if (!ParseKernelOp(op, curve.op))
         {

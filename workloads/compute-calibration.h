@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct CalibrationCurve
     KernelOp op = KernelOp::Gemm;         //!< the table
     std::string dtype;                    //!< the table's dtype ("bfloat16", "fp8", ...)
     std::vector<CalibrationPoint> points; //!< by increasing log2Size, at least one
+    /// Where this curve was fitted when not where the file's others were (a calibration that
+    /// takes some classes from another: fit-compute --base): device, hardware, source, rows.
+    /// Empty: the file's fitted_on.
+    std::map<std::string, std::string> fittedOn;
 
     /// The parameters at \p size (>= 1).
     CalibrationPoint At(double size) const;

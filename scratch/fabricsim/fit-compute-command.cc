@@ -59,6 +59,10 @@ ParseFitComputeArgs(const std::vector<std::string>& a)
         {
             o.hardware = v;
         }
+        else if (TakeOption(a, i, "--base", v))
+        {
+            o.base = v;
+        }
         else if (TakeOption(a, i, "--held-out-hardware", v))
         {
             o.heldOutHardware = v;
@@ -134,6 +138,36 @@ RunFitComputeCommand(const FitComputeOptions& opt, std::ostream& out, std::ostre
     cal.rows = opt.allRows
                    ? "every row"
                    : "the fixed pseudo-random half of each table's rows (CalibrationFitRow)";
+    if (!opt.base.empty())
+    {
+        // The classes these tables have no rows of keep the base's curves, each saying where
+        // it was fitted.
+        const ComputeCalibration base = ComputeCalibration::Read(opt.base);
+        for (const CalibrationCurve& c : base.curves)
+        {
+            if (cal.Find(c.op, c.dtype))
+            {
+                continue;
+            }
+            CalibrationCurve kept = c;
+            if (kept.fittedOn.empty())
+            {
+                const std::pair<const char*, const std::string*> from[]
+                    = {{"device", &base.device},
+                       {"hardware", &base.hardware},
+                       {"source", &base.source},
+                       {"rows", &base.rows}};
+                for (const auto& [key, value] : from)
+                {
+                    if (!value->empty())
+                    {
+                        kept.fittedOn[key] = *value;
+                    }
+                }
+            }
+            cal.curves.push_back(std::move(kept));
+        }
+    }
 
     Report report;
     const RowFilter fitRows = CalibrationFitRow;

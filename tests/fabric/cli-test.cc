@@ -1,5 +1,6 @@
 // The CLI: byte-identical outputs for the same scenario and seed (target 7); bad input exits 2
 // naming file and field and leaves no summary behind.
+#include "compute-calibration.h"
 #include "scenario-runner.h"
 #include "shared-corpus.h"
 #include "test-guard.h"
@@ -547,6 +548,37 @@ TEST(Cli, FitComputeWritesACalibrationThatReadsBackAndReportsItsError)
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_LT(errors[0]["fit"]["mape_pct"].get<double>(), 1.0) << out;
     EXPECT_GT(errors[0]["roofline"]["mape_pct"].get<double>(), 10.0) << out;
+    // --base: the classes the tables lack keep the base file's curves, each saying where it was
+    // fitted; the fitted class is this fit's, not the base's.
+    {
+        json base = cal;
+        base["fitted_on"]["device"] = "base-gpu";
+        base["curves"][0]["points"][0]["overhead_us"] = 99.0;
+        json moe = base["curves"][0];
+        moe["op"] = "moe";
+        moe["size"] = "num_tokens";
+        base["curves"].push_back(moe);
+        std::ofstream(dir + "/base.json") << base.dump();
+    }
+    ASSERT_EQ(fabricsim::test::RunCli("fit-compute " + dir + "/gemm.csv --hardware H100 --rows all "
+                                          + "--base " + dir + "/base.json --out " + dir + "/b",
+                                      out),
+              0)
+        << out;
+    std::ifstream bin(dir + "/b/calibration.json");
+    const json merged = json::parse(bin);
+    ASSERT_EQ(merged["curves"].size(), 2u);
+    EXPECT_EQ(merged["curves"][0]["op"], "gemm");
+    EXPECT_FALSE(merged["curves"][0].contains("fitted_on"));
+    EXPECT_EQ(merged["curves"][0]["points"][0]["overhead_us"],
+              cal["curves"][0]["points"][0]["overhead_us"]);
+    EXPECT_EQ(merged["curves"][1]["op"], "moe");
+    EXPECT_EQ(merged["curves"][1]["fitted_on"]["device"], "base-gpu");
+    EXPECT_EQ(merged["curves"][1]["points"][0]["overhead_us"], 99.0);
+    EXPECT_EQ(fabricsim::ComputeCalibration::Read(dir + "/b/calibration.json")
+                  .curves[1]
+                  .fittedOn.at("device"),
+              "base-gpu");
     // Bad input: no hardware, an unknown row set, an unreadable table: exit 2, nothing written.
     EXPECT_EQ(fabricsim::test::RunCli("fit-compute " + dir + "/gemm.csv --out " + dir + "/x", out),
               2);

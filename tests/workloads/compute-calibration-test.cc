@@ -308,5 +308,63 @@ TEST(ComputeCalibration, ShippedH100CalibrationIsTheCorpusFit)
     }
 }
 
+TEST(ComputeCalibration, ShippedRtxCalibrationPricesHeldOutGemmsMeasuredOnThatGpu)
+{
+    const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/";
+    const ComputeCalibration rtx
+        = ComputeCalibration::Read(dir + "rtx-pro-6000-server-vllm-0.19.0.json");
+    const ComputeCalibration h100 = ComputeCalibration::Read(dir + "h100-sxm-vllm-0.24.0.json");
+    EXPECT_EQ(rtx.hardware, "RTX-PRO-6000-Server");
+    // Every class but bf16 GEMMs is the H100 file's curve, marked as fitted there.
+    ASSERT_EQ(rtx.curves.size(), h100.curves.size());
+    for (const CalibrationCurve& c : rtx.curves)
+    {
+        const CalibrationCurve* h = h100.Find(c.op, c.dtype);
+        ASSERT_NE(h, nullptr) << c.dtype;
+        if (c.op == KernelOp::Gemm && c.dtype == "bfloat16")
+        {
+            EXPECT_TRUE(c.fittedOn.empty());
+            continue;
+        }
+        EXPECT_EQ(c.fittedOn.at("hardware"), "H100") << c.dtype;
+        ASSERT_EQ(c.points.size(), h->points.size());
+        for (size_t i = 0; i < c.points.size(); ++i)
+        {
+            EXPECT_DOUBLE_EQ(c.points[i].etaMemory, h->points[i].etaMemory);
+            EXPECT_DOUBLE_EQ(c.points[i].overheadNs, h->points[i].overheadNs);
+        }
+    }
+    // Qwen3-32B's GEMMs at TP 2 (held out: the fit saw Llama-3.1-8B's), measured on the RTX PRO
+    // 6000 Server Edition (LLMServingSim profiler/perf/RTXPRO6000, vLLM 0.19.0, us per call).
+    const HardwareSpec gpu = HardwareSpec::Preset("RTX-PRO-6000-Server");
+    struct Point
+    {
+        const char* name;
+        uint64_t m, n, k;
+        double measuredUs;
+    };
+    for (const Point& p : {Point{"qkv_proj", 1024, 5120, 5120, 151.91},
+                           Point{"o_proj", 512, 5120, 4096, 69.78},
+                           Point{"gate_up", 128, 25600, 5120, 206.17},
+                           Point{"down", 2048, 5120, 12800, 706.09}})
+    {
+        KernelShape s;
+        s.op = KernelOp::Gemm;
+        s.m = p.m;
+        s.n = p.n;
+        s.k = p.k;
+        auto price = [&](const ComputeCalibration& cal)
+        {
+            ComputeOp op = KernelShapeOp(gpu, s);
+            ComputeCalibration::Cost(
+                gpu, *cal.Find(KernelOp::Gemm, "bfloat16"), double(p.m), DType::Bf16, op);
+            return op.timeNs / 1e3;
+        };
+        EXPECT_NEAR(price(rtx), p.measuredUs, 0.1 * p.measuredUs) << p.name;
+        std::cout << p.name << " m " << p.m << ": measured " << p.measuredUs << " us, RTX fit "
+                  << price(rtx) << ", H100 carried " << price(h100) << "\n";
+    }
+}
+
 } // namespace
 } // namespace fabricsim

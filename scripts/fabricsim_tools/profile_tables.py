@@ -1,0 +1,116 @@
+"""Convert LLMServingSim's per-layer profiles (profiler/perf/<GPU>/<model>/<variant>/tpN/dense.csv,
+vLLM's layerwise profile: CUDA time per call of each module, one decoder layer) into a measured
+GEMM table in the corpus's kernel-table format (framework, version, device, op_name,
+kernel_source, gemm_dtype, m, n, k, latency in ms), which `fabricsim fit-compute` reads.
+
+The four linear layers of a decoder layer become GEMMs on one TP rank: qkv_proj m x (q + 2 kv
+heads on the rank) d x hidden, o_proj m x hidden x (q heads on the rank) d, gate_up_proj
+m x 2 intermediate / tp x hidden, down_proj m x hidden x intermediate / tp, with m the profile's
+tokens. The other rows (norms, rotary, activation, embedding) are not GEMMs and are left out."""
+import argparse
+import csv
+import io
+import os
+import sys
+
+from .bounded import DATA_MAX_BYTES, load_json, read_text
+from .stats import InputProblem
+
+HEADER = ["framework", "version", "device", "op_name", "kernel_source", "gemm_dtype",
+          "m", "n", "k", "latency"]
+SOURCE = "vllm layerwise profile (LLMServingSim dense.csv)"
+
+
+def top_level(path):
+    """The top-level `key: value` scalars of a YAML file (meta.yaml needs no more)."""
+    out = {}
+    for line in read_text(path, "profile meta.yaml").splitlines():
+        if line and not line[0].isspace() and not line.startswith("#") and ":" in line:
+            key, _, value = line.partition(":")
+            out[key.strip()] = value.strip().strip("'\"")
+    return out
+
+
+def model_dims(path):
+    """hidden, query heads, KV heads, head size, intermediate size of a HuggingFace config."""
+    cfg = load_json(path, "model config (HuggingFace config.json)")
+    dims = {}
+    for key in ("hidden_size", "num_attention_heads", "num_key_value_heads", "intermediate_size"):
+        v = cfg.get(key) if isinstance(cfg, dict) else None
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise InputProblem(path, key, "a positive integer", repr(v))
+        dims[key] = v
+    hd = cfg.get("head_dim") or dims["hidden_size"] // dims["num_attention_heads"]
+    if not isinstance(hd, int) or isinstance(hd, bool) or hd < 1:
+        raise InputProblem(path, "head_dim", "a positive integer", repr(hd))
+    dims["head_dim"] = hd
+    return dims
+
+
+def gemm_shape(layer, dims, tp):
+    """(n, k) of a linear layer on one of tp ranks; None for a row that is not a GEMM."""
+    h, d = dims["hidden_size"], dims["head_dim"]
+    heads = dims["num_attention_heads"] // tp
+    kv = max(1, dims["num_key_value_heads"] // tp)  # replicated when fewer KV heads than ranks
+    inter = dims["intermediate_size"] // tp
+    return {"qkv_proj": ((heads + 2 * kv) * d, h), "o_proj": (h, heads * d),
+            "gate_up_proj": (2 * inter, h), "down_proj": (h, inter)}.get(layer)
+
+
+def rows(profile_dir, dims):
+    """The GEMM rows of every tpN/dense.csv under profile_dir, by TP then file order."""
+    meta_path = os.path.join(profile_dir, "meta.yaml")
+    meta = top_level(meta_path)
+    for key in ("gpu", "vllm_version"):
+        if not meta.get(key):
+            raise InputProblem(meta_path, key, "a value", "none")
+    tps = sorted(int(e[2:]) for e in os.listdir(profile_dir)
+                 if e.startswith("tp") and e[2:].isdigit()
+                 and os.path.isfile(os.path.join(profile_dir, e, "dense.csv")))
+    if not tps:
+        raise InputProblem(profile_dir, "", "tpN/dense.csv profiles", "none")
+    out = []
+    for tp in tps:
+        path = os.path.join(profile_dir, "tp%d" % tp, "dense.csv")
+        if dims["num_attention_heads"] % tp or dims["intermediate_size"] % tp:
+            raise InputProblem(path, "", "heads and intermediate size divisible by TP %d" % tp,
+                               "%d heads, %d" % (dims["num_attention_heads"],
+                                                 dims["intermediate_size"]))
+        text = read_text(path, "LLMServingSim dense profile", DATA_MAX_BYTES)
+        for i, r in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+            try:
+                shape = gemm_shape(r["layer"], dims, tp)
+                if shape is None:
+                    continue
+                m, us = int(r["tokens"]), float(r["time_us"])
+            except (KeyError, ValueError, TypeError) as e:
+                raise InputProblem(path, "line %d" % i, "layer, tokens, time_us", repr(e))
+            if m < 1 or not us > 0:
+                raise InputProblem(path, "line %d" % i, "tokens >= 1 and time_us > 0",
+                                   "%r, %r" % (r["tokens"], r["time_us"]))
+            out.append(["VLLM", meta["vllm_version"], meta["gpu"], "gemm", SOURCE, "bfloat16",
+                        m, shape[0], shape[1], "%.6g" % (us / 1000)])
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("profile", help="a profile directory: meta.yaml and tpN/dense.csv")
+    ap.add_argument("--config", required=True, help="the model's HuggingFace config.json")
+    ap.add_argument("--out", required=True, help="the GEMM table to write (CSV)")
+    args = ap.parse_args(argv)
+    try:
+        table = rows(args.profile, model_dims(args.config))
+    except InputProblem as e:
+        sys.stderr.write("llmservingsim-gemm-table: %s\n" % e)
+        return 2
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(HEADER)
+    w.writerows(table)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(buf.getvalue())
+    os.replace(tmp, args.out)  # no half-written table
+    print("%d GEMM rows -> %s" % (len(table), args.out))
+    return 0
