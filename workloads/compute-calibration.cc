@@ -32,6 +32,8 @@ SizeName(KernelOp op)
         return "step + 1";
     case KernelOp::Moe:
         return "num_tokens";
+    case KernelOp::Elementwise:
+        return "bytes";
     }
     return "";
 }
@@ -77,6 +79,8 @@ KernelRowSize(const KernelTable& table, size_t row)
         return double(table.attention.at(row).step) + 1;
     case KernelOp::Moe:
         return double(table.moe.at(row).tokens);
+    case KernelOp::Elementwise:
+        return table.elementwise.at(row).bytes;
     }
     return 1;
 }
@@ -162,6 +166,18 @@ CalibrateOp(const HardwareSpec& hw, const ComputeCalibration& cal, ComputeOp& op
         }
         else
         {
+            kernelNs += k.timeNs;
+        }
+    }
+    // The norm / rotary / activation kernels: calibrations fitted on tables without them (the
+    // corpus's) leave them out, as the graph-timed tables they were fitted on do.
+    for (const KernelShape& s : op.elementwise)
+    {
+        if (const CalibrationCurve* ew = cal.Find(KernelOp::Elementwise, CalibrationDtype(s.dtype)))
+        {
+            ComputeOp k = KernelShapeOp(hw, s);
+            ComputeCalibration::Cost(hw, *ew, KernelShapeSize(s), s.dtype, k);
+            memoryNs += k.memoryNs;
             kernelNs += k.timeNs;
         }
     }
@@ -266,8 +282,10 @@ ComputeCalibration::FromJson(const nlohmann::json& j, const std::string& file)
         const std::string op = c.String("op");
         if (!ParseKernelOp(op, curve.op))
         {
-            throw InputError(
-                file, c.Field("op"), "gemm, context_attention, generation_attention or moe", op);
+            throw InputError(file,
+                             c.Field("op"),
+                             "gemm, context_attention, generation_attention, moe or elementwise",
+                             op);
         }
         curve.dtype = c.String("dtype");
         if (!seen.insert({op, curve.dtype}).second)

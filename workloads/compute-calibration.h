@@ -39,7 +39,9 @@ struct CalibrationPoint
 
 /**
  * \brief One class's curve. The size variable: GEMM m, context attention isl (new tokens per
- * sequence), generation attention step + 1 (the context each query reads), MoE num_tokens.
+ * sequence), generation attention step + 1 (the context each query reads), MoE num_tokens,
+ * elementwise bytes (read + written: where the working set leaves the L2 matters more than the
+ * token count).
  * Between points the parameters are linear in log2 size; outside, the end point holds.
  */
 struct CalibrationCurve

@@ -97,6 +97,14 @@ KernelRooflineOp(const HardwareSpec& hw, const MoeTime& m)
 }
 
 ComputeOp
+KernelRooflineOp(const HardwareSpec& hw, const ElementwiseTime& e)
+{
+    ComputeOp op;
+    op.activationBytes = e.bytes; // a few FLOPs a byte: memory-bound at any size
+    return Costed(hw, op, KernelMathDtype(e.dtype));
+}
+
+ComputeOp
 KernelRooflineOp(const HardwareSpec& hw, const KernelTable& table, size_t row)
 {
     switch (table.op)
@@ -109,6 +117,8 @@ KernelRooflineOp(const HardwareSpec& hw, const KernelTable& table, size_t row)
         return KernelRooflineOp(hw, table.attention.at(row), false);
     case KernelOp::Moe:
         return KernelRooflineOp(hw, table.moe.at(row));
+    case KernelOp::Elementwise:
+        return KernelRooflineOp(hw, table.elementwise.at(row));
     }
     return {};
 }
@@ -122,6 +132,8 @@ KernelRowDtype(const KernelTable& table, size_t row)
         return table.gemm.at(row).dtype;
     case KernelOp::Moe:
         return table.moe.at(row).dtype;
+    case KernelOp::Elementwise:
+        return table.elementwise.at(row).dtype;
     default:
         return table.attention.at(row).dtype;
     }
@@ -136,6 +148,8 @@ MeasuredRowNs(const KernelTable& table, size_t row)
         return table.gemm.at(row).ms * 1e6;
     case KernelOp::Moe:
         return table.moe.at(row).ms * 1e6;
+    case KernelOp::Elementwise:
+        return table.elementwise.at(row).ms * 1e6;
     default:
         return table.attention.at(row).ms * 1e6;
     }
@@ -154,6 +168,8 @@ KernelShapeOp(const HardwareSpec& hw, const KernelShape& s)
             hw,
             MoeTime{
                 dtype, s.tokens, s.hidden, s.inter, s.topk, s.experts, s.tp, s.ep, "balanced", 0});
+    case KernelOp::Elementwise:
+        return KernelRooflineOp(hw, ElementwiseTime{s.name, dtype, s.tokens, s.bytes, 0});
     case KernelOp::ContextAttention:
     case KernelOp::GenerationAttention:
         break;
@@ -190,6 +206,8 @@ KernelShapeSize(const KernelShape& s)
         return double(s.cached) + 1;
     case KernelOp::Moe:
         return double(s.tokens);
+    case KernelOp::Elementwise:
+        return s.bytes;
     }
     return 1;
 }

@@ -32,6 +32,7 @@ namespace fabricsim
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const GemmTime& g);
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const AttentionTime& a, bool context);
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const MoeTime& m);
+ComputeOp KernelRooflineOp(const HardwareSpec& hw, const ElementwiseTime& e);
 
 /**
  * \brief The roofline op of one kernel call of the serving loop (roofline.h), by the formulas

@@ -41,6 +41,8 @@ RequiredColumns(KernelOp op)
                 "moe_ep_size",
                 "distribution",
                 "latency"};
+    case KernelOp::Elementwise:
+        return {"kernel", "dtype", "num_tokens", "bytes", "latency"};
     }
     return {};
 }
@@ -50,8 +52,11 @@ RequiredColumns(KernelOp op)
 bool
 ParseKernelOp(const std::string& name, KernelOp& op)
 {
-    for (KernelOp k :
-         {KernelOp::Gemm, KernelOp::ContextAttention, KernelOp::GenerationAttention, KernelOp::Moe})
+    for (KernelOp k : {KernelOp::Gemm,
+                       KernelOp::ContextAttention,
+                       KernelOp::GenerationAttention,
+                       KernelOp::Moe,
+                       KernelOp::Elementwise})
     {
         if (KernelOpName(k) == name)
         {
@@ -75,6 +80,8 @@ KernelOpName(KernelOp op)
         return "generation_attention";
     case KernelOp::Moe:
         return "moe";
+    case KernelOp::Elementwise:
+        return "elementwise";
     }
     return "gemm";
 }
@@ -95,7 +102,7 @@ ReadKernelTable(const std::string& path)
     {
         csv.Fail(0,
                  opCol,
-                 "gemm, context_attention, generation_attention or moe",
+                 "gemm, context_attention, generation_attention, moe or elementwise",
                  "\"" + csv.Text(0, opCol) + "\"");
     }
     for (const std::string& c : RequiredColumns(t.op))
@@ -196,6 +203,17 @@ ReadKernelTable(const std::string& path)
             m.distribution = csv.Text(r, col("distribution"));
             m.ms = ms;
             t.moe.push_back(m);
+            break;
+        }
+        case KernelOp::Elementwise:
+        {
+            ElementwiseTime e;
+            e.kernel = csv.Text(r, col("kernel"));
+            e.dtype = csv.Text(r, col("dtype"));
+            e.tokens = csv.Count(r, col("num_tokens"), 1, k32);
+            e.bytes = csv.Positive(r, col("bytes"));
+            e.ms = ms;
+            t.elementwise.push_back(e);
             break;
         }
         }

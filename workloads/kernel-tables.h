@@ -20,13 +20,15 @@ enum class KernelOp
     Gemm,                //!< "gemm": Y[m,n] = X[m,k] W[n,k]^T
     ContextAttention,    //!< "context_attention": causal prefill over isl new tokens
     GenerationAttention, //!< "generation_attention": one query token over step + 1 cached
-    Moe                  //!< "moe": one FusedMoE layer on one GPU, no communication
+    Moe,                 //!< "moe": one FusedMoE layer on one GPU, no communication
+    Elementwise          //!< "elementwise": a memory-bound kernel over the tokens (RMSNorm,
+                         //!< rotary embedding, SiLU-and-mul) priced by the bytes it moves
 };
 
 /// The op_name ("gemm", ...).
 std::string KernelOpName(KernelOp op);
 
-/// The op of op_name \p name; false when it is none of the four.
+/// The op of op_name \p name; false when it is none of the five.
 bool ParseKernelOp(const std::string& name, KernelOp& op);
 
 /// One GEMM call.
@@ -69,22 +71,33 @@ struct MoeTime
     double ms = 0;            //!< latency per call
 };
 
+/// One elementwise kernel call: bytes read + written over num_tokens tokens.
+struct ElementwiseTime
+{
+    std::string kernel;  //!< which ("rms_norm", "silu_and_mul", "rotary_emb", ...)
+    std::string dtype;   //!< dtype: "bfloat16", ...
+    uint64_t tokens = 0; //!< num_tokens
+    double bytes = 0;    //!< HBM bytes read and written per call (activations and weights)
+    double ms = 0;       //!< latency per call
+};
+
 /// One table: every row of one op on one device.
 struct KernelTable
 {
-    std::string file;                     //!< where it was read
-    KernelOp op = KernelOp::Gemm;         //!< its op
-    std::string device;                   //!< CUDA device name ("NVIDIA H100 80GB HBM3")
-    std::string framework;                //!< "VLLM"
-    std::string version;                  //!< framework version ("0.24.0")
-    std::vector<GemmTime> gemm;           //!< rows of a GEMM table
-    std::vector<AttentionTime> attention; //!< rows of an attention table
-    std::vector<MoeTime> moe;             //!< rows of a MoE table
+    std::string file;                         //!< where it was read
+    KernelOp op = KernelOp::Gemm;             //!< its op
+    std::string device;                       //!< CUDA device name ("NVIDIA H100 80GB HBM3")
+    std::string framework;                    //!< "VLLM"
+    std::string version;                      //!< framework version ("0.24.0")
+    std::vector<GemmTime> gemm;               //!< rows of a GEMM table
+    std::vector<AttentionTime> attention;     //!< rows of an attention table
+    std::vector<MoeTime> moe;                 //!< rows of a MoE table
+    std::vector<ElementwiseTime> elementwise; //!< rows of an elementwise table
 
     /// Rows of whichever kind the table holds.
     size_t Size() const
     {
-        return gemm.size() + attention.size() + moe.size();
+        return gemm.size() + attention.size() + moe.size() + elementwise.size();
     }
 };
 

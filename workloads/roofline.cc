@@ -105,6 +105,27 @@ Gemm(const char* name, double m, double n, double k, DType dtype)
     return g;
 }
 
+/// A memory-bound kernel over \p tokens moving \p bytes (read + written).
+KernelShape
+Elementwise(const char* name, double tokens, double bytes, DType dtype)
+{
+    KernelShape e;
+    e.op = KernelOp::Elementwise;
+    e.name = name;
+    e.dtype = dtype;
+    e.tokens = uint64_t(std::llround(tokens));
+    e.bytes = bytes;
+    return e;
+}
+
+/// RMSNorm fused with the residual add over \p tokens x \p width: reads the input and the
+/// residual, writes both.
+KernelShape
+AddRmsNorm(const char* name, double tokens, double width, double ba, DType dtype)
+{
+    return Elementwise(name, tokens, 4 * tokens * width * ba, dtype);
+}
+
 } // namespace
 
 std::vector<ComputeOp>
@@ -164,6 +185,18 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
         qkv.kernels = 2;
         qkv.shapes = {Gemm("qkv_proj", t, qkvOut, h, gemm)};
     }
+    qkv.elementwise = {AddRmsNorm("input_layernorm", t, h, ba, m.activationDtype)};
+    if (m.qkNorm)
+    {
+        // Qwen3: RMSNorm over each head's q and k, two kernels, in place.
+        qkv.elementwise.push_back(
+            Elementwise("q_norm", t, 2 * t * headsPerRank * m.headDim * ba, m.activationDtype));
+        qkv.elementwise.push_back(
+            Elementwise("k_norm",
+                        t,
+                        2 * t * double(m.KvHeadsPerRank(m_par.tp)) * m.headDim * ba,
+                        m.activationDtype));
+    }
     qkv.flops = 2 * t * qkvParams;
     qkv.weightBytes = (qkvParams + h) * bw;
     qkv.activationBytes = t * (h + qkvOut) * ba;
@@ -215,6 +248,13 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
         attn.shapes.push_back(decode);
     }
     attn.activationBytes = t * headsPerRank * (dqk + dv) * ba;
+    {
+        // Rotary embedding in place on q and k (MLA: the decoupled rope part only).
+        const double ropeDim = m.attention == AttentionKind::Mla ? m.mla.qkRopeHeadDim : dqk;
+        const double ropeHeads = headsPerRank + attnShape.kvHeads;
+        attn.elementwise
+            = {Elementwise("rotary_emb", t, 2 * t * ropeHeads * ropeDim * ba, m.activationDtype)};
+    }
     Cost(attn, m.activationDtype);
     ops.push_back(attn);
 
@@ -242,6 +282,9 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     double mlpParams = double(m.DenseMlpParams()) / tp;
     mlp.shapes = {Gemm("gate_up", t, 2.0 * m.intermediateSize / tp, h, gemm),
                   Gemm("down", t, h, double(m.intermediateSize) / tp, gemm)};
+    mlp.elementwise
+        = {AddRmsNorm("post_attention_layernorm", t, h, ba, m.activationDtype),
+           Elementwise("silu_and_mul", t, 3 * t * m.intermediateSize / tp * ba, m.activationDtype)};
     mlp.flops = 2 * t * mlpParams;
     mlp.weightBytes = (mlpParams + h) * bw;
     mlp.activationBytes = t * (2 * h + 3 * m.intermediateSize / tp) * ba;
@@ -271,6 +314,8 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
     router.layer = l;
     router.kernels = 3;
     router.shapes = {Gemm("router", routed, moe.numExperts, h, gemm)};
+    router.elementwise
+        = {AddRmsNorm("post_attention_layernorm", batch.Tokens(), h, ba, m.activationDtype)};
     router.flops = 2 * routed * double(m.RouterParams());
     router.weightBytes = (double(m.RouterParams()) + h) * bw;
     router.activationBytes = routed * (h + moe.numExperts) * ba;
@@ -318,6 +363,8 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
         const double sharedWidth = double(moe.sharedIntermediate) / shardTp;
         shared.shapes = {Gemm("shared_gate_up", routed, 2 * sharedWidth, h, gemm),
                          Gemm("shared_down", routed, h, sharedWidth, gemm)};
+        shared.elementwise = {Elementwise(
+            "shared_silu_and_mul", routed, 3 * routed * sharedWidth * ba, m.activationDtype)};
         shared.flops = 2 * routed * sharedParams;
         shared.weightBytes = sharedParams * bw;
         shared.activationBytes
@@ -384,6 +431,8 @@ Roofline::StepOps(const StepBatch& batch, const RankPosition& pos) const
         head.kind = OpKind::LmHead;
         head.kernels = 2;
         head.shapes = {Gemm("lm_head", s, vShard, h, gemm)};
+        head.elementwise
+            = {AddRmsNorm("final_layernorm", batch.Tokens(), h, ba, m.activationDtype)};
         head.flops = 2 * s * h * vShard;
         head.weightBytes = (h * vShard + h) * bw;
         head.activationBytes = s * (h + vShard) * ba;

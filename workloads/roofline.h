@@ -65,6 +65,7 @@ struct KernelShape
     uint32_t experts = 0;         //!< MoE: routed experts of the model
     uint32_t tp = 1;              //!< MoE: expert tensor parallelism
     uint32_t ep = 1;              //!< MoE: expert parallelism
+    double bytes = 0;             //!< elementwise: bytes read + written (its size variable)
 };
 
 /**
@@ -87,6 +88,9 @@ struct ComputeOp
                                      //!< larger of kernelNs and the launches, which overlap it)
     bool calibrated = false;         //!< kernelNs from measured kernels (graph gaps included)
     std::vector<KernelShape> shapes; //!< the measured-table kernels it stands for (see docs)
+    /// Its memory-bound kernels besides (RMSNorm, q/k norm, rotary, SiLU-and-mul): priced when
+    /// the calibration has an elementwise curve, else left in the shapes' graph time as before.
+    std::vector<KernelShape> elementwise;
 
     /// Total HBM bytes moved.
     double Bytes() const

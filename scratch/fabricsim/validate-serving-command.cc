@@ -87,9 +87,14 @@ HardwareLabel(const json& hw)
 } // namespace
 
 std::string
-DefaultComputeCalibrationPath()
+DefaultComputeCalibrationPath(const std::string& hardwarePreset)
 {
-    return std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/h100-sxm-vllm-0.24.0.json";
+    const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/";
+    if (hardwarePreset.rfind("RTX-PRO-6000", 0) == 0)
+    {
+        return dir + "rtx-pro-6000-server-vllm-0.19.0.json";
+    }
+    return dir + "h100-sxm-vllm-0.24.0.json";
 }
 
 ValidateServingOptions
@@ -115,6 +120,7 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
         else if (TakeOption(a, i, "--compute-calibration", v))
         {
             o.computeCalibration = v == "none" ? "" : v;
+            o.calibrationPerGpu = false;
         }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
@@ -175,12 +181,16 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
             p.hasUpstream = true;
         }
         p.scenario = MeasuredRunScenario(p.config, p.config.label + ".requests.jsonl");
-        if (!opt.computeCalibration.empty())
+        const std::string calibration
+            = opt.calibrationPerGpu
+                  ? DefaultComputeCalibrationPath(p.scenario["hardware"].get<std::string>())
+                  : opt.computeCalibration;
+        if (!calibration.empty())
         {
             // Absolute, so that the scenario written into DIR runs from there too.
-            p.scenario["hardware"] = {{"preset", p.scenario["hardware"]},
-                                      {"compute_calibration",
-                                       std::filesystem::absolute(opt.computeCalibration).string()}};
+            p.scenario["hardware"]
+                = {{"preset", p.scenario["hardware"]},
+                   {"compute_calibration", std::filesystem::absolute(calibration).string()}};
         }
         for (const std::string& s : opt.sets)
         {

@@ -13,8 +13,11 @@
 namespace fabricsim
 {
 
-/// The shipped H100 compute calibration (scenarios/compute/h100-sxm-vllm-0.24.0.json).
-std::string DefaultComputeCalibrationPath();
+/// The shipped compute calibration a replay on \p hardwarePreset prices compute with: the RTX
+/// PRO 6000's own (its GEMMs and elementwise kernels measured on the Server Edition) for either
+/// RTX PRO 6000, else the H100 fit carried by datasheet peaks
+/// (scenarios/compute/h100-sxm-vllm-0.24.0.json).
+std::string DefaultComputeCalibrationPath(const std::string& hardwarePreset);
 
 /// Parsed command line of `fabricsim validate-serving`.
 struct ValidateServingOptions
@@ -24,10 +27,11 @@ struct ValidateServingOptions
     /// The flow-level model by default: a packet-level replay of a TP2 run's 300 k all-reduces
     /// takes tens of minutes, and two GPUs on one switch hold no congestion to resolve.
     std::string backend = "analytical";
-    /// --compute-calibration: the kernel calibration the replay prices compute with (by default
-    /// the shipped H100 fit, carried to the run's GPU by its datasheet peaks and bandwidth);
-    /// empty for the plain roofline (--compute-calibration none).
-    std::string computeCalibration = DefaultComputeCalibrationPath();
+    /// --compute-calibration: the kernel calibration the replay prices compute with; empty for
+    /// the plain roofline (--compute-calibration none).
+    std::string computeCalibration;
+    /// No --compute-calibration: each run's GPU's DefaultComputeCalibrationPath.
+    bool calibrationPerGpu = true;
     std::vector<std::string> sets;    ///< --set overrides applied to every run's scenario
     std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
 };

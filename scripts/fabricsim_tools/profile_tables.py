@@ -1,12 +1,17 @@
 """Convert LLMServingSim's per-layer profiles (profiler/perf/<GPU>/<model>/<variant>/tpN/dense.csv,
-vLLM's layerwise profile: CUDA time per call of each module, one decoder layer) into a measured
-GEMM table in the corpus's kernel-table format (framework, version, device, op_name,
-kernel_source, gemm_dtype, m, n, k, latency in ms), which `fabricsim fit-compute` reads.
+vLLM's layerwise profile: CUDA time per call of each module, one decoder layer) into measured
+kernel tables in the corpus's format, which `fabricsim fit-compute` reads: a GEMM table
+(framework, version, device, op_name, kernel_source, gemm_dtype, m, n, k, latency in ms) and an
+elementwise one (..., kernel, dtype, num_tokens, bytes, latency).
 
 The four linear layers of a decoder layer become GEMMs on one TP rank: qkv_proj m x (q + 2 kv
 heads on the rank) d x hidden, o_proj m x hidden x (q heads on the rank) d, gate_up_proj
 m x 2 intermediate / tp x hidden, down_proj m x hidden x intermediate / tp, with m the profile's
-tokens. The other rows (norms, rotary, activation, embedding) are not GEMMs and are left out."""
+tokens. The memory-bound kernels become elementwise rows with the bytes fabricsim's roofline
+gives them (b = 2, bf16; T tokens): layernorm and final_layernorm (RMSNorm with the residual add:
+4 T hidden b), act_fn (SiLU-and-mul: 3 T intermediate / tp b), rotary_emb (q and k in place:
+2 T (q + kv heads on the rank) d b). Left out: embedding (a gather) and Qwen3's qk_norm, whose
+row is the q and k norms' two kernels together (a row is one call)."""
 import argparse
 import csv
 import io
@@ -18,6 +23,8 @@ from .stats import InputProblem
 
 HEADER = ["framework", "version", "device", "op_name", "kernel_source", "gemm_dtype",
           "m", "n", "k", "latency"]
+ELEMENTWISE_HEADER = ["framework", "version", "device", "op_name", "kernel", "dtype",
+                      "num_tokens", "bytes", "latency"]
 SOURCE = "vllm layerwise profile (LLMServingSim dense.csv)"
 
 
@@ -47,6 +54,17 @@ def model_dims(path):
     return dims
 
 
+def elementwise_bytes(layer, dims, tp, b=2):
+    """(kernel, bytes read + written) of a memory-bound row on one of tp ranks; None otherwise."""
+    h, d = dims["hidden_size"], dims["head_dim"]
+    heads = dims["num_attention_heads"] // tp
+    kv = max(1, dims["num_key_value_heads"] // tp)
+    inter = dims["intermediate_size"] // tp
+    return {"layernorm": ("rms_norm", 4 * h * b), "final_layernorm": ("rms_norm", 4 * h * b),
+            "act_fn": ("silu_and_mul", 3 * inter * b),
+            "rotary_emb": ("rotary_emb", 2 * (heads + kv) * d * b)}.get(layer)
+
+
 def gemm_shape(layer, dims, tp):
     """(n, k) of a linear layer on one of tp ranks; None for a row that is not a GEMM."""
     h, d = dims["hidden_size"], dims["head_dim"]
@@ -58,7 +76,8 @@ def gemm_shape(layer, dims, tp):
 
 
 def rows(profile_dir, dims):
-    """The GEMM rows of every tpN/dense.csv under profile_dir, by TP then file order."""
+    """(GEMM rows, elementwise rows) of every tpN/dense.csv under profile_dir, by TP then file
+    order."""
     meta_path = os.path.join(profile_dir, "meta.yaml")
     meta = top_level(meta_path)
     for key in ("gpu", "vllm_version"):
@@ -69,7 +88,7 @@ def rows(profile_dir, dims):
                  and os.path.isfile(os.path.join(profile_dir, e, "dense.csv")))
     if not tps:
         raise InputProblem(profile_dir, "", "tpN/dense.csv profiles", "none")
-    out = []
+    out, ew = [], []
     for tp in tps:
         path = os.path.join(profile_dir, "tp%d" % tp, "dense.csv")
         if dims["num_attention_heads"] % tp or dims["intermediate_size"] % tp:
@@ -80,7 +99,8 @@ def rows(profile_dir, dims):
         for i, r in enumerate(csv.DictReader(io.StringIO(text)), start=2):
             try:
                 shape = gemm_shape(r["layer"], dims, tp)
-                if shape is None:
+                memory = elementwise_bytes(r["layer"], dims, tp)
+                if shape is None and memory is None:
                     continue
                 m, us = int(r["tokens"]), float(r["time_us"])
             except (KeyError, ValueError, TypeError) as e:
@@ -88,29 +108,39 @@ def rows(profile_dir, dims):
             if m < 1 or not us > 0:
                 raise InputProblem(path, "line %d" % i, "tokens >= 1 and time_us > 0",
                                    "%r, %r" % (r["tokens"], r["time_us"]))
-            out.append(["VLLM", meta["vllm_version"], meta["gpu"], "gemm", SOURCE, "bfloat16",
-                        m, shape[0], shape[1], "%.6g" % (us / 1000)])
-    return out
+            head = ["VLLM", meta["vllm_version"], meta["gpu"]]
+            if shape is not None:
+                out.append(head + ["gemm", SOURCE, "bfloat16", m, shape[0], shape[1],
+                                   "%.6g" % (us / 1000)])
+            else:
+                ew.append(head + ["elementwise", memory[0], "bfloat16", m, m * memory[1],
+                                  "%.6g" % (us / 1000)])
+    return out, ew
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("profile", help="a profile directory: meta.yaml and tpN/dense.csv")
     ap.add_argument("--config", required=True, help="the model's HuggingFace config.json")
-    ap.add_argument("--out", required=True, help="the GEMM table to write (CSV)")
+    ap.add_argument("--gemm-out", required=True, help="the GEMM table to write (CSV)")
+    ap.add_argument("--elementwise-out", help="the elementwise table to write (CSV)")
     args = ap.parse_args(argv)
     try:
-        table = rows(args.profile, model_dims(args.config))
+        gemm, ew = rows(args.profile, model_dims(args.config))
     except InputProblem as e:
-        sys.stderr.write("llmservingsim-gemm-table: %s\n" % e)
+        sys.stderr.write("llmservingsim-kernel-tables: %s\n" % e)
         return 2
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(HEADER)
-    w.writerows(table)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(buf.getvalue())
-    os.replace(tmp, args.out)  # no half-written table
-    print("%d GEMM rows -> %s" % (len(table), args.out))
+    outputs = [(args.gemm_out, HEADER, gemm, "GEMM")]
+    if args.elementwise_out:
+        outputs.append((args.elementwise_out, ELEMENTWISE_HEADER, ew, "elementwise"))
+    for path, header, table, what in outputs:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(table)
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(buf.getvalue())
+        os.replace(tmp, path)  # no half-written table
+        print("%d %s rows -> %s" % (len(table), what, path))
     return 0

@@ -5,9 +5,9 @@ Runs `fabricsim validate-serving` over a grid of `serving.execution.step_overhea
 rule of docs/validation.md) and scores each point by the root mean square of the signed
 percentage errors of the target metrics (TPOT mean, throughput, TTFT median, E2E mean). Prints
 every point and the best; the best becomes the parameters' defaults, by hand. The defaults
-were fitted with compute on the plain roofline (`--compute-calibration none`), what a scenario
-without `hardware.compute_calibration` runs; `--compute-calibration FILE` fits on calibrated
-compute instead (validate-serving's default is the shipped H100 calibration).
+were fitted with compute priced as validate-serving prices it by default (for the RTX PRO 6000
+runs, the calibration measured on that GPU); `--compute-calibration FILE|none` fits on another
+calibration or on the plain roofline.
 """
 
 import argparse
@@ -43,9 +43,10 @@ def main(argv=None):
     ap.add_argument("--fabricsim", default="build/bin/fabricsim", help="the fabricsim binary")
     ap.add_argument("--step", default="0:5:0.25", help="step_overhead grid in ms, LO:HI:STEP")
     ap.add_argument("--sequence", default="0:40:5", help="sequence_overhead grid in us")
-    ap.add_argument("--compute-calibration", default="none",
-                    help="passed to validate-serving: a calibration file, or none (the default: "
-                         "the plain roofline the defaults were fitted on)")
+    ap.add_argument("--compute-calibration",
+                    help="passed to validate-serving: a calibration file, or none for the plain "
+                         "roofline (default: validate-serving's own, per GPU, which the defaults "
+                         "were fitted on)")
     args = ap.parse_args(argv)
     best = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -53,7 +54,8 @@ def main(argv=None):
             for qo in grid(args.sequence, "us"):
                 out = os.path.join(tmp, "out")
                 cmd = [args.fabricsim, "validate-serving", *args.runs, "--out", out,
-                       "--compute-calibration", args.compute_calibration,
+                       *(["--compute-calibration", args.compute_calibration]
+                         if args.compute_calibration else []),
                        "--set", f"serving.execution.step_overhead={so}",
                        "--set", f"serving.execution.sequence_overhead={qo}"]
                 r = subprocess.run(cmd, capture_output=True, text=True)

@@ -1,5 +1,6 @@
-"""scripts/llmservingsim-gemm-table: LLMServingSim's per-layer profiles become GEMM rows of the
-shapes one TP rank runs, which fabricsim fit-compute reads."""
+"""scripts/llmservingsim-kernel-tables: LLMServingSim's per-layer profiles become GEMM rows of the
+shapes one TP rank runs and elementwise rows with the bytes they move, which fabricsim
+fit-compute reads."""
 
 import csv
 import os
@@ -15,7 +16,7 @@ CONFIG = {"hidden_size": 5120, "num_attention_heads": 64, "num_key_value_heads":
           "head_dim": 128, "intermediate_size": 25600}
 
 
-def write_profile(root, tps=(1, 2)):
+def write_profile(root, tps=(1, 2), token_counts=(1, 16, 2048)):
     with open(os.path.join(root, "meta.yaml"), "w") as f:
         f.write("vllm_version: 0.19.0\ngpu: NVIDIA RTX PRO 6000 Blackwell Server Edition\n"
                 "engine_effective:\n  gpu: nested, not top level\n")
@@ -25,7 +26,7 @@ def write_profile(root, tps=(1, 2)):
             f.write("layer,tokens,time_us\n")
             for layer in ("embedding", "layernorm", "qkv_proj", "rotary_emb", "o_proj",
                           "gate_up_proj", "act_fn", "down_proj"):
-                for tokens in (1, 16, 2048):
+                for tokens in token_counts:
                     f.write("%s,%d,%g\n" % (layer, tokens, 10.0 * tokens / tp + 2))
 
 
@@ -42,8 +43,9 @@ class ProfileTablesTest(ScriptTestCase):
 
     def convert(self, *extra):
         out = os.path.join(self.dir, "gemm.csv")
+        self.ew = os.path.join(self.dir, "elementwise.csv")
         return out, call_main("profile_tables", self.profile, "--config", self.config,
-                              "--out", out, *extra)
+                              "--gemm-out", out, "--elementwise-out", self.ew, *extra)
 
     def test_linear_layers_become_the_gemms_of_one_tp_rank(self):
         write_profile(self.profile)
@@ -65,6 +67,16 @@ class ProfileTablesTest(ScriptTestCase):
         self.assertEqual({r["device"] for r in rows},
                          {"NVIDIA RTX PRO 6000 Blackwell Server Edition"})
         self.assertEqual({r["gemm_dtype"] for r in rows}, {"bfloat16"})
+        with open(self.ew) as f:
+            ew = list(csv.DictReader(f))
+        self.assertEqual(len(ew), 2 * 3 * 3)  # layernorm, rotary, act; embedding is no kernel of it
+        by = {(r["kernel"], r["num_tokens"], float(r["latency"])): float(r["bytes"]) for r in ew}
+        # TP 2 at 16 tokens: RMSNorm with the residual 4 T H b, SiLU-and-mul 3 T I / 2 b,
+        # rotary on 32 q and 4 KV heads 2 T (32 + 4) d b.
+        lat = (10.0 * 16 / 2 + 2) / 1000
+        self.assertEqual(by[("rms_norm", "16", lat)], 4 * 16 * h * 2)
+        self.assertEqual(by[("silu_and_mul", "16", lat)], 3 * 16 * inter // 2 * 2)
+        self.assertEqual(by[("rotary_emb", "16", lat)], 2 * 16 * (32 + 4) * d * 2)
 
     def test_kv_heads_fewer_than_ranks_are_replicated(self):
         write_profile(self.profile, tps=(16,))
@@ -84,6 +96,7 @@ class ProfileTablesTest(ScriptTestCase):
         self.assertIn("tp2/dense.csv", proc.stderr)
         self.assertIn("line", proc.stderr)
         self.assertFalse(os.path.exists(out))
+        self.assertFalse(os.path.exists(self.ew))
         write_json(self.config, dict(CONFIG, intermediate_size="big"))
         out, proc = self.convert()
         self.assertRan(proc, rc=2)
@@ -91,14 +104,16 @@ class ProfileTablesTest(ScriptTestCase):
 
     def test_fit_compute_reads_the_table(self):
         fabricsim = fabricsim_or_skip(self)
-        write_profile(self.profile)
+        write_profile(self.profile, token_counts=range(1, 2049, 4))  # rows at every size
         out, proc = self.convert()
         self.assertRan(proc)
-        fit = subprocess.run([fabricsim, "fit-compute", out, "--hardware", "RTX-PRO-6000-Server",
+        fit = subprocess.run([fabricsim, "fit-compute", out, self.ew,
+                              "--hardware", "RTX-PRO-6000-Server",
                               "--rows", "all", "--out", os.path.join(self.dir, "fit")],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.assertEqual(fit.returncode, 0, fit.stdout)
         self.assertIn("| gemm | bfloat16 |", fit.stdout)
+        self.assertIn("| elementwise | bfloat16 |", fit.stdout)
         self.assertTrue(os.path.isfile(os.path.join(self.dir, "fit", "calibration.json")))
 
 

@@ -33,11 +33,11 @@ class ServingFitTest(ScriptTestCase):
                 self.fail("../shared/corpus/serving is missing under CI=true")
             self.skipTest("../shared/corpus/serving not present")
         proc = call_main("serving_fit", LLAMA, "--fabricsim", fabricsim,
-                         "--step", "2:3:0.5", "--sequence", "5:15:5")
+                         "--step", "1.5:2.5:0.5", "--sequence", "0:10:5")
         self.assertRan(proc)
         self.assertEqual(proc.stdout.count("rms"), 3 * 3 + 1)
         best = proc.stdout.strip().splitlines()[-1]
-        self.assertTrue(best.startswith("best: step_overhead 2.5ms, sequence_overhead 10us"), best)
+        self.assertTrue(best.startswith("best: step_overhead 2ms, sequence_overhead 0us"), best)
         rms = float(best.split("rms ")[1].split("%")[0])
         self.assertLess(rms, 2.0, best)
 

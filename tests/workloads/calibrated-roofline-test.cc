@@ -103,6 +103,48 @@ TEST(CalibratedRoofline, OpCostsItsShapesAtTheirCurves)
     EXPECT_FALSE(decode.calibrated);
 }
 
+// The norm / rotary / activation kernels of an op: priced by an elementwise curve at the bytes
+// they move and added to its shapes' time; a calibration without the curve leaves them out.
+TEST(CalibratedRoofline, ElementwiseKernelsAddTheirCurveCostOnlyWhereTheCalibrationHasOne)
+{
+    const HardwareSpec h100 = HardwareSpec::Preset("H100");
+    ComputeCalibration cal = FlatCalibration();
+    ComputeOp mlp;
+    KernelShape up;
+    up.op = KernelOp::Gemm;
+    up.m = 16;
+    up.n = 8192;
+    up.k = 4096;
+    mlp.shapes = {up};
+    KernelShape norm;
+    norm.op = KernelOp::Elementwise;
+    norm.tokens = 16;
+    norm.bytes = 4.0 * 16 * 4096 * 2;
+    KernelShape act = norm;
+    act.bytes = 3.0 * 16 * 8192 * 2;
+    mlp.elementwise = {norm, act};
+    ComputeOp without = mlp;
+    CalibrateOp(h100, cal, without);
+    ComputeOp gemmOnly = mlp;
+    gemmOnly.elementwise.clear();
+    CalibrateOp(h100, cal, gemmOnly);
+    EXPECT_DOUBLE_EQ(without.kernelNs, gemmOnly.kernelNs);
+
+    CalibrationCurve ew;
+    ew.op = KernelOp::Elementwise;
+    ew.dtype = "bfloat16";
+    ew.points.push_back({10, 2000, 1, 0.5, 0, 0}); // below 1 KiB moved: 2 us + half the bandwidth
+    ew.points.push_back({30, 2000, 1, 1.5, 0, 0}); // 1 GiB: L2-fed, 1.5 x the HBM bandwidth
+    cal.curves.push_back(ew);
+    CalibrateOp(h100, cal, mlp);
+    auto priced = [&](double bytes)
+    {
+        const double eta = 0.5 + (std::log2(bytes) - 10) / 20 * (1.5 - 0.5);
+        return 2000 + bytes / (3.35e12 * eta) * 1e9;
+    };
+    EXPECT_NEAR(mlp.kernelNs - gemmOnly.kernelNs, priced(norm.bytes) + priced(act.bytes), 1e-6);
+}
+
 TEST(CalibratedRoofline, ExtremeShapesStayFiniteAndClampToTheCurvesEnds)
 {
     // m = 2^40 tokens, k = n = 2^20: far past the tables' grid; the end point holds and the

@@ -315,17 +315,18 @@ TEST(ComputeCalibration, ShippedRtxCalibrationPricesHeldOutGemmsMeasuredOnThatGp
         = ComputeCalibration::Read(dir + "rtx-pro-6000-server-vllm-0.19.0.json");
     const ComputeCalibration h100 = ComputeCalibration::Read(dir + "h100-sxm-vllm-0.24.0.json");
     EXPECT_EQ(rtx.hardware, "RTX-PRO-6000-Server");
-    // Every class but bf16 GEMMs is the H100 file's curve, marked as fitted there.
-    ASSERT_EQ(rtx.curves.size(), h100.curves.size());
+    // Every class but bf16 GEMMs and the elementwise kernels (which the H100 tables do not time)
+    // is the H100 file's curve, marked as fitted there.
+    ASSERT_EQ(rtx.curves.size(), h100.curves.size() + 1);
     for (const CalibrationCurve& c : rtx.curves)
     {
-        const CalibrationCurve* h = h100.Find(c.op, c.dtype);
-        ASSERT_NE(h, nullptr) << c.dtype;
-        if (c.op == KernelOp::Gemm && c.dtype == "bfloat16")
+        if (c.op == KernelOp::Elementwise || (c.op == KernelOp::Gemm && c.dtype == "bfloat16"))
         {
             EXPECT_TRUE(c.fittedOn.empty());
             continue;
         }
+        const CalibrationCurve* h = h100.Find(c.op, c.dtype);
+        ASSERT_NE(h, nullptr) << c.dtype;
         EXPECT_EQ(c.fittedOn.at("hardware"), "H100") << c.dtype;
         ASSERT_EQ(c.points.size(), h->points.size());
         for (size_t i = 0; i < c.points.size(); ++i)
@@ -363,6 +364,27 @@ TEST(ComputeCalibration, ShippedRtxCalibrationPricesHeldOutGemmsMeasuredOnThatGp
         EXPECT_NEAR(price(rtx), p.measuredUs, 0.1 * p.measuredUs) << p.name;
         std::cout << p.name << " m " << p.m << ": measured " << p.measuredUs << " us, RTX fit "
                   << price(rtx) << ", H100 carried " << price(h100) << "\n";
+    }
+    // The same layer's memory-bound kernels (RMSNorm with the residual, SiLU-and-mul, rotary
+    // on 32 q and 4 KV heads), summed, at a 128-token decode and a 2048-token prompt.
+    for (const auto& [tokens, measuredUs] :
+         {std::pair<double, double>{128, 3.32 + 3.22 + 2.88}, {2048, 20.43 + 85.19 + 11.89}})
+    {
+        double us = 0;
+        for (double bytesPerToken : {4.0 * 5120 * 2, 3.0 * 12800 * 2, 2.0 * 36 * 128 * 2})
+        {
+            KernelShape s;
+            s.op = KernelOp::Elementwise;
+            s.tokens = uint64_t(tokens);
+            s.bytes = tokens * bytesPerToken;
+            ComputeOp op = KernelShapeOp(gpu, s);
+            ComputeCalibration::Cost(
+                gpu, *rtx.Find(KernelOp::Elementwise, "bfloat16"), s.bytes, DType::Bf16, op);
+            us += op.timeNs / 1e3;
+        }
+        std::cout << "elementwise " << tokens << " tokens: measured " << measuredUs << " us, fit "
+                  << us << "\n";
+        EXPECT_NEAR(us, measuredUs, 0.15 * measuredUs) << tokens;
     }
 }
 

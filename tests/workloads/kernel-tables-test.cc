@@ -22,6 +22,9 @@ const char* const kMoeHeader
       "hidden_size,inter_size,topk,num_experts,moe_tp_size,moe_ep_size,"
       "distribution,latency\n";
 
+const char* const kElementwiseHeader
+    = "framework,version,device,op_name,kernel,dtype,num_tokens,bytes,latency\n";
+
 std::string
 Write(const std::string& name, const std::string& text)
 {
@@ -53,6 +56,17 @@ TEST(KernelTables, ConstructedGemmAndMoeTables)
     EXPECT_EQ(m.moe[0].experts, 128u);
     EXPECT_EQ(m.moe[0].ep, 4u);
     EXPECT_EQ(m.moe[0].inter, 768u);
+
+    const KernelTable e = ReadKernelTable(
+        Write("kt-ew.csv",
+              std::string(kElementwiseHeader)
+                  + "VLLM,0.19.0,RTX,elementwise,rms_norm,bfloat16,128,5242880,0.00332\n"));
+    EXPECT_EQ(e.op, KernelOp::Elementwise);
+    ASSERT_EQ(e.elementwise.size(), 1u);
+    EXPECT_EQ(e.elementwise[0].kernel, "rms_norm");
+    EXPECT_EQ(e.elementwise[0].tokens, 128u);
+    EXPECT_DOUBLE_EQ(e.elementwise[0].bytes, 5242880);
+    EXPECT_EQ(e.Size(), 1u);
 }
 
 TEST(KernelTables, BadTablesNameLineAndColumn)
@@ -78,6 +92,11 @@ TEST(KernelTables, BadTablesNameLineAndColumn)
          "line 2 topk"}, // top-9 of 8 experts
         {std::string(kMoeHeader) + "VLLM,0.24.0,d,moe,t,bf16,1,2048,768,8,128,2,2,balanced,1\n",
          "line 2 moe_ep_size"}, // TP and EP at once
+        {std::string(kElementwiseHeader) + "VLLM,1,d,elementwise,rms_norm,bf16,8,0,1\n",
+         "line 2 bytes"}, // moves nothing
+        {"framework,version,device,op_name,kernel,dtype,num_tokens,latency\n"
+         "VLLM,1,d,elementwise,rms_norm,bf16,8,1\n",
+         "line 1"}, // no bytes column
     };
     int i = 0;
     for (const Case& c : cases)

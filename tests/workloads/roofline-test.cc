@@ -306,6 +306,45 @@ TEST(Roofline, OpsCarryTheShapesOfTheirKernels)
     gemm(head.shapes.at(0), 63, 128256 / 8, 8192);
 }
 
+// The memory-bound kernels each op lists, with the bytes they move: Qwen3-32B at TP 2 (q and k
+// norms; 32 query and 4 KV heads of 128 per rank, hidden 5120, intermediate 25600).
+TEST(Roofline, OpsListTheirElementwiseKernelsWithTheBytesTheyMove)
+{
+    ModelSpec m = ModelSpec::Preset("Qwen3-32B");
+    Roofline r(m, HardwareSpec::Preset("H100"), Tp(2));
+    const double t = 128;
+    const std::vector<ComputeOp> ops = r.LayerOps(0, StepBatch::Decode(128, 1000));
+    ASSERT_EQ(ops.size(), 4u);
+    auto check = [](const ComputeOp& op, std::vector<std::pair<std::string, double>> want)
+    {
+        ASSERT_EQ(op.elementwise.size(), want.size()) << OpKindName(op.kind);
+        for (size_t i = 0; i < want.size(); ++i)
+        {
+            EXPECT_EQ(op.elementwise[i].op, KernelOp::Elementwise);
+            EXPECT_EQ(op.elementwise[i].name, want[i].first);
+            EXPECT_EQ(op.elementwise[i].tokens, 128u);
+            EXPECT_DOUBLE_EQ(op.elementwise[i].bytes, want[i].second) << want[i].first;
+        }
+    };
+    check(ops[0],
+          {{"input_layernorm", 4 * t * 5120 * 2},
+           {"q_norm", 2 * t * 32 * 128 * 2},
+           {"k_norm", 2 * t * 4 * 128 * 2}});
+    check(ops[1], {{"rotary_emb", 2 * t * (32 + 4) * 128 * 2}});
+    check(ops[2], {});
+    check(
+        ops[3],
+        {{"post_attention_layernorm", 4 * t * 5120 * 2}, {"silu_and_mul", 3 * t * 25600 / 2 * 2}});
+    // Llama has no q / k norms.
+    Roofline llama(ModelSpec::Preset("Llama-3-70B"), HardwareSpec::Preset("H100"), Tp(8));
+    EXPECT_EQ(llama.LayerOps(0, StepBatch::Decode(8, 10))[0].elementwise.size(), 1u);
+    // The plain roofline's cost does not change with them (its op bytes already count them).
+    ComputeOp qkv = ops[0];
+    const double before = qkv.timeNs;
+    r.Cost(qkv, DType::Bf16);
+    EXPECT_DOUBLE_EQ(qkv.timeNs, before);
+}
+
 // Qwen3-30B-A3B, DP 2 x EP 2: the router on the rank's own tokens, the fused MoE on the EP
 // group's tokens with the model's full expert width, EP 2.
 TEST(Roofline, MoeOpsCarryTheFusedMoeShape)

@@ -122,9 +122,10 @@ struct ExecutionSpec
     double graphKernelOverheadSec = 1e-6; //!< per-kernel gap inside a graph (replaces launch)
     /// The engine's host time per step (scheduler, input preparation, sampling, output
     /// processing) during which the GPU waits: fixed part, and per sequence in the step.
-    /// Defaults fitted on the measured vLLM 0.19 Llama-3.1-8B run (docs/validation.md).
-    double stepOverheadSec = 2.5e-3;
-    double sequenceOverheadSec = 10e-6; //!< per sequence scheduled in the step
+    /// Defaults fitted on the measured vLLM 0.19 Llama-3.1-8B run with compute measured on its
+    /// GPU (docs/validation.md).
+    double stepOverheadSec = 2e-3;
+    double sequenceOverheadSec = 0; //!< per sequence scheduled in the step
     /// The scheduler runs one step ahead of the GPU (vLLM's default since 0.12): a step that
     /// follows another was decided when that one launched, so a request the engine takes while
     /// a step runs joins the step after next (at once when the GPU would otherwise idle).
