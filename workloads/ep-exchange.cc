@@ -318,7 +318,7 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
     }
     case EpBackend::DeepEpLowLatency:
     {
-        const EpKernelCost d{5.16, 1.7, 279.1e9, false, 1.485, 6.349e9, 2.04};
+        const EpKernelCost d{5.51, 1.7, 302.8e9, false, 1.055, 3.864e9, 1.72, 0, 0, 0, true};
         const EpKernelCost c{7.96, 0.0, 225.6e9, false, 0, 12.31e9, 1.16};
         return dispatch ? d : c;
     }
@@ -356,7 +356,16 @@ EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& w)
     else
     {
         const uint32_t sms = DeepEpLowLatencySms(w.experts, w.gpuSms);
-        own = std::max(copying, sms > 0 ? std::ceil(w.tokens / sms) * perToken : 0.0);
+        const double tokensPerSm = sms > 0 ? std::ceil(w.tokens / sms) : 0.0;
+        if (cost.warpCopiesSerial && cost.tokenBytesPerSecond > 0)
+        {
+            const double warp = tokensPerSm * w.bytesPerCopy / cost.tokenBytesPerSecond;
+            own = warp + std::max(copying, tokensPerSm * cost.tokenUs * 1e-6);
+        }
+        else
+        {
+            own = std::max(copying, tokensPerSm * perToken);
+        }
         const double groups = sms > 0 ? std::ceil(double(w.experts) / double(w.gpuSms)) : 1.0;
         fixed += cost.fixedPerGroupUs * 1e-6 * groups;
     }

@@ -132,6 +132,10 @@ struct EpKernelCost
     double startCopyBytesPerSecond = 0; //!< one token's gathered copies at start-up (0: none)
     double startBytesPerSecond = 0;     //!< one token's bytes at start-up (0: none)
     double fillBytesPerSecond = 0;      //!< pipeline depth: a token's copies at this (0: none)
+    /// Low latency: a token's sends are warp copies bound by their latency (a copy's bytes at
+    /// tokenBytesPerSecond, the top-k warps side by side), and they add to the larger of the
+    /// copying and the tokens' other work instead of overlapping it.
+    bool warpCopiesSerial = false;
 };
 
 /// What one rank's call of DeepEP's kernels handles.

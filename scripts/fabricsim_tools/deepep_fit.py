@@ -14,7 +14,12 @@ kernels also handle each of the rank's T tokens whatever its copies: the dispatc
 routes it (token = per_token_us), the combine reduces its experts' outputs into it (token =
 b / token_bytes_per_second). The last term is the low-latency dispatch's: its kernel runs on
 S = ceil(E / ceil(E / SMs)) SMs (one warp group per expert, DeepEP's launch rule) and each SM
-casts and sends its T / S tokens one after another; the low-latency kernels' fixed part grows
+casts and sends its T / S tokens one after another. Its sends are warp copies, one warp per
+chosen expert, bound by their latency: a token's copy of b bytes takes b / token_bytes_per_second
+whatever the top-k (the warps run side by side), and that time adds to the larger of the casts
+(T / S per_token_us) and the GPU's copying instead of hiding under it (warp_copies_serial):
+with top-1 over 128 SMs, 128 warps stream against 1024 at top-8, and the copying reaches 186
+instead of ~280 GB/s. The low-latency kernels' fixed part grows
 with the warp groups an SM holds, fixed_us + fixed_per_group_us x ceil(E / SMs) (more experts
 an SM, fewer warps each). The normal combine's start-up grows with one token: its gathered
 copies (G = 8 x the copies per destination, its own rank's too) and its result, fixed_us +
@@ -84,6 +89,11 @@ def read_rows(path):
     return rows
 
 
+def warp_copies_serial(row, phase):
+    """The low-latency dispatch: its latency-bound warp copies add to the copying."""
+    return row["mode"] == "ll" and phase == "d"
+
+
 def predict_us(row, phase, prm, link):
     """The model's time in us for `row`; `prm` maps the parameter names (PARAMS) to values, the
     absent ones 0."""
@@ -105,8 +115,13 @@ def predict_us(row, phase, prm, link):
         fixed += 1e6 * b / prm["start_bytes_per_second"]
     if per_gpu:
         own = (work + row["tokens"] * per_token) / row["sms"]
+    elif warp_copies_serial(row, phase):
+        tokens_per_sm = -(-row["tokens"] // ll_sms(row["experts"]))
+        warp = tokens_per_sm * b / prm["token_bytes_per_second"]
+        own = warp + max(work, tokens_per_sm * prm.get("per_token_us", 0) * 1e-6)
     else:
         own = max(work, -(-row["tokens"] // ll_sms(row["experts"])) * per_token)
+    if not per_gpu:
         fixed += prm.get("fixed_per_group_us", 0) * -(-row["experts"] // GPU_SMS)
     fill = 0.0
     if prm.get("fill_bytes_per_second", 0) > 0:
@@ -229,6 +244,8 @@ def main(argv=None):
             rounded = {n: float(ROUNDING[n] % v) for n, v in prm.items()}
             out["fit"][key] = dict(rounded, per="SM" if mode == "normal" else "GPU",
                                    fit_points=len(train), fit_mape_pct=round(100 * err, 2))
+            if train and warp_copies_serial(train[0], phase):
+                out["fit"][key]["warp_copies_serial"] = True
             segments = {"all": held}
             if mode == "normal":
                 segments.update({"<= 64 tokens": [r for r in held if r["tokens"] <= 64],

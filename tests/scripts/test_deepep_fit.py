@@ -89,14 +89,15 @@ class DeepEpFit(ScriptTestCase):
         with open(os.path.join(SOURCE_DIR, "workloads", "ep-exchange.cc")) as f:
             shipped = re.findall(r"EpKernelCost [dc]\{([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)"
                                  r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?"
-                                 r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?\}",
+                                 r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?"
+                                 r"(?:, (true|false))?\}",
                                  f.read())
         # In the source's order: normal dispatch, combine; low latency dispatch, combine.
         keys = ("deepep-normal_dispatch", "deepep-normal_combine",
                 "deepep-low-latency_dispatch", "deepep-low-latency_combine")
         self.assertEqual(len(shipped), 4, shipped)
         for key, (fixed, per_copy, rate, budget, per_token, token_rate, per_group, start_copy,
-                  start, fill) in zip(keys, shipped):
+                  start, fill, warp_serial) in zip(keys, shipped):
             self.assertEqual(float(fixed), fit[key]["fixed_us"], key)
             self.assertEqual(float(per_copy), fit[key]["per_copy_ns"], key)
             self.assertEqual(float(rate), fit[key]["bytes_per_second"], key)
@@ -108,6 +109,7 @@ class DeepEpFit(ScriptTestCase):
                              fit[key].get("start_copy_bytes_per_second", 0), key)
             self.assertEqual(float(start or 0), fit[key].get("start_bytes_per_second", 0), key)
             self.assertEqual(float(fill or 0), fit[key].get("fill_bytes_per_second", 0), key)
+            self.assertEqual(warp_serial == "true", fit[key].get("warp_copies_serial", False), key)
         # Held out (docs/validation.md): normal mode within 15 % on most points.
         held = json.loads(proc.stdout)["held_out"]
         self.assertLess(held["deepep-normal_dispatch"]["all"]["mape_pct"], 5)
@@ -128,8 +130,15 @@ class DeepEpFit(ScriptTestCase):
         self.assertGreater(held["deepep-normal_combine"]["all"]["within_15_pct"], 97)
         # Low latency: few experts run on few SMs, a token at a time (was 40 % MAPE without it),
         # and the fixed part grows with the warp groups an SM holds (was 16 % over all).
-        self.assertLess(held["deepep-low-latency_dispatch"]["8-16 experts"]["mape_pct"], 7)
-        self.assertLess(held["deepep-low-latency_dispatch"]["all"]["mape_pct"], 7)
+        # (8-16 experts: 5.1 % before the warp copies' term below, 7.9 % with it, every point
+        # within 15 % either way.)
+        self.assertLess(held["deepep-low-latency_dispatch"]["8-16 experts"]["mape_pct"], 9)
+        self.assertLess(held["deepep-low-latency_dispatch"]["all"]["mape_pct"], 5)
+        # The dispatch's warp copies, latency-bound, add to the copying: top-1 over 128 SMs
+        # (hidden 5120, 128-1024 tokens: were -18 to -25 %; 89.8 % of the >= 128-expert points
+        # within 15 %, 91.8 % of all).
+        self.assertGreater(held["deepep-low-latency_dispatch"][">= 128 experts"]["within_15_pct"], 97)
+        self.assertGreater(held["deepep-low-latency_dispatch"]["all"]["within_15_pct"], 98)
         self.assertLess(held["deepep-low-latency_combine"]["all"]["mape_pct"], 7)
         # Both go a token at a time on each SM, its bytes in the token's cost: few experts, few
         # SMs (the combine's were 77 % within 15 % without it).

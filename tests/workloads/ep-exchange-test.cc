@@ -236,6 +236,17 @@ TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
     // The GPU's SMs unknown: the copying alone.
     EXPECT_NEAR(
         double(EpKernelMinPs(d, Work(copies, b, 1, 1024, 8))) * 1e-12, fixed + gpuCopy, 1e-12);
+    // Top-1 over 128 experts (128 SMs, 8 tokens each): one warp sends each token's one copy,
+    // bound by its latency, and that adds to the GPU's copying (the larger of it and the casts).
+    ASSERT_TRUE(d.warpCopiesSerial);
+    const double copies1 = 1024 * 7.0 / 8;
+    const double b1 = Fp8ScaledTokenBytes(5120);
+    const double copy1 = copies1 * (d.perCopyNs * 1e-9 + b1 / d.bytesPerSecond);
+    const double warp1 = 8 * b1 / d.tokenBytesPerSecond;
+    ASSERT_GT(copy1, 8 * d.tokenUs * 1e-6);
+    EXPECT_NEAR(double(EpKernelMinPs(d, Work(copies1, b1, 1, 1024, 128, 132))) * 1e-12,
+                fixed + warp1 + copy1,
+                1e-12);
     // The combine reduces a token at a time on each SM too: its bf16 bytes, no fixed part.
     const EpKernelCost c = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
     EXPECT_EQ(c.tokenUs, 0);
