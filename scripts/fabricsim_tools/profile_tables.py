@@ -11,7 +11,13 @@ tokens. The memory-bound kernels become elementwise rows with the bytes fabricsi
 gives them (b = 2, bf16; T tokens): layernorm and final_layernorm (RMSNorm with the residual add:
 4 T hidden b), act_fn (SiLU-and-mul: 3 T intermediate / tp b), rotary_emb (q and k in place:
 2 T (q + kv heads on the rank) d b). Left out: embedding (a gather) and Qwen3's qk_norm, whose
-row is the q and k norms' two kernels together (a row is one call)."""
+row is the q and k norms' two kernels together (a row is one call).
+
+tpN/attention.csv (prefill_chunk, kv_prefill, n_decode, kv_decode, time_us: one attention call
+over a batch of one prompt chunk and n decodes) gives the attention tables: its pure decode rows
+(no chunk) as generation attention, batch n, step kv_decode - 1 (each query reads kv_decode
+tokens), and its pure prefill rows (no decodes, nothing cached) as context attention, batch 1,
+isl the chunk; heads and KV heads on the rank, head size, bf16. Mixed rows are left out."""
 import argparse
 import csv
 import io
@@ -23,6 +29,10 @@ from .stats import InputProblem
 
 HEADER = ["framework", "version", "device", "op_name", "kernel_source", "gemm_dtype",
           "m", "n", "k", "latency"]
+ATTENTION_HEADER = ["framework", "version", "device", "op_name", "kernel_source", "batch_size",
+                    "isl", "num_heads", "num_key_value_heads", "head_dim", "beam_width",
+                    "attn_dtype", "kv_cache_dtype", "step", "window_size", "latency"]
+ATTENTION_SOURCE = "vllm layerwise profile (LLMServingSim attention.csv)"
 ELEMENTWISE_HEADER = ["framework", "version", "device", "op_name", "kernel", "dtype",
                       "num_tokens", "bytes", "latency"]
 SOURCE = "vllm layerwise profile (LLMServingSim dense.csv)"
@@ -118,21 +128,67 @@ def rows(profile_dir, dims):
     return out, ew
 
 
+def attention_rows(profile_dir, dims, meta):
+    """(context rows, generation rows) of every tpN/attention.csv under profile_dir."""
+    ctx, gen = [], []
+    for entry in sorted(os.listdir(profile_dir)):
+        path = os.path.join(profile_dir, entry, "attention.csv")
+        if not (entry.startswith("tp") and entry[2:].isdigit() and os.path.isfile(path)):
+            continue
+        tp = int(entry[2:])
+        heads = dims["num_attention_heads"] // tp
+        kv = max(1, dims["num_key_value_heads"] // tp)
+        head = ["VLLM", meta["vllm_version"], meta["gpu"]]
+        text = read_text(path, "LLMServingSim attention profile", DATA_MAX_BYTES)
+        for i, r in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+            try:
+                chunk, cached = int(r["prefill_chunk"]), int(r["kv_prefill"])
+                n, kvd, us = int(r["n_decode"]), int(r["kv_decode"]), float(r["time_us"])
+            except (KeyError, ValueError, TypeError) as e:
+                raise InputProblem(path, "line %d" % i,
+                                   "prefill_chunk, kv_prefill, n_decode, kv_decode, time_us",
+                                   repr(e))
+            if min(chunk, cached, n, kvd) < 0 or not us > 0:
+                raise InputProblem(path, "line %d" % i, "counts >= 0 and time_us > 0",
+                                   repr(r))
+            tail = [heads, kv, dims["head_dim"], 1, "bfloat16", "bfloat16"]
+            ms = "%.6g" % (us / 1000)
+            if chunk == 0 and n > 0 and kvd > 0:
+                gen.append(head + ["generation_attention", ATTENTION_SOURCE, n, 1] + tail
+                           + [kvd - 1, 0, ms])
+            elif n == 0 and cached == 0 and chunk > 0:
+                ctx.append(head + ["context_attention", ATTENTION_SOURCE, 1, chunk] + tail
+                           + [0, 0, ms])
+    return ctx, gen
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("profile", help="a profile directory: meta.yaml and tpN/dense.csv")
     ap.add_argument("--config", required=True, help="the model's HuggingFace config.json")
     ap.add_argument("--gemm-out", required=True, help="the GEMM table to write (CSV)")
     ap.add_argument("--elementwise-out", help="the elementwise table to write (CSV)")
+    ap.add_argument("--context-attention-out", help="the context attention table (CSV)")
+    ap.add_argument("--generation-attention-out", help="the generation attention table (CSV)")
     args = ap.parse_args(argv)
     try:
-        gemm, ew = rows(args.profile, model_dims(args.config))
+        dims = model_dims(args.config)
+        gemm, ew = rows(args.profile, dims)
+        ctx, gen = [], []
+        if args.context_attention_out or args.generation_attention_out:
+            meta = top_level(os.path.join(args.profile, "meta.yaml"))
+            ctx, gen = attention_rows(args.profile, dims, meta)
     except InputProblem as e:
         sys.stderr.write("llmservingsim-kernel-tables: %s\n" % e)
         return 2
     outputs = [(args.gemm_out, HEADER, gemm, "GEMM")]
     if args.elementwise_out:
         outputs.append((args.elementwise_out, ELEMENTWISE_HEADER, ew, "elementwise"))
+    if args.context_attention_out:
+        outputs.append((args.context_attention_out, ATTENTION_HEADER, ctx, "context attention"))
+    if args.generation_attention_out:
+        outputs.append((args.generation_attention_out, ATTENTION_HEADER, gen,
+                        "generation attention"))
     for path, header, table, what in outputs:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")

@@ -16,7 +16,7 @@ CONFIG = {"hidden_size": 5120, "num_attention_heads": 64, "num_key_value_heads":
           "head_dim": 128, "intermediate_size": 25600}
 
 
-def write_profile(root, tps=(1, 2), token_counts=(1, 16, 2048)):
+def write_profile(root, tps=(1, 2), token_counts=(1, 16, 2048), attention=False):
     with open(os.path.join(root, "meta.yaml"), "w") as f:
         f.write("vllm_version: 0.19.0\ngpu: NVIDIA RTX PRO 6000 Blackwell Server Edition\n"
                 "engine_effective:\n  gpu: nested, not top level\n")
@@ -28,6 +28,13 @@ def write_profile(root, tps=(1, 2), token_counts=(1, 16, 2048)):
                           "gate_up_proj", "act_fn", "down_proj"):
                 for tokens in token_counts:
                     f.write("%s,%d,%g\n" % (layer, tokens, 10.0 * tokens / tp + 2))
+        if attention:
+            with open(os.path.join(root, "tp%d" % tp, "attention.csv"), "w") as f:
+                f.write("prefill_chunk,kv_prefill,n_decode,kv_decode,time_us\n"
+                        "0,0,4,1024,20\n"      # 4 decodes reading 1024 tokens each
+                        "512,0,0,0,30\n"       # one 512-token prompt chunk
+                        "256,512,2,64,40\n"    # mixed: left out
+                        "256,512,0,0,35\n")    # a chunk after a cached prefix: left out
 
 
 class ProfileTablesTest(ScriptTestCase):
@@ -77,6 +84,25 @@ class ProfileTablesTest(ScriptTestCase):
         self.assertEqual(by[("rms_norm", "16", lat)], 4 * 16 * h * 2)
         self.assertEqual(by[("silu_and_mul", "16", lat)], 3 * 16 * inter // 2 * 2)
         self.assertEqual(by[("rotary_emb", "16", lat)], 2 * 16 * (32 + 4) * d * 2)
+
+    def test_attention_rows_become_decode_and_prefill_calls(self):
+        write_profile(self.profile, tps=(2,), attention=True)
+        ctx, gen = os.path.join(self.dir, "ctx.csv"), os.path.join(self.dir, "gen.csv")
+        out, proc = self.convert("--context-attention-out", ctx, "--generation-attention-out", gen)
+        self.assertRan(proc)
+        with open(gen) as f:
+            g = list(csv.DictReader(f))
+        with open(ctx) as f:
+            c = list(csv.DictReader(f))
+        self.assertEqual(len(g), 1)
+        self.assertEqual((g[0]["batch_size"], g[0]["isl"], g[0]["step"]), ("4", "1", "1023"))
+        self.assertEqual((g[0]["num_heads"], g[0]["num_key_value_heads"], g[0]["head_dim"]),
+                         ("32", "4", "128"))
+        self.assertEqual(g[0]["op_name"], "generation_attention")
+        self.assertAlmostEqual(float(g[0]["latency"]), 0.02)
+        self.assertEqual(len(c), 1)
+        self.assertEqual((c[0]["batch_size"], c[0]["isl"], c[0]["step"]), ("1", "512", "0"))
+        self.assertEqual(c[0]["op_name"], "context_attention")
 
     def test_kv_heads_fewer_than_ranks_are_replicated(self):
         write_profile(self.profile, tps=(16,))

@@ -308,21 +308,22 @@ TEST(ComputeCalibration, ShippedH100CalibrationIsTheCorpusFit)
     }
 }
 
-TEST(ComputeCalibration, ShippedRtxCalibrationPricesHeldOutGemmsMeasuredOnThatGpu)
+TEST(ComputeCalibration, ShippedRtxCalibrationPricesHeldOutKernelsMeasuredOnThatGpu)
 {
     const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/";
     const ComputeCalibration rtx
         = ComputeCalibration::Read(dir + "rtx-pro-6000-server-vllm-0.19.0.json");
     const ComputeCalibration h100 = ComputeCalibration::Read(dir + "h100-sxm-vllm-0.24.0.json");
     EXPECT_EQ(rtx.hardware, "RTX-PRO-6000-Server");
-    // Every class but bf16 GEMMs and the elementwise kernels (which the H100 tables do not time)
-    // is the H100 file's curve, marked as fitted there.
+    // bf16 GEMMs and attention and the elementwise kernels (which the H100 tables do not time)
+    // are fitted on the RTX PRO 6000; every other class is the H100 file's curve, marked as
+    // fitted there.
     ASSERT_EQ(rtx.curves.size(), h100.curves.size() + 1);
     for (const CalibrationCurve& c : rtx.curves)
     {
-        if (c.op == KernelOp::Elementwise || (c.op == KernelOp::Gemm && c.dtype == "bfloat16"))
+        if (c.dtype == "bfloat16" && c.op != KernelOp::Moe)
         {
-            EXPECT_TRUE(c.fittedOn.empty());
+            EXPECT_TRUE(c.fittedOn.empty()) << KernelOpName(c.op);
             continue;
         }
         const CalibrationCurve* h = h100.Find(c.op, c.dtype);
@@ -364,6 +365,29 @@ TEST(ComputeCalibration, ShippedRtxCalibrationPricesHeldOutGemmsMeasuredOnThatGp
         EXPECT_NEAR(price(rtx), p.measuredUs, 0.1 * p.measuredUs) << p.name;
         std::cout << p.name << " m " << p.m << ": measured " << p.measuredUs << " us, RTX fit "
                   << price(rtx) << ", H100 carried " << price(h100) << "\n";
+    }
+    // Its attention (32 query and 4 KV heads of 128 a rank): 64 decodes reading 1024 tokens
+    // each, and one 1024-token prompt.
+    KernelShape decode;
+    decode.op = KernelOp::GenerationAttention;
+    decode.batch = 64;
+    decode.isl = 1;
+    decode.cached = 1023;
+    decode.heads = 32;
+    decode.kvHeads = 4;
+    decode.headDim = 128;
+    KernelShape prompt = decode;
+    prompt.op = KernelOp::ContextAttention;
+    prompt.batch = 1;
+    prompt.isl = 1024;
+    prompt.cached = 0;
+    for (const auto& [shape, measuredUs] :
+         {std::pair<KernelShape, double>{decode, 125.42}, {prompt, 60.459}})
+    {
+        ComputeOp op = KernelShapeOp(gpu, shape);
+        ComputeCalibration::Cost(
+            gpu, *rtx.Find(shape.op, "bfloat16"), KernelShapeSize(shape), DType::Bf16, op);
+        EXPECT_NEAR(op.timeNs / 1e3, measuredUs, 0.1 * measuredUs) << KernelOpName(shape.op);
     }
     // The same layer's memory-bound kernels (RMSNorm with the residual, SiLU-and-mul, rotary
     // on 32 q and 4 KV heads), summed, at a 128-token decode and a 2048-token prompt.
