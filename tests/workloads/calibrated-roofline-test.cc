@@ -143,6 +143,21 @@ TEST(CalibratedRoofline, ElementwiseKernelsAddTheirCurveCostOnlyWhereTheCalibrat
         return 2000 + bytes / (3.35e12 * eta) * 1e9;
     };
     EXPECT_NEAR(mlp.kernelNs - gemmOnly.kernelNs, priced(norm.bytes) + priced(act.bytes), 1e-6);
+    // From one byte to a terabyte: the curve's ends hold outside it, and the time is the closed
+    // form, finite.
+    for (const auto& [bytes, eta] : {std::pair<double, double>{1, 0.5}, {1e12, 1.5}})
+    {
+        ComputeOp op;
+        op.shapes = {up};
+        KernelShape k = norm;
+        k.bytes = bytes;
+        op.elementwise = {k};
+        CalibrateOp(h100, cal, op);
+        EXPECT_NEAR(op.kernelNs - gemmOnly.kernelNs,
+                    2000 + bytes / (3.35e12 * eta) * 1e9,
+                    1e-9 * (2000 + bytes / (3.35e12 * eta) * 1e9))
+            << bytes;
+    }
 }
 
 TEST(CalibratedRoofline, ExtremeShapesStayFiniteAndClampToTheCurvesEnds)
