@@ -222,6 +222,8 @@ FitComputeCalibration(const std::vector<KernelTable>& tables,
                              "a size with at least " + std::to_string(options.minRows) + " rows",
                              "none");
         }
+        curve.fitHbmBwBytesPerSec = hw.hbmBwBytesPerSec;
+        curve.fitSms = hw.sms;
         cal.curves.push_back(std::move(curve));
     }
     return cal;

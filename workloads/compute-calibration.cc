@@ -106,6 +106,17 @@ ComputeCalibration::Cost(
     op.kernels = 1;
     op.computeNs = op.flops / (hw.PeakFlops(dtype) * p.etaCompute) * 1e9;
     op.memoryNs = op.Bytes() / (hw.hbmBwBytesPerSec * p.etaMemory) * 1e9;
+    if (curve.fitHbmBwBytesPerSec > 0 && p.etaMemory < 1)
+    {
+        // What the kernel lost below the fitted GPU's nominal bandwidth is latency (too few
+        // bytes in flight), which a faster memory does not shorten: only the nominal-rate part
+        // carries by HBM bandwidth, the rest by the SMs that keep bytes in flight. On the
+        // fitted GPU this is the same time.
+        const double sms = curve.fitSms > 0 && hw.sms > 0 ? double(curve.fitSms) / hw.sms : 1.0;
+        op.memoryNs = (op.Bytes() / hw.hbmBwBytesPerSec
+                       + op.Bytes() * (1 / p.etaMemory - 1) / curve.fitHbmBwBytesPerSec * sms)
+                      * 1e9;
+    }
     op.timeNs = p.overheadNs + std::max(op.computeNs, op.memoryNs);
     return p;
 }
@@ -324,7 +335,27 @@ ComputeCalibration::FromJson(const nlohmann::json& j, const std::string& file)
         }
         cal.curves.push_back(std::move(curve));
     }
+    cal.ResolveFitHardware();
     return cal;
+}
+
+void
+ComputeCalibration::ResolveFitHardware()
+{
+    const std::vector<std::string> presets = HardwareSpec::PresetNames();
+    for (CalibrationCurve& c : curves)
+    {
+        const auto own = c.fittedOn.find("hardware");
+        const std::string& name = own != c.fittedOn.end() ? own->second : hardware;
+        c.fitHbmBwBytesPerSec = 0;
+        c.fitSms = 0;
+        if (std::find(presets.begin(), presets.end(), name) != presets.end())
+        {
+            const HardwareSpec h = HardwareSpec::Preset(name);
+            c.fitHbmBwBytesPerSec = h.hbmBwBytesPerSec;
+            c.fitSms = h.sms;
+        }
+    }
 }
 
 ComputeCalibration

@@ -6,7 +6,10 @@
  *     t = overhead + max(F / (peak x eta_compute), B / (hbm_bw x eta_memory))
  *
  * with F and B the FLOPs and HBM bytes of its roofline op (kernel-roofline.h) and the three
- * parameters read off the curve at its size. The fit and its file format: compute-calibration-fit.h
+ * parameters read off the curve at its size. On another GPU than the fitted one, the memory
+ * term splits: B / hbm_bw at the nominal rate plus the fitted GPU's shortfall below it,
+ * B (1 / eta_memory - 1) / hbm_bw_fit x sms_fit / sms, which is latency (bytes in flight per SM)
+ * and does not shrink with a faster memory. The fit and its file format: compute-calibration-fit.h
  * and docs/inference.md "Compute calibration".
  */
 #ifndef FABRICSIM_WORKLOADS_COMPUTE_CALIBRATION_H
@@ -53,6 +56,10 @@ struct CalibrationCurve
     /// takes some classes from another: fit-compute --base): device, hardware, source, rows.
     /// Empty: the file's fitted_on.
     std::map<std::string, std::string> fittedOn;
+    /// The GPU the curve was fitted on (FitComputeCalibration, or ResolveFitHardware from its
+    /// preset name): HBM bandwidth (0: unknown, the curve carries by efficiency alone) and SMs.
+    double fitHbmBwBytesPerSec = 0;
+    uint32_t fitSms = 0;
 
     /// The parameters at \p size (>= 1).
     CalibrationPoint At(double size) const;
@@ -72,6 +79,10 @@ class ComputeCalibration
     std::string source;                   //!< framework and version of the tables
     std::string rows;                     //!< which rows the fit used
     std::vector<CalibrationCurve> curves; //!< one per (op, dtype)
+
+    /// Look up the preset each curve was fitted on (its own fitted_on hardware, else the
+    /// file's) and note its HBM bandwidth and SMs; a name that is no preset leaves them 0.
+    void ResolveFitHardware();
 
     /// The curve of (op, dtype), nullptr if the calibration has none.
     const CalibrationCurve* Find(KernelOp op, const std::string& dtype) const;

@@ -394,6 +394,17 @@ TEST(CalibratedRoofline, ScenarioShapesHeldOutOnH200)
             // docs/validation.md gives each class's figure).
             EXPECT_LT(calibrated[c].mape, roofline[c].mape / 2)
                 << calibrated[c].op << " " << calibrated[c].dtype;
+            // With the latency below H100's nominal bandwidth kept, GEMMs carry without a bias
+            // (with the efficiencies carried whole their medians were -5.0 and -6.6 %) and fp8
+            // MoE within the target (20.6 % before).
+            if (op == KernelOp::Gemm)
+            {
+                EXPECT_LT(std::abs(calibrated[c].medianError), 3.0) << calibrated[c].dtype;
+            }
+            if (op == KernelOp::Moe && calibrated[c].dtype == "fp8")
+            {
+                EXPECT_LE(calibrated[c].mape, 10.0);
+            }
         }
     }
 }

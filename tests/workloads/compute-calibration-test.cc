@@ -60,6 +60,83 @@ TEST(ComputeCalibration, CostIsOverheadPlusTheSlowerTermAtTheTargetsPeaks)
     EXPECT_NEAR(op2.timeNs, 1000 + 1e9 / (4.8e12 * 0.9) * 1e9, 1e-3);
 }
 
+TEST(ComputeCalibration, OnAnotherGpuOnlyTheNominalRatePartOfTheMemoryTermCarries)
+{
+    CalibrationCurve c;
+    c.points.push_back({0, 2000, 0.7, 0.8, 0, 0});
+    c.points.push_back({10, 2000, 0.7, 1.25, 0, 0});
+    c.fitHbmBwBytesPerSec = kH100.hbmBwBytesPerSec;
+    c.fitSms = kH100.sms;
+    const double bytes = 1e9;
+    auto memoryNs = [&](const HardwareSpec& hw, double size)
+    {
+        ComputeOp op;
+        op.weightBytes = bytes;
+        ComputeCalibration::Cost(hw, c, size, DType::Bf16, op);
+        EXPECT_NEAR(op.timeNs, 2000 + op.memoryNs, 1e-6);
+        return op.memoryNs;
+    };
+    // On the fitted GPU: B / (0.8 x 3.35 TB/s), as without the split.
+    EXPECT_NEAR(memoryNs(kH100, 1), bytes / (3.35e12 * 0.8) * 1e9, 1e-3);
+    // H200 (same 132 SMs): the nominal part at 4.8 TB/s, the shortfall (1 / 0.8 - 1 of H100's
+    // nominal time) as it was: 208.3 + 74.6 us, 0.76 x H100's 373.1 instead of 3.35 / 4.8.
+    const double h200 = memoryNs(HardwareSpec::Preset("H200"), 1);
+    EXPECT_NEAR(h200, (bytes / 4.8e12 + bytes * 0.25 / 3.35e12) * 1e9, 1e-3);
+    EXPECT_NEAR(h200 / memoryNs(kH100, 1), 0.758, 1e-3);
+    // 188 SMs keep more bytes in flight: the shortfall shrinks by 132 / 188.
+    const HardwareSpec rtx = HardwareSpec::Preset("RTX-PRO-6000-Server");
+    EXPECT_NEAR(
+        memoryNs(rtx, 1), (bytes / 1.597e12 + bytes * 0.25 / 3.35e12 * 132 / 188) * 1e9, 1e-3);
+    // At or above the nominal rate (bytes the L2 served) there is no shortfall to keep: the
+    // efficiency carries as it is.
+    EXPECT_NEAR(memoryNs(HardwareSpec::Preset("H200"), 1024), bytes / (4.8e12 * 1.25) * 1e9, 1e-3);
+    // A curve whose fitted GPU is not known carries by efficiency alone.
+    c.fitHbmBwBytesPerSec = 0;
+    EXPECT_NEAR(memoryNs(HardwareSpec::Preset("H200"), 1), bytes / (4.8e12 * 0.8) * 1e9, 1e-3);
+}
+
+TEST(ComputeCalibration, CurvesKnowTheGpuTheyWereFittedOn)
+{
+    const nlohmann::json point
+        = {{"log2_size", 0}, {"overhead_us", 1}, {"eta_compute", 0.7}, {"eta_memory", 0.8}};
+    const nlohmann::json j = {{"format", "fabricsim-compute-calibration"},
+                              {"version", 1},
+                              {"fitted_on", {{"hardware", "H100"}}},
+                              {"curves",
+                               {{{"op", "gemm"}, {"dtype", "bfloat16"}, {"points", {point}}},
+                                {{"op", "moe"},
+                                 {"dtype", "bfloat16"},
+                                 {"fitted_on", {{"hardware", "RTX-PRO-6000-Server"}}},
+                                 {"points", {point}}},
+                                {{"op", "moe"},
+                                 {"dtype", "fp8"},
+                                 {"fitted_on", {{"hardware", "a GPU of our own"}}},
+                                 {"points", {point}}}}}};
+    const ComputeCalibration cal = ComputeCalibration::FromJson(j, "cal.json");
+    ASSERT_EQ(cal.curves.size(), 3u);
+    EXPECT_EQ(cal.curves[0].fitHbmBwBytesPerSec, 3.35e12);
+    EXPECT_EQ(cal.curves[0].fitSms, 132u);
+    EXPECT_EQ(cal.curves[1].fitHbmBwBytesPerSec, 1.597e12);
+    EXPECT_EQ(cal.curves[1].fitSms, 188u);
+    EXPECT_EQ(cal.curves[2].fitHbmBwBytesPerSec, 0);
+    // A fit knows its GPU without a name to look up.
+    HardwareSpec own = kH100;
+    own.name = "not a preset";
+    own.hbmBwBytesPerSec = 2e12;
+    KernelTable t;
+    t.op = KernelOp::Gemm;
+    t.device = "d";
+    for (int i = 0; i < 4; ++i)
+    {
+        t.gemm.push_back({"bfloat16", 1, 4096, 4096, 0.02 + 0.001 * i});
+    }
+    CalibrationFitOptions fo;
+    fo.minRows = 1;
+    const ComputeCalibration fit = FitComputeCalibration({t}, own, fo);
+    ASSERT_EQ(fit.curves.size(), 1u);
+    EXPECT_EQ(fit.curves[0].fitHbmBwBytesPerSec, 2e12);
+}
+
 TEST(ComputeCalibration, FileRoundTripsAndBadFilesNameTheField)
 {
     ComputeCalibration cal;
