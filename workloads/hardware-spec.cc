@@ -52,6 +52,19 @@ HardwarePresets()
              {"scale_up_bw", "200GB/s"},
              {"nic_bw", "400Gb/s"},
              {"price_per_hour", 3.0}});
+    // H20 (the export Hopper): 78 SMs, 96 GB HBM3 at 4.0 TB/s, dense BF16 148 and FP8 296
+    // TFLOPS, NVLink 900 GB/s (450 per direction) as H100's; NIC ASSUMED 400 Gb/s and
+    // price_per_hour ASSUMED as H100's. DeepEP's NVLink low-latency kernels were measured on it
+    // (its PR #173).
+    p.emplace_back(
+        "H20",
+        json{{"peak_flops", {{"bf16", "148TFLOPS"}, {"fp16", "148TFLOPS"}, {"fp8", "296TFLOPS"}}},
+             {"sms", 78},
+             {"hbm_capacity", "96GB"},
+             {"hbm_bw", "4.0TB/s"},
+             {"scale_up_bw", "450GB/s"},
+             {"nic_bw", "400Gb/s"},
+             {"price_per_hour", 3.0}});
     p.emplace_back(
         "H200",
         json{{"peak_flops", {{"bf16", "989TFLOPS"}, {"fp16", "989TFLOPS"}, {"fp8", "1979TFLOPS"}}},

@@ -48,6 +48,7 @@ TEST(HardwarePresets, TableFigures)
          std::vector<std::pair<std::string, uint32_t>>{{"A100", 108},
                                                        {"H100", 132},
                                                        {"H800", 132},
+                                                       {"H20", 78},
                                                        {"H200", 132},
                                                        {"B200", 148},
                                                        {"MI300X", 304},
@@ -68,7 +69,7 @@ TEST(HardwarePresets, TableFigures)
     EXPECT_DOUBLE_EQ(h800.hbmBwBytesPerSec, 3.35e12);
     EXPECT_DOUBLE_EQ(h800.scaleUpBwBytesPerSec, 200e9);
     EXPECT_DOUBLE_EQ(h800.nicBwBytesPerSec, 50e9);
-    EXPECT_EQ(HardwareSpec::PresetNames().size(), 10u);
+    EXPECT_EQ(HardwareSpec::PresetNames().size(), 11u);
     for (const auto& n : HardwareSpec::PresetNames())
     {
         EXPECT_GT(HardwareSpec::Preset(n).pricePerHour, 0.0) << n;
