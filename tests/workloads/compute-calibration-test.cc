@@ -90,6 +90,15 @@ TEST(ComputeCalibration, OnAnotherGpuOnlyTheNominalRatePartOfTheMemoryTermCarrie
     // At or above the nominal rate (bytes the L2 served) there is no shortfall to keep: the
     // efficiency carries as it is.
     EXPECT_NEAR(memoryNs(HardwareSpec::Preset("H200"), 1024), bytes / (4.8e12 * 1.25) * 1e9, 1e-3);
+    // From a byte to a terabyte the split stays the closed form (linear in the bytes, finite).
+    for (double b : {1.0, 1e12})
+    {
+        ComputeOp op;
+        op.weightBytes = b;
+        ComputeCalibration::Cost(HardwareSpec::Preset("H200"), c, 1, DType::Bf16, op);
+        const double expected = (b / 4.8e12 + b * 0.25 / 3.35e12) * 1e9;
+        EXPECT_NEAR(op.memoryNs, expected, 1e-9 * expected) << b;
+    }
     // A curve whose fitted GPU is not known carries by efficiency alone.
     c.fitHbmBwBytesPerSec = 0;
     EXPECT_NEAR(memoryNs(HardwareSpec::Preset("H200"), 1), bytes / (4.8e12 * 0.8) * 1e9, 1e-3);
