@@ -172,8 +172,9 @@ FitComputeCalibration(const std::vector<KernelTable>& tables,
     cal.device = tables.front().device;
     cal.hardware = hw.name;
     cal.source = tables.front().framework + " " + tables.front().version;
-    // (op, dtype) -> log2 size -> rows
-    std::map<std::pair<KernelOp, std::string>, std::map<int, Bucket>> classes;
+    // (op, dtype) -> (log2 n level, log2 size) -> rows; the level is 0 but for GEMM by n.
+    using Buckets = std::map<std::pair<int, int>, Bucket>;
+    std::map<std::pair<KernelOp, std::string>, std::pair<Buckets, Buckets>> classes;
     for (const KernelTable& t : tables)
     {
         if (t.device != cal.device)
@@ -190,30 +191,51 @@ FitComputeCalibration(const std::vector<KernelTable>& tables,
                 continue;
             }
             const ComputeOp op = KernelRooflineOp(hw, t, row);
-            const int bucket = int(std::lround(std::log2(KernelRowSize(t, row))));
-            Bucket& b = classes[{t.op, KernelRowDtype(t, row)}][bucket];
-            b.flops.push_back(op.flops);
-            b.bytes.push_back(op.Bytes());
-            b.ns.push_back(MeasuredRowNs(t, row));
+            const int size = int(std::lround(std::log2(KernelRowSize(t, row))));
+            auto& [bySize, byLevel] = classes[{t.op, KernelRowDtype(t, row)}];
+            for (Bucket* b :
+                 {&bySize[{0, size}],
+                  t.op == KernelOp::Gemm && options.gemmByN
+                      ? &byLevel[{int(std::lround(std::log2(KernelRowN(t, row)))), size}]
+                      : nullptr})
+            {
+                if (b)
+                {
+                    b->flops.push_back(op.flops);
+                    b->bytes.push_back(op.Bytes());
+                    b->ns.push_back(MeasuredRowNs(t, row));
+                }
+            }
         }
     }
     for (const auto& [key, buckets] : classes)
     {
-        CalibrationCurve curve;
-        curve.op = key.first;
-        curve.dtype = key.second;
         const double peak = hw.PeakFlops(KernelMathDtype(key.second));
-        for (const auto& [log2Size, b] : buckets)
+        auto fitCurve = [&](const Buckets& bs, bool byN)
         {
-            if (b.ns.size() < options.minRows)
+            CalibrationCurve curve;
+            curve.op = key.first;
+            curve.dtype = key.second;
+            curve.byN = byN;
+            for (const auto& [at, b] : bs)
             {
-                continue;
+                if (b.ns.size() < options.minRows)
+                {
+                    continue;
+                }
+                BucketFit fit(
+                    b, peak, hw.hbmBwBytesPerSec, hw.etaCompute, hw.etaMemory, options.regulariser);
+                CalibrationPoint p = fit.Fit();
+                p.log2N = at.first;
+                p.log2Size = at.second;
+                curve.points.push_back(p);
             }
-            BucketFit fit(
-                b, peak, hw.hbmBwBytesPerSec, hw.etaCompute, hw.etaMemory, options.regulariser);
-            CalibrationPoint p = fit.Fit();
-            p.log2Size = log2Size;
-            curve.points.push_back(p);
+            return curve;
+        };
+        CalibrationCurve curve = fitCurve(buckets.second, true);
+        if (curve.points.empty())
+        {
+            curve = fitCurve(buckets.first, false);
         }
         if (curve.points.empty())
         {

@@ -40,29 +40,75 @@ SizeName(KernelOp op)
 
 } // namespace
 
-CalibrationPoint
-CalibrationCurve::At(double size) const
+namespace
 {
-    const double x = std::log2(std::max(size, 1.0));
-    if (x <= points.front().log2Size)
+
+using PointIt = std::vector<CalibrationPoint>::const_iterator;
+
+/// The parameters at log2 size \p x on the line [first, last) (one level, by log2Size).
+CalibrationPoint
+OnLine(PointIt first, PointIt last, double x)
+{
+    if (x <= first->log2Size)
     {
-        return points.front();
+        return *first;
     }
-    if (x >= points.back().log2Size)
+    if (x >= (last - 1)->log2Size)
     {
-        return points.back();
+        return *(last - 1);
     }
-    auto hi = std::upper_bound(points.begin(),
-                               points.end(),
-                               x,
-                               [](double v, const CalibrationPoint& p) { return v < p.log2Size; });
+    auto hi = std::upper_bound(
+        first, last, x, [](double v, const CalibrationPoint& p) { return v < p.log2Size; });
     auto lo = hi - 1;
     const double w = (x - lo->log2Size) / (hi->log2Size - lo->log2Size);
     CalibrationPoint p;
     p.log2Size = x;
+    p.log2N = lo->log2N;
     p.overheadNs = lo->overheadNs + w * (hi->overheadNs - lo->overheadNs);
     p.etaCompute = lo->etaCompute + w * (hi->etaCompute - lo->etaCompute);
     p.etaMemory = lo->etaMemory + w * (hi->etaMemory - lo->etaMemory);
+    return p;
+}
+
+/// The end of the level that starts at \p first.
+PointIt
+LevelEnd(PointIt first, PointIt last)
+{
+    return std::find_if(
+        first, last, [&](const CalibrationPoint& p) { return p.log2N != first->log2N; });
+}
+
+} // namespace
+
+CalibrationPoint
+CalibrationCurve::At(double size, double n) const
+{
+    const double x = std::log2(std::max(size, 1.0));
+    if (!byN)
+    {
+        return OnLine(points.begin(), points.end(), x);
+    }
+    const double y = std::log2(std::max(n, 1.0));
+    // The two levels around y (the end one outside), each read at x, then linear in log2 n.
+    PointIt lo = points.begin();
+    PointIt loEnd = LevelEnd(lo, points.end());
+    while (loEnd != points.end() && loEnd->log2N <= y)
+    {
+        lo = loEnd;
+        loEnd = LevelEnd(lo, points.end());
+    }
+    const CalibrationPoint a = OnLine(lo, loEnd, x);
+    if (loEnd == points.end() || y <= lo->log2N)
+    {
+        return a;
+    }
+    const CalibrationPoint b = OnLine(loEnd, LevelEnd(loEnd, points.end()), x);
+    const double w = (y - a.log2N) / (b.log2N - a.log2N);
+    CalibrationPoint p = a;
+    p.log2N = y;
+    p.overheadNs = a.overheadNs + w * (b.overheadNs - a.overheadNs);
+    p.etaCompute = a.etaCompute + w * (b.etaCompute - a.etaCompute);
+    p.etaMemory = a.etaMemory + w * (b.etaMemory - a.etaMemory);
     return p;
 }
 
@@ -85,6 +131,12 @@ KernelRowSize(const KernelTable& table, size_t row)
     return 1;
 }
 
+double
+KernelRowN(const KernelTable& table, size_t row)
+{
+    return table.op == KernelOp::Gemm ? double(table.gemm.at(row).n) : 1.0;
+}
+
 const CalibrationCurve*
 ComputeCalibration::Find(KernelOp op, const std::string& dtype) const
 {
@@ -99,10 +151,14 @@ ComputeCalibration::Find(KernelOp op, const std::string& dtype) const
 }
 
 CalibrationPoint
-ComputeCalibration::Cost(
-    const HardwareSpec& hw, const CalibrationCurve& curve, double size, DType dtype, ComputeOp& op)
+ComputeCalibration::Cost(const HardwareSpec& hw,
+                         const CalibrationCurve& curve,
+                         double size,
+                         DType dtype,
+                         ComputeOp& op,
+                         double n)
 {
-    const CalibrationPoint p = curve.At(size);
+    const CalibrationPoint p = curve.At(size, n);
     op.kernels = 1;
     op.computeNs = op.flops / (hw.PeakFlops(dtype) * p.etaCompute) * 1e9;
     op.memoryNs = op.Bytes() / (hw.hbmBwBytesPerSec * p.etaMemory) * 1e9;
@@ -167,7 +223,8 @@ CalibrateOp(const HardwareSpec& hw, const ComputeCalibration& cal, ComputeOp& op
             k = KernelShapeOp(hw, s);
         }
         const double overhead
-            = ComputeCalibration::Cost(hw, *curve, KernelShapeSize(s), s.dtype, k).overheadNs;
+            = ComputeCalibration::Cost(hw, *curve, KernelShapeSize(s), s.dtype, k, double(s.n))
+                  .overheadNs;
         computeNs += k.computeNs;
         memoryNs += k.memoryNs;
         if (s.op == KernelOp::ContextAttention)
@@ -214,7 +271,8 @@ CalibratedRowOp(const ComputeCalibration& cal,
     {
         return op;
     }
-    ComputeCalibration::Cost(hw, *curve, KernelRowSize(table, row), KernelMathDtype(dtype), op);
+    ComputeCalibration::Cost(
+        hw, *curve, KernelRowSize(table, row), KernelMathDtype(dtype), op, KernelRowN(table, row));
     return op;
 }
 
@@ -227,17 +285,24 @@ ComputeCalibration::ToJson() const
         nlohmann::json ps = nlohmann::json::array();
         for (const CalibrationPoint& p : c.points)
         {
-            ps.push_back({{"log2_size", p.log2Size},
-                          {"overhead_us", p.overheadNs / 1e3},
-                          {"eta_compute", p.etaCompute},
-                          {"eta_memory", p.etaMemory},
-                          {"rows", p.rows},
-                          {"fit_mape_pct", p.fitMape}});
+            nlohmann::json pj = nlohmann::json::object();
+            if (c.byN)
+            {
+                pj["log2_n"] = p.log2N;
+            }
+            pj["log2_size"] = p.log2Size;
+            pj["overhead_us"] = p.overheadNs / 1e3;
+            pj["eta_compute"] = p.etaCompute;
+            pj["eta_memory"] = p.etaMemory;
+            pj["rows"] = p.rows;
+            pj["fit_mape_pct"] = p.fitMape;
+            ps.push_back(pj);
         }
-        nlohmann::json cj = {{"op", KernelOpName(c.op)},
-                             {"dtype", c.dtype},
-                             {"size", SizeName(c.op)},
-                             {"points", ps}};
+        nlohmann::json cj
+            = {{"op", KernelOpName(c.op)},
+               {"dtype", c.dtype},
+               {"size", c.byN ? std::string(SizeName(c.op)) + " by n" : SizeName(c.op)},
+               {"points", ps}};
         if (!c.fittedOn.empty())
         {
             cj["fitted_on"] = c.fittedOn;
@@ -312,9 +377,32 @@ ComputeCalibration::FromJson(const nlohmann::json& j, const std::string& file)
         for (size_t k = 0; k < ps.size(); ++k)
         {
             const JsonObject p(ps[k], file, JsonIndex(c.Field("points"), k));
-            p.CheckKeys(
-                {"log2_size", "overhead_us", "eta_compute", "eta_memory", "rows", "fit_mape_pct"});
+            p.CheckKeys({"log2_n",
+                         "log2_size",
+                         "overhead_us",
+                         "eta_compute",
+                         "eta_memory",
+                         "rows",
+                         "fit_mape_pct"});
             CalibrationPoint pt;
+            const bool hasN = ps[k].is_object() && ps[k].contains("log2_n");
+            if (k == 0)
+            {
+                curve.byN = hasN;
+                if (hasN && curve.op != KernelOp::Gemm)
+                {
+                    throw InputError(file, p.Field("log2_n"), "no log2_n (GEMM curves only)", op);
+                }
+            }
+            else if (hasN != curve.byN)
+            {
+                throw InputError(file,
+                                 p.Field("log2_n"),
+                                 curve.byN ? "log2_n, as on the curve's first point"
+                                           : "no log2_n, as on the curve's first point",
+                                 hasN ? "log2_n" : "none");
+            }
+            pt.log2N = hasN ? p.Number("log2_n", 0, 64) : 0;
             pt.log2Size = p.Number("log2_size", 0, 64);
             // Up to an hour, as the serving loop's own overheads: whatever a fit of any measured
             // table writes (the overhead is at most its fastest row) reads back.
@@ -323,7 +411,16 @@ ComputeCalibration::FromJson(const nlohmann::json& j, const std::string& file)
             pt.etaMemory = p.Number("eta_memory", 1e-6, 4);
             pt.rows = p.OptionalUint("rows", 0);
             pt.fitMape = p.OptionalNumber("fit_mape_pct", 0, 0, 1e9);
-            if (!curve.points.empty() && pt.log2Size <= curve.points.back().log2Size)
+            if (!curve.points.empty() && pt.log2N < curve.points.back().log2N)
+            {
+                throw InputError(file,
+                                 p.Field("log2_n"),
+                                 "at least the previous point's "
+                                     + std::to_string(curve.points.back().log2N),
+                                 std::to_string(pt.log2N));
+            }
+            if (!curve.points.empty() && pt.log2N == curve.points.back().log2N
+                && pt.log2Size <= curve.points.back().log2Size)
             {
                 throw InputError(file,
                                  p.Field("log2_size"),

@@ -38,6 +38,7 @@ struct CalibrationPoint
     double etaMemory = 1;  //!< achieved fraction of HBM bandwidth
     size_t rows = 0;       //!< rows the fit used at this size
     double fitMape = 0;    //!< MAPE over those rows, %
+    double log2N = 0;      //!< GEMM curves by n: log2 of the level's output features
 };
 
 /**
@@ -45,13 +46,17 @@ struct CalibrationPoint
  * sequence), generation attention step + 1 (the context each query reads), MoE num_tokens,
  * elementwise bytes (read + written: where the working set leaves the L2 matters more than the
  * token count).
- * Between points the parameters are linear in log2 size; outside, the end point holds.
+ * Between points the parameters are linear in log2 size; outside, the end point holds. A GEMM
+ * curve may be by n (byN): one line of m per level of n (power of two), the points ordered by
+ * level then size; between levels the parameters are linear in log2 n, outside the end level
+ * holds (a GEMM's tiling, and so its efficiency at a given m, depends on n as much as on m).
  */
 struct CalibrationCurve
 {
     KernelOp op = KernelOp::Gemm;         //!< the table
     std::string dtype;                    //!< the table's dtype ("bfloat16", "fp8", ...)
-    std::vector<CalibrationPoint> points; //!< by increasing log2Size, at least one
+    std::vector<CalibrationPoint> points; //!< by log2N, then increasing log2Size; at least one
+    bool byN = false;                     //!< GEMM: one line per n level (log2N)
     /// Where this curve was fitted when not where the file's others were (a calibration that
     /// takes some classes from another: fit-compute --base): device, hardware, source, rows.
     /// Empty: the file's fitted_on.
@@ -61,12 +66,15 @@ struct CalibrationCurve
     double fitHbmBwBytesPerSec = 0;
     uint32_t fitSms = 0;
 
-    /// The parameters at \p size (>= 1).
-    CalibrationPoint At(double size) const;
+    /// The parameters at \p size (>= 1) and, for a curve by n, GEMM output features \p n.
+    CalibrationPoint At(double size, double n = 1) const;
 };
 
 /// The size variable of row \p row of \p table (see CalibrationCurve).
 double KernelRowSize(const KernelTable& table, size_t row);
+
+/// A GEMM row's n (1 for the other tables: their curves have no second variable).
+double KernelRowN(const KernelTable& table, size_t row);
 
 /**
  * \brief A calibration: the curves of every class it was fitted on, and where it came from.
@@ -89,22 +97,24 @@ class ComputeCalibration
 
     /**
      * \brief Time of \p op's FLOPs and bytes (as KernelRooflineOp gives them) on \p hw with the
-     * parameters of \p curve at \p size, math at \p dtype's peak: fills computeNs, memoryNs,
-     * timeNs (overhead included). Returns the parameters it used.
+     * parameters of \p curve at \p size (and GEMM \p n), math at \p dtype's peak: fills
+     * computeNs, memoryNs, timeNs (overhead included). Returns the parameters it used.
      */
     static CalibrationPoint Cost(const HardwareSpec& hw,
                                  const CalibrationCurve& curve,
                                  double size,
                                  DType dtype,
-                                 ComputeOp& op);
+                                 ComputeOp& op,
+                                 double n = 1);
 
     /// The file form: {"format", "version", "fitted_on", "model", "curves": [...]}.
     nlohmann::json ToJson() const;
 
     /**
      * \brief Parse the file form; InputError naming \p file and the field for a wrong format
-     * or version, an unknown op, a duplicate class, points out of order or a parameter out of
-     * range (overhead 0-1 h, efficiencies in (0, 4]).
+     * or version, an unknown op, a duplicate class, points out of order (by log2_n, then
+     * log2_size), log2_n on some points only or on a curve other than GEMM, or a parameter out
+     * of range (overhead 0-1 h, efficiencies in (0, 4]).
      */
     static ComputeCalibration FromJson(const nlohmann::json& j, const std::string& file);
 

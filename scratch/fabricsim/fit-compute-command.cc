@@ -75,6 +75,14 @@ ParseFitComputeArgs(const std::vector<std::string>& a)
             }
             o.allRows = v == "all";
         }
+        else if (TakeOption(a, i, "--gemm-size", v))
+        {
+            if (v != "m,n" && v != "m")
+            {
+                throw InputError(kCommandLineSource, "--gemm-size", "m,n or m", "\"" + v + "\"");
+            }
+            o.gemmByN = v == "m,n";
+        }
         else if (a[i] == "--held-out")
         {
             heldOut = true;
@@ -130,6 +138,7 @@ RunFitComputeCommand(const FitComputeOptions& opt, std::ostream& out, std::ostre
         }
     }
     CalibrationFitOptions fo;
+    fo.gemmByN = opt.gemmByN;
     if (!opt.allRows)
     {
         fo.use = CalibrationFitRow;

@@ -21,6 +21,7 @@ struct FitComputeOptions
     std::vector<std::string> heldOut; ///< another GPU's tables (--held-out)
     std::string heldOutHardware;      ///< its preset (--held-out-hardware)
     bool allRows = false;             ///< --rows all: fit on every row (default: even rows)
+    bool gemmByN = true;              ///< --gemm-size m,n (default) or m: GEMM lines per n level
     std::string base; ///< --base: a calibration whose classes the tables lack are kept
     std::string outDir = "out";
 };

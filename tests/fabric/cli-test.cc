@@ -542,6 +542,8 @@ TEST(Cli, FitComputeWritesACalibrationThatReadsBackAndReportsItsError)
     EXPECT_EQ(cal["format"], "fabricsim-compute-calibration");
     EXPECT_EQ(cal["fitted_on"]["device"], "test-gpu");
     ASSERT_EQ(cal["curves"].size(), 1u);
+    // Three rows per (n, m): too few for a line per n level, so one line of m.
+    EXPECT_EQ(cal["curves"][0]["size"], "m");
     EXPECT_EQ(cal["curves"][0]["points"].size(), 11u); // m = 2^0 ... 2^10
     std::ifstream e(dir + "/out/errors.json");
     const json errors = json::parse(e);
@@ -586,6 +588,12 @@ TEST(Cli, FitComputeWritesACalibrationThatReadsBackAndReportsItsError)
     EXPECT_EQ(
         fabricsim::test::RunCli("fit-compute " + dir + "/gemm.csv --hardware H100 --rows odd", out),
         2);
+    EXPECT_EQ(fabricsim::test::RunCli("fit-compute " + dir
+                                          + "/gemm.csv --hardware H100 --gemm-size k --out " + dir
+                                          + "/z",
+                                      out),
+              2);
+    EXPECT_NE(out.find("--gemm-size"), std::string::npos) << out;
     EXPECT_EQ(fabricsim::test::RunCli(
                   "fit-compute " + dir + "/none.csv --hardware H100 --out " + dir + "/y", out),
               2);

@@ -396,10 +396,12 @@ TEST(CalibratedRoofline, ScenarioShapesHeldOutOnH200)
                 << calibrated[c].op << " " << calibrated[c].dtype;
             // With the latency below H100's nominal bandwidth kept, GEMMs carry without a bias
             // (with the efficiencies carried whole their medians were -5.0 and -6.6 %) and fp8
-            // MoE within the target (20.6 % before).
+            // MoE within the target (20.6 % before); with a line of m per n level, GEMMs too
+            // (one line of m: 11.2 and 13.0 %).
             if (op == KernelOp::Gemm)
             {
                 EXPECT_LT(std::abs(calibrated[c].medianError), 3.0) << calibrated[c].dtype;
+                EXPECT_LE(calibrated[c].mape, 10.0) << calibrated[c].dtype;
             }
             if (op == KernelOp::Moe && calibrated[c].dtype == "fp8")
             {
@@ -414,8 +416,8 @@ TEST(CalibratedRoofline, ShippedCalibrationTracksTheMeasuredKernelsInTheServingL
     REQUIRE_SHARED_CORPUS(gemm, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv");
     // Qwen3-30B-A3B on one H100, decode of 8 sequences: its qkv projection is the table's
     // m 8, n 5120, k 2048 GEMM, its output projection m 8, n 2048, k 4096. (Its router, m 8,
-    // n 128, k 2048, is priced 2.9 us against 5.0 measured: a GEMM with few output columns
-    // costs more than its m's curve says; docs/validation.md.)
+    // n 128, k 2048, is priced 3.4 us against 5.0 measured even on its own n level's line: the
+    // few output tiles run a serial K loop the line's other k do not; docs/validation.md.)
     HardwareSpec h100 = HardwareSpec::Preset("H100");
     h100.computeCalibration
         = std::make_shared<const ComputeCalibration>(ComputeCalibration::Read(kShipped));
@@ -444,9 +446,9 @@ TEST(CalibratedRoofline, ShippedCalibrationTracksTheMeasuredKernelsInTheServingL
         const double measured = measuredNs(s.m, s.n, s.k);
         ASSERT_GT(measured, 0) << OpKindName(op.kind);
         EXPECT_TRUE(op.calibrated);
-        // qkv within 10 %; the output projection's n 2048 sits where a single size variable
-        // per class is 16 % optimistic (the residual the docs give by n).
-        const double bound = op.kind == OpKind::QkvProj ? 0.1 : 0.2;
+        // qkv within 10 % (-1.8 %); the output projection (n 2048, k 4096: 12 % optimistic)
+        // within 15 %.
+        const double bound = op.kind == OpKind::QkvProj ? 0.1 : 0.15;
         EXPECT_NEAR(op.kernelNs, measured, bound * measured) << OpKindName(op.kind);
         std::cout << OpKindName(op.kind) << " calibrated " << op.kernelNs << " ns, measured "
                   << measured << " ns\n";

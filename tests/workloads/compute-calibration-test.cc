@@ -194,6 +194,21 @@ TEST(ComputeCalibration, FileRoundTripsAndBadFilesNameTheField)
     bad = j;
     bad["curves"][0]["points"] = nlohmann::json::array();
     expectError(bad, "points");
+    // Levels of n: on every point or none, not decreasing, GEMM only.
+    nlohmann::json byN = j;
+    byN["curves"][0]["points"][0]["log2_n"] = 10;
+    byN["curves"][0]["points"][1]["log2_n"] = 12;
+    byN["curves"][0]["points"][1]["log2_size"] = 1; // a new level starts its own line
+    EXPECT_TRUE(ComputeCalibration::FromJson(byN, "c.json").curves[0].byN);
+    bad = byN;
+    bad["curves"][0]["points"][1].erase("log2_n");
+    expectError(bad, "curves[0].points[1].log2_n");
+    bad = byN;
+    bad["curves"][0]["points"][1]["log2_n"] = 9;
+    expectError(bad, "curves[0].points[1].log2_n");
+    bad = byN;
+    bad["curves"][0]["op"] = "moe";
+    expectError(bad, "curves[0].points[0].log2_n");
 }
 
 /// A GEMM table whose times come from known parameters: overhead 4 us, eta_memory 0.8 and
@@ -228,9 +243,12 @@ ConstructedGemmTable(const HardwareSpec& hw)
 TEST(ComputeCalibration, FitRecoversTheParametersOfAConstructedTable)
 {
     const KernelTable t = ConstructedGemmTable(kH100);
-    const ComputeCalibration cal = FitComputeCalibration({t}, kH100);
+    CalibrationFitOptions byM;
+    byM.gemmByN = false;
+    const ComputeCalibration cal = FitComputeCalibration({t}, kH100, byM);
     ASSERT_EQ(cal.curves.size(), 1u);
     const CalibrationCurve& c = cal.curves[0];
+    EXPECT_FALSE(c.byN);
     ASSERT_EQ(c.points.size(), 13u); // m = 2^0 ... 2^12
     for (const CalibrationPoint& p : c.points)
     {
@@ -265,6 +283,75 @@ TEST(ComputeCalibration, FitRecoversTheParametersOfAConstructedTable)
     {
         EXPECT_LT(e.mape, 1.0);
     }
+}
+
+TEST(ComputeCalibration, GemmLinesPerNLevelFollowAnEfficiencyThatDependsOnN)
+{
+    // Overhead 3 us, eta_memory 0.7, eta_compute 0.2 at n = 512 rising to 0.8 at n = 16384
+    // (linear in log2 n) whatever m: one line of m cannot hold it, a line per n level can.
+    KernelTable t;
+    t.file = "by-n.csv";
+    t.op = KernelOp::Gemm;
+    t.device = "constructed";
+    auto etaC = [](uint64_t n)
+    {
+        return 0.2 + 0.6 * (std::log2(double(n)) - 9) / 5;
+    };
+    for (uint64_t n : {512, 1024, 2048, 4096, 8192, 16384})
+    {
+        for (uint64_t m = 256; m <= 8192; m *= 2)
+        {
+            for (uint64_t k : {1024, 2048, 4096, 8192})
+            {
+                GemmTime g{"bfloat16", m, n, k, 0};
+                const ComputeOp op = KernelRooflineOp(kH100, g);
+                g.ms = (3000
+                        + std::max(op.flops / (989e12 * etaC(n)) * 1e9,
+                                   op.Bytes() / (3.35e12 * 0.7) * 1e9))
+                       * 1e-6;
+                t.gemm.push_back(g);
+            }
+        }
+    }
+    const ComputeCalibration byN = FitComputeCalibration({t}, kH100);
+    ASSERT_EQ(byN.curves.size(), 1u);
+    const CalibrationCurve& c = byN.curves[0];
+    EXPECT_TRUE(c.byN);
+    ASSERT_EQ(c.points.size(), 36u); // 6 levels x m = 2^8 ... 2^13
+    for (const CalibrationPoint& p : c.points)
+    {
+        // (Where every row is compute-bound and the bytes grow with k as the FLOPs do, a
+        // memory-bound reading fits almost as well and the grid may settle near it.)
+        EXPECT_LT(p.fitMape, 3.0) << p.log2N << " " << p.log2Size;
+    }
+    // The compute-bound end of each level finds that level's efficiency, and between levels
+    // (n = 2^11.5) the parameters are linear in log2 n.
+    EXPECT_NEAR(c.At(8192, 512).etaCompute, 0.2, 0.01);
+    EXPECT_NEAR(c.At(8192, 16384).etaCompute, 0.8, 0.02);
+    EXPECT_NEAR(c.At(8192, 1 << 20).etaCompute, c.At(8192, 16384).etaCompute, 1e-12);
+    const double mid = std::pow(2, 11.5);
+    EXPECT_NEAR(c.At(8192, mid).etaCompute,
+                (c.At(8192, 2048).etaCompute + c.At(8192, 4096).etaCompute) / 2,
+                1e-12);
+    auto mape = [&](const ComputeCalibration& cal)
+    {
+        const auto e = KernelErrors(t,
+                                    [&](const KernelTable& tt, size_t row)
+                                    { return CalibratedRowOp(cal, kH100, tt, row); });
+        return e.at(0).mape;
+    };
+    CalibrationFitOptions mOnly;
+    mOnly.gemmByN = false;
+    const double byMError = mape(FitComputeCalibration({t}, kH100, mOnly));
+    EXPECT_LT(mape(byN), 0.5);
+    EXPECT_GT(byMError, 10.0);
+    // The file keeps the levels.
+    const nlohmann::json j = byN.ToJson();
+    EXPECT_EQ(j["curves"][0]["size"], "m by n");
+    const ComputeCalibration back = ComputeCalibration::FromJson(j, "c.json");
+    EXPECT_TRUE(back.curves[0].byN);
+    EXPECT_EQ(back.ToJson(), j);
+    EXPECT_DOUBLE_EQ(back.curves[0].At(3000, 3000).etaCompute, c.At(3000, 3000).etaCompute);
 }
 
 TEST(ComputeCalibration, FitsOfExtremeTablesReadBack)
@@ -444,8 +531,12 @@ TEST(ComputeCalibration, ShippedRtxCalibrationPricesHeldOutKernelsMeasuredOnThat
         auto price = [&](const ComputeCalibration& cal)
         {
             ComputeOp op = KernelShapeOp(gpu, s);
-            ComputeCalibration::Cost(
-                gpu, *cal.Find(KernelOp::Gemm, "bfloat16"), double(p.m), DType::Bf16, op);
+            ComputeCalibration::Cost(gpu,
+                                     *cal.Find(KernelOp::Gemm, "bfloat16"),
+                                     double(p.m),
+                                     DType::Bf16,
+                                     op,
+                                     double(p.n));
             return op.timeNs / 1e3;
         };
         EXPECT_NEAR(price(rtx), p.measuredUs, 0.1 * p.measuredUs) << p.name;
