@@ -279,6 +279,8 @@ TEST(CalibrateCommand, DeepEpPublishedInternodeAndLowLatencyFiguresOnH800)
         const int ep = 8 * std::stoi(f[12]);
         const double de = std::stod(f[8]);
         const double ce = std::stod(f[11]);
+        std::cout << f[0] << " EP " << ep << ": dispatch " << f[7] << " (" << de << " %), combine "
+                  << f[10] << " (" << ce << " %)\n";
         if (f[0] == "normal")
         {
             EXPECT_LT(std::abs(de), 10.0) << "EP " << ep;
