@@ -172,7 +172,8 @@ FitComputeCalibration(const std::vector<KernelTable>& tables,
     cal.device = tables.front().device;
     cal.hardware = hw.name;
     cal.source = tables.front().framework + " " + tables.front().version;
-    // (op, dtype) -> (log2 n level, log2 size) -> rows; the level is 0 but for GEMM by n.
+    // (op, dtype) -> (log2 level, log2 size) -> rows; the level is 0 but for GEMM by n and MoE
+    // by inter / tp.
     using Buckets = std::map<std::pair<int, int>, Bucket>;
     std::map<std::pair<KernelOp, std::string>, std::pair<Buckets, Buckets>> classes;
     for (const KernelTable& t : tables)
@@ -195,7 +196,8 @@ FitComputeCalibration(const std::vector<KernelTable>& tables,
             auto& [bySize, byLevel] = classes[{t.op, KernelRowDtype(t, row)}];
             for (Bucket* b :
                  {&bySize[{0, size}],
-                  t.op == KernelOp::Gemm && options.gemmByN
+                  (t.op == KernelOp::Gemm && options.gemmByN)
+                          || (t.op == KernelOp::Moe && options.moeByWidth)
                       ? &byLevel[{int(std::lround(std::log2(KernelRowN(t, row)))), size}]
                       : nullptr})
             {

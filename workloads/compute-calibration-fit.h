@@ -20,8 +20,10 @@ struct CalibrationFitOptions
     size_t minRows = 4;        //!< a size with fewer rows gets no point (its neighbours cover it)
     double regulariser = 1e-4; //!< pull towards hw's efficiencies, so an efficiency the rows do
                                //!< not constrain (eta_compute of memory-bound sizes) stays there
-    bool gemmByN = true; //!< GEMM curves get one line of m per power-of-two level of n (a table
-                         //!< with no level of enough rows falls back to one line of m)
+    bool gemmByN = true;    //!< GEMM curves get one line of m per power-of-two level of n (a table
+                            //!< with no level of enough rows falls back to one line of m)
+    bool moeByWidth = true; //!< MoE curves get one line of tokens per power-of-two level of the
+                            //!< per-expert width on the rank (inter / tp), with the same fallback
 };
 
 /**
@@ -33,7 +35,7 @@ bool CalibrationFitRow(size_t row);
 
 /**
  * \brief Fit a calibration on \p tables (timed on \p hw; its peaks and HBM bandwidth divide the
- * FLOPs and bytes). Each size (for GEMM by n: each size of each n level) is fitted on its own: a
+ * FLOPs and bytes). Each size (by levels: each size of each level) is fitted on its own: a
  * log-spaced grid of both efficiencies over [0.02, 2], refined twice around the best, the overhead
  * for each pair the exact optimum (a weighted median of measured minus roofline, weights 1 /
  * measured, clamped at 0). InputError when the tables are of different devices or a class has no

@@ -78,6 +78,13 @@ LevelEnd(PointIt first, PointIt last)
         first, last, [&](const CalibrationPoint& p) { return p.log2N != first->log2N; });
 }
 
+/// How a curve by levels names its second variable in the file.
+const char*
+LevelName(KernelOp op)
+{
+    return op == KernelOp::Moe ? " by inter / tp" : " by n";
+}
+
 } // namespace
 
 CalibrationPoint
@@ -134,7 +141,18 @@ KernelRowSize(const KernelTable& table, size_t row)
 double
 KernelRowN(const KernelTable& table, size_t row)
 {
-    return table.op == KernelOp::Gemm ? double(table.gemm.at(row).n) : 1.0;
+    switch (table.op)
+    {
+    case KernelOp::Gemm:
+        return double(table.gemm.at(row).n);
+    case KernelOp::Moe:
+    {
+        const MoeTime& m = table.moe.at(row);
+        return double(m.inter) / std::max<uint32_t>(m.tp, 1);
+    }
+    default:
+        return 1;
+    }
 }
 
 const CalibrationCurve*
@@ -222,9 +240,9 @@ CalibrateOp(const HardwareSpec& hw, const ComputeCalibration& cal, ComputeOp& op
         {
             k = KernelShapeOp(hw, s);
         }
-        const double overhead
-            = ComputeCalibration::Cost(hw, *curve, KernelShapeSize(s), s.dtype, k, double(s.n))
-                  .overheadNs;
+        const double overhead = ComputeCalibration::Cost(
+                                    hw, *curve, KernelShapeSize(s), s.dtype, k, KernelShapeLevel(s))
+                                    .overheadNs;
         computeNs += k.computeNs;
         memoryNs += k.memoryNs;
         if (s.op == KernelOp::ContextAttention)
@@ -301,7 +319,7 @@ ComputeCalibration::ToJson() const
         nlohmann::json cj
             = {{"op", KernelOpName(c.op)},
                {"dtype", c.dtype},
-               {"size", c.byN ? std::string(SizeName(c.op)) + " by n" : SizeName(c.op)},
+               {"size", c.byN ? std::string(SizeName(c.op)) + LevelName(c.op) : SizeName(c.op)},
                {"points", ps}};
         if (!c.fittedOn.empty())
         {
@@ -389,9 +407,10 @@ ComputeCalibration::FromJson(const nlohmann::json& j, const std::string& file)
             if (k == 0)
             {
                 curve.byN = hasN;
-                if (hasN && curve.op != KernelOp::Gemm)
+                if (hasN && curve.op != KernelOp::Gemm && curve.op != KernelOp::Moe)
                 {
-                    throw InputError(file, p.Field("log2_n"), "no log2_n (GEMM curves only)", op);
+                    throw InputError(
+                        file, p.Field("log2_n"), "no log2_n (GEMM and MoE curves only)", op);
                 }
             }
             else if (hasN != curve.byN)

@@ -38,7 +38,7 @@ struct CalibrationPoint
     double etaMemory = 1;  //!< achieved fraction of HBM bandwidth
     size_t rows = 0;       //!< rows the fit used at this size
     double fitMape = 0;    //!< MAPE over those rows, %
-    double log2N = 0;      //!< GEMM curves by n: log2 of the level's output features
+    double log2N = 0;      //!< curves by level: log2 of the level (GEMM n, MoE inter / tp)
 };
 
 /**
@@ -50,13 +50,15 @@ struct CalibrationPoint
  * curve may be by n (byN): one line of m per level of n (power of two), the points ordered by
  * level then size; between levels the parameters are linear in log2 n, outside the end level
  * holds (a GEMM's tiling, and so its efficiency at a given m, depends on n as much as on m).
+ * A MoE curve may be by levels of the per-expert FFN width on the rank (inter / tp: the N of
+ * each expert's gate-up GEMM and the K of its down GEMM), for the same reason.
  */
 struct CalibrationCurve
 {
     KernelOp op = KernelOp::Gemm;         //!< the table
     std::string dtype;                    //!< the table's dtype ("bfloat16", "fp8", ...)
     std::vector<CalibrationPoint> points; //!< by log2N, then increasing log2Size; at least one
-    bool byN = false;                     //!< GEMM: one line per n level (log2N)
+    bool byN = false;                     //!< GEMM, MoE: one line per level (log2N)
     /// Where this curve was fitted when not where the file's others were (a calibration that
     /// takes some classes from another: fit-compute --base): device, hardware, source, rows.
     /// Empty: the file's fitted_on.
@@ -66,14 +68,15 @@ struct CalibrationCurve
     double fitHbmBwBytesPerSec = 0;
     uint32_t fitSms = 0;
 
-    /// The parameters at \p size (>= 1) and, for a curve by n, GEMM output features \p n.
+    /// The parameters at \p size (>= 1) and, for a curve by levels, level \p n (GEMM n, MoE
+    /// inter / tp: KernelShapeLevel).
     CalibrationPoint At(double size, double n = 1) const;
 };
 
 /// The size variable of row \p row of \p table (see CalibrationCurve).
 double KernelRowSize(const KernelTable& table, size_t row);
 
-/// A GEMM row's n (1 for the other tables: their curves have no second variable).
+/// A row's level (KernelShapeLevel): GEMM n, MoE inter / tp, 1 for the other tables.
 double KernelRowN(const KernelTable& table, size_t row);
 
 /**
@@ -113,8 +116,8 @@ class ComputeCalibration
     /**
      * \brief Parse the file form; InputError naming \p file and the field for a wrong format
      * or version, an unknown op, a duplicate class, points out of order (by log2_n, then
-     * log2_size), log2_n on some points only or on a curve other than GEMM, or a parameter out
-     * of range (overhead 0-1 h, efficiencies in (0, 4]).
+     * log2_size), log2_n on some points only or on a curve other than GEMM or MoE, or a parameter
+     * out of range (overhead 0-1 h, efficiencies in (0, 4]).
      */
     static ComputeCalibration FromJson(const nlohmann::json& j, const std::string& file);
 

@@ -212,6 +212,20 @@ KernelShapeSize(const KernelShape& s)
     return 1;
 }
 
+double
+KernelShapeLevel(const KernelShape& s)
+{
+    switch (s.op)
+    {
+    case KernelOp::Gemm:
+        return double(s.n);
+    case KernelOp::Moe:
+        return double(s.inter) / std::max<uint32_t>(s.tp, 1);
+    default:
+        return 1;
+    }
+}
+
 std::vector<KernelErrorClass>
 KernelErrors(const KernelTable& table, const RowPricer& price, const RowFilter& use)
 {

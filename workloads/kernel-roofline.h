@@ -45,6 +45,10 @@ ComputeOp KernelShapeOp(const HardwareSpec& hw, const KernelShape& s);
 /// cached + 1, MoE tokens).
 double KernelShapeSize(const KernelShape& s);
 
+/// The second size variable of a shape, as a curve by levels keys it: GEMM n, MoE the
+/// per-expert FFN width on the rank (inter / tp); 1 for the other kernels.
+double KernelShapeLevel(const KernelShape& s);
+
 /// The roofline op of row \p row of \p table (whichever kind the table holds), costed on \p hw.
 ComputeOp KernelRooflineOp(const HardwareSpec& hw, const KernelTable& table, size_t row);
 

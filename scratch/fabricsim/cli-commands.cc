@@ -86,7 +86,8 @@ const CommandUsage kCommands[] = {
     {"fit-compute",
      "  fabricsim fit-compute TABLE... --hardware GPU [--held-out TABLE... --held-out-hardware "
      "GPU] [--rows half|all]\n"
-     "                [--gemm-size m,n|m] [--base CALIBRATION] [--out DIR]\n"
+     "                [--gemm-size m,n|m] [--moe-size tokens,width|tokens] [--base CALIBRATION] "
+     "[--out DIR]\n"
      "      Fit the compute calibration on measured kernel tables (GEMM, attention, MoE CSVs) of "
      "one GPU\n"
      "      (default: on a fixed half of the rows, the rest reported as left out); writes "
@@ -95,7 +96,9 @@ const CommandUsage kCommands[] = {
      "file's curves\n"
      "      for the classes the tables have no rows of. --gemm-size m fits GEMM by m alone "
      "(default m,n:\n"
-     "      one line of m per power-of-two level of n).\n"},
+     "      one line of m per power-of-two level of n); --moe-size tokens fits MoE by tokens "
+     "alone\n"
+     "      (default tokens,width: a line per level of the per-expert width inter / tp).\n"},
     {"validate",
      "  fabricsim validate FILE [--coll C] [--ranks N]\n"
      "      Check a schedule (MSCCL XML or JSON IR): exit 0 valid, 1 invalid, 2 unreadable.\n"},

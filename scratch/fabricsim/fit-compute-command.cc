@@ -83,6 +83,15 @@ ParseFitComputeArgs(const std::vector<std::string>& a)
             }
             o.gemmByN = v == "m,n";
         }
+        else if (TakeOption(a, i, "--moe-size", v))
+        {
+            if (v != "tokens,width" && v != "tokens")
+            {
+                throw InputError(
+                    kCommandLineSource, "--moe-size", "tokens,width or tokens", "\"" + v + "\"");
+            }
+            o.moeByWidth = v == "tokens,width";
+        }
         else if (a[i] == "--held-out")
         {
             heldOut = true;
@@ -139,6 +148,7 @@ RunFitComputeCommand(const FitComputeOptions& opt, std::ostream& out, std::ostre
     }
     CalibrationFitOptions fo;
     fo.gemmByN = opt.gemmByN;
+    fo.moeByWidth = opt.moeByWidth;
     if (!opt.allRows)
     {
         fo.use = CalibrationFitRow;

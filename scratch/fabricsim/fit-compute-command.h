@@ -22,7 +22,9 @@ struct FitComputeOptions
     std::string heldOutHardware;      ///< its preset (--held-out-hardware)
     bool allRows = false;             ///< --rows all: fit on every row (default: even rows)
     bool gemmByN = true;              ///< --gemm-size m,n (default) or m: GEMM lines per n level
-    std::string base; ///< --base: a calibration whose classes the tables lack are kept
+    bool moeByWidth = true; ///< --moe-size tokens,width (default) or tokens: MoE lines per level
+                            ///< of inter / tp
+    std::string base;       ///< --base: a calibration whose classes the tables lack are kept
     std::string outDir = "out";
 };
 

@@ -207,8 +207,11 @@ TEST(ComputeCalibration, FileRoundTripsAndBadFilesNameTheField)
     bad["curves"][0]["points"][1]["log2_n"] = 9;
     expectError(bad, "curves[0].points[1].log2_n");
     bad = byN;
-    bad["curves"][0]["op"] = "moe";
+    bad["curves"][0]["op"] = "context_attention";
     expectError(bad, "curves[0].points[0].log2_n");
+    // MoE curves may have levels (of inter / tp).
+    bad["curves"][0]["op"] = "moe";
+    EXPECT_TRUE(ComputeCalibration::FromJson(bad, "c.json").curves[0].byN);
 }
 
 /// A GEMM table whose times come from known parameters: overhead 4 us, eta_memory 0.8 and
