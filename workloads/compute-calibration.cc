@@ -45,6 +45,17 @@ namespace
 
 using PointIt = std::vector<CalibrationPoint>::const_iterator;
 
+/// \p a's point with its three parameters moved the fraction \p w of the way to \p b's.
+CalibrationPoint
+Between(const CalibrationPoint& a, const CalibrationPoint& b, double w)
+{
+    CalibrationPoint p = a;
+    p.overheadNs = a.overheadNs + w * (b.overheadNs - a.overheadNs);
+    p.etaCompute = a.etaCompute + w * (b.etaCompute - a.etaCompute);
+    p.etaMemory = a.etaMemory + w * (b.etaMemory - a.etaMemory);
+    return p;
+}
+
 /// The parameters at log2 size \p x on the line [first, last) (one level, by log2Size).
 CalibrationPoint
 OnLine(PointIt first, PointIt last, double x)
@@ -60,13 +71,10 @@ OnLine(PointIt first, PointIt last, double x)
     auto hi = std::upper_bound(
         first, last, x, [](double v, const CalibrationPoint& p) { return v < p.log2Size; });
     auto lo = hi - 1;
-    const double w = (x - lo->log2Size) / (hi->log2Size - lo->log2Size);
-    CalibrationPoint p;
+    CalibrationPoint p = Between(*lo, *hi, (x - lo->log2Size) / (hi->log2Size - lo->log2Size));
     p.log2Size = x;
-    p.log2N = lo->log2N;
-    p.overheadNs = lo->overheadNs + w * (hi->overheadNs - lo->overheadNs);
-    p.etaCompute = lo->etaCompute + w * (hi->etaCompute - lo->etaCompute);
-    p.etaMemory = lo->etaMemory + w * (hi->etaMemory - lo->etaMemory);
+    p.rows = 0;
+    p.fitMape = 0;
     return p;
 }
 
@@ -110,12 +118,8 @@ CalibrationCurve::At(double size, double n) const
         return a;
     }
     const CalibrationPoint b = OnLine(loEnd, LevelEnd(loEnd, points.end()), x);
-    const double w = (y - a.log2N) / (b.log2N - a.log2N);
-    CalibrationPoint p = a;
+    CalibrationPoint p = Between(a, b, (y - a.log2N) / (b.log2N - a.log2N));
     p.log2N = y;
-    p.overheadNs = a.overheadNs + w * (b.overheadNs - a.overheadNs);
-    p.etaCompute = a.etaCompute + w * (b.etaCompute - a.etaCompute);
-    p.etaMemory = a.etaMemory + w * (b.etaMemory - a.etaMemory);
     return p;
 }
 
@@ -147,8 +151,11 @@ KernelRowN(const KernelTable& table, size_t row)
         return double(table.gemm.at(row).n);
     case KernelOp::Moe:
     {
-        const MoeTime& m = table.moe.at(row);
-        return double(m.inter) / std::max<uint32_t>(m.tp, 1);
+        KernelShape s;
+        s.op = KernelOp::Moe;
+        s.inter = table.moe.at(row).inter;
+        s.tp = table.moe.at(row).tp;
+        return KernelShapeLevel(s);
     }
     default:
         return 1;
