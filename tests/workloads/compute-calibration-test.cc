@@ -357,6 +357,73 @@ TEST(ComputeCalibration, GemmLinesPerNLevelFollowAnEfficiencyThatDependsOnN)
     EXPECT_DOUBLE_EQ(back.curves[0].At(3000, 3000).etaCompute, c.At(3000, 3000).etaCompute);
 }
 
+TEST(ComputeCalibration, MoeLinesPerWidthLevelFollowAnEfficiencyThatDependsOnTheWidth)
+{
+    // Fused MoE layers of 128 experts, top-8, hidden 2048, whose experts are 512 to 4096 wide:
+    // overhead 20 us, eta_memory 0.3 for the narrowest rising to 0.8 for the widest (linear in
+    // log2 width), eta_compute 0.5, at 1 to 4096 tokens.
+    KernelTable t;
+    t.file = "moe.csv";
+    t.op = KernelOp::Moe;
+    t.device = "constructed";
+    auto etaM = [](double width)
+    {
+        return 0.3 + 0.5 * (std::log2(width) - 9) / 3;
+    };
+    for (uint32_t inter : {512u, 1024u, 2048u, 4096u})
+    {
+        for (uint32_t tp : {1u, 2u})
+        {
+            for (uint64_t tokens = 1; tokens <= 4096; tokens *= 2)
+            {
+                for (uint32_t ep : {1u, 2u, 4u, 8u})
+                {
+                    MoeTime m{"bfloat16", tokens, 2048, inter, 8, 128, tp, 1, "balanced", 0};
+                    m.ep = ep;
+                    if (tp > 1 && ep > 1)
+                    {
+                        continue; // TP or EP, as the tables hold them
+                    }
+                    const ComputeOp op = KernelRooflineOp(kH100, m);
+                    const double width = double(inter) / tp;
+                    m.ms = (20000
+                            + std::max(op.flops / (989e12 * 0.5) * 1e9,
+                                       op.Bytes() / (3.35e12 * etaM(width)) * 1e9))
+                           * 1e-6;
+                    t.moe.push_back(m);
+                }
+            }
+        }
+    }
+    const ComputeCalibration byWidth = FitComputeCalibration({t}, kH100);
+    ASSERT_EQ(byWidth.curves.size(), 1u);
+    const CalibrationCurve& c = byWidth.curves[0];
+    EXPECT_TRUE(c.byN);
+    EXPECT_EQ(byWidth.ToJson()["curves"][0]["size"], "num_tokens by inter / tp");
+    // Widths 512 to 4096 (four EP layouts and one TP 2 layout a size: 4-5 rows); 256 (512 over
+    // TP 2) has one row a size, too few for a line of its own.
+    EXPECT_EQ(c.points.front().log2N, 9);
+    EXPECT_EQ(c.points.back().log2N, 12);
+    // Where a level's rows are memory-bound it finds that width's efficiency.
+    EXPECT_NEAR(c.At(1, 512).etaMemory, etaM(512), 0.02);
+    EXPECT_NEAR(c.At(1, 4096).etaMemory, etaM(4096), 0.02);
+    // On the widths it has lines for (a width below the first level reads that level's line).
+    auto mape = [&](const ComputeCalibration& cal)
+    {
+        return KernelErrors(
+                   t,
+                   [&](const KernelTable& tt, size_t row)
+                   { return CalibratedRowOp(cal, kH100, tt, row); },
+                   [&](size_t row) { return KernelRowN(t, row) >= 512; })
+            .at(0)
+            .mape;
+    };
+    CalibrationFitOptions tokensOnly;
+    tokensOnly.moeByWidth = false;
+    EXPECT_LT(mape(byWidth), 1.0);
+    EXPECT_GT(mape(FitComputeCalibration({t}, kH100, tokensOnly)), 10.0);
+}
+
 TEST(ComputeCalibration, FitsOfExtremeTablesReadBack)
 {
     // The constructed table slowed 10^5 x (kernels of 0.4 s to minutes) and sped up 10^5 x
