@@ -194,19 +194,19 @@ FitComputeCalibration(const std::vector<KernelTable>& tables,
             const ComputeOp op = KernelRooflineOp(hw, t, row);
             const int size = int(std::lround(std::log2(KernelRowSize(t, row))));
             auto& [bySize, byLevel] = classes[{t.op, KernelRowDtype(t, row)}];
-            for (Bucket* b :
-                 {&bySize[{0, size}],
-                  (t.op == KernelOp::Gemm && options.gemmByN)
-                          || (t.op == KernelOp::Moe && options.moeByWidth)
-                      ? &byLevel[{int(std::lround(std::log2(KernelRowN(t, row)))), size}]
-                      : nullptr})
+            auto add = [&](Bucket& b)
             {
-                if (b)
-                {
-                    b->flops.push_back(op.flops);
-                    b->bytes.push_back(op.Bytes());
-                    b->ns.push_back(MeasuredRowNs(t, row));
-                }
+                b.flops.push_back(op.flops);
+                b.bytes.push_back(op.Bytes());
+                b.ns.push_back(MeasuredRowNs(t, row));
+            };
+            // Every row also goes into the one line of its size: the fallback when no level
+            // has enough rows.
+            add(bySize[{0, size}]);
+            if ((t.op == KernelOp::Gemm && options.gemmByN)
+                || (t.op == KernelOp::Moe && options.moeByWidth))
+            {
+                add(byLevel[{int(std::lround(std::log2(KernelRowN(t, row)))), size}]);
             }
         }
     }

@@ -38,11 +38,6 @@ SizeName(KernelOp op)
     return "";
 }
 
-} // namespace
-
-namespace
-{
-
 using PointIt = std::vector<CalibrationPoint>::const_iterator;
 
 /// \p a's point with its three parameters moved the fraction \p w of the way to \p b's.

@@ -150,6 +150,19 @@ TEST(CalibratedRoofline, GemmAndMoeShapesReadTheirCurvesLevel)
     moe.shapes = {m};
     CalibrateOp(h100, cal, moe);
     EXPECT_NEAR(moe.kernelNs, 1000 + 1e9 / (3.35e12 * 0.6) * 1e9, 1e-6);
+    // Levels from nothing to 2^60 clamp to the end levels: a GEMM of n 0 or 1 reads the first,
+    // one of n 2^60 the last, each the closed form at that efficiency, finite.
+    for (const auto& [n, eta] : {std::pair<uint64_t, double>{0, 0.2}, {1, 0.2}, {1ULL << 60, 0.6}})
+    {
+        g.n = n;
+        gemm.shapes = {g};
+        CalibrateOp(h100, cal, gemm);
+        const ComputeOp r = KernelShapeOp(h100, g);
+        const double expected
+            = 1000 + std::max(r.flops / (989e12 * eta), r.Bytes() / (3.35e12 * eta)) * 1e9;
+        EXPECT_TRUE(std::isfinite(gemm.kernelNs)) << n;
+        EXPECT_NEAR(gemm.kernelNs / expected, 1, 1e-12) << n;
+    }
 }
 
 // The norm / rotary / activation kernels of an op: priced by an elementwise curve at the bytes
