@@ -90,6 +90,14 @@ LogChoose(double n, double r)
     return std::lgamma(n + 1) - std::lgamma(r + 1) - std::lgamma(n - r + 1);
 }
 
+/// A token's copies as the empirical start-up and fill terms count them.
+double
+CountedCopiesPerToken(const EpKernelCost& cost, const EpKernelWork& w)
+{
+    return cost.copiesPerTokenCap > 0 ? std::min(w.copiesPerToken, cost.copiesPerTokenCap)
+                                      : w.copiesPerToken;
+}
+
 } // namespace
 
 bool
@@ -312,8 +320,12 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
     {
     case EpBackend::DeepEpNormal:
     {
-        const EpKernelCost d{25.19, 78.1, 26.23e9, true, 0.3335, 0, 0, 0, 0, 2.134e9};
-        const EpKernelCost c{24.11, 36.8, 35.92e9, true, 0, 8.564e9, 0, 5.563e9, 1.791e9, 4.161e9};
+        // A token's copies counted up to 8 x (1 - C(112, 8) / C(128, 8)) = 5.33936 (rounded up),
+        // the fit rows' widest fan-out (top-8 of 128).
+        const EpKernelCost d{
+            25.19, 78.1, 26.23e9, true, 0.3335, 0, 0, 0, 0, 2.134e9, false, 5.3394};
+        const EpKernelCost c{
+            24.11, 36.8, 35.92e9, true, 0, 8.564e9, 0, 5.563e9, 1.791e9, 4.161e9, false, 5.3394};
         return dispatch ? d : c;
     }
     case EpBackend::DeepEpLowLatency:
@@ -342,7 +354,7 @@ EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& w)
     double fixed = cost.fixedUs * 1e-6;
     if (cost.startCopyBytesPerSecond > 0)
     {
-        fixed += w.bytesPerCopy * w.copiesPerToken / cost.startCopyBytesPerSecond;
+        fixed += w.bytesPerCopy * CountedCopiesPerToken(cost, w) / cost.startCopyBytesPerSecond;
     }
     if (cost.startBytesPerSecond > 0)
     {
@@ -379,7 +391,8 @@ EpKernelFillPs(const EpKernelCost& cost, const EpKernelWork& w)
     {
         return 0;
     }
-    return units::SecondsToPs(w.copiesPerToken * w.bytesPerCopy / cost.fillBytesPerSecond,
+    return units::SecondsToPs(CountedCopiesPerToken(cost, w) * w.bytesPerCopy
+                                  / cost.fillBytesPerSecond,
                               "EP kernel fill");
 }
 

@@ -118,7 +118,9 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * (its own rank's too) at startCopyBytesPerSecond and its result at startBytesPerSecond, before
  * the copies stream (one token per rank measures 30 us at hidden 2048, top-8, and 45-48 at 7168).
  * The normal kernels pipeline their copying with the wire only past a depth: the shorter of the
- * two adds itself, up to one token's copies at fillBytesPerSecond (EpKernelFillPs).
+ * two adds itself, up to one token's copies at fillBytesPerSecond (EpKernelFillPs). Both of
+ * these terms are empirical: they count a token's copies up to copiesPerTokenCap, the widest
+ * fan-out of the rows they were fitted on, and are not carried past it.
  */
 struct EpKernelCost
 {
@@ -136,6 +138,8 @@ struct EpKernelCost
     /// tokenBytesPerSecond, the top-k warps side by side), and they add to the larger of the
     /// copying and the tokens' other work instead of overlapping it.
     bool warpCopiesSerial = false;
+    /// The copies a token moves that the start-up and fill count, at most (0: all of them).
+    double copiesPerTokenCap = 0;
 };
 
 /// What one rank's call of DeepEP's kernels handles.
@@ -166,7 +170,8 @@ int64_t EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& work);
 
 /**
  * \brief The pipeline's fill in ps (CollectiveRequest::kernelFillPs): the copies a token moves
- * (copiesPerToken x bytesPerCopy) at fillBytesPerSecond; 0 when the kernels have none. Checked
+ * (copiesPerToken, at most copiesPerTokenCap, x bytesPerCopy) at fillBytesPerSecond; 0 when the
+ * kernels have none. Checked
  * as EpKernelMinPs.
  */
 int64_t EpKernelFillPs(const EpKernelCost& cost, const EpKernelWork& work);

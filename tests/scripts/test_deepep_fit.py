@@ -54,7 +54,12 @@ class DeepEpFit(ScriptTestCase):
         for phase, key in (("d", "deepep-normal_dispatch"), ("c", "deepep-normal_combine")):
             fit = out["fit"][key]
             true = TRUE[phase]
-            self.assertEqual(set(true) | {"per", "fit_points", "fit_mape_pct"}, set(fit), key)
+            self.assertEqual(set(true) | {"per", "fit_points", "fit_mape_pct",
+                                          "copies_per_token_cap"}, set(fit), key)
+            # Not fitted: the widest fan-out of the fit rows (top-8 of 256: 5.29 copies a token).
+            widest = 8 * deepep_fit.copies_per_destination(256, 8, True)
+            self.assertGreaterEqual(fit["copies_per_token_cap"], widest)
+            self.assertLess(fit["copies_per_token_cap"], widest + 1e-4)
             self.assertAlmostEqual(fit["fixed_us"], true["fixed_us"], delta=0.05)
             self.assertAlmostEqual(fit["per_copy_ns"], true["per_copy_ns"], delta=0.5)
             for rate in ("bytes_per_second", "token_bytes_per_second",
@@ -66,6 +71,23 @@ class DeepEpFit(ScriptTestCase):
                 self.assertAlmostEqual(fit["per_token_us"], true["per_token_us"], delta=0.001)
             self.assertLess(fit["fit_mape_pct"], 0.2)
             self.assertLess(out["held_out"][key]["all"]["mape_pct"], 0.2)
+            self.assertEqual(out["contradicted"][key], [], key)
+
+    def test_lists_the_points_its_table_contradicts(self):
+        rows = [{"mode": "normal", "hidden": 4096, "topk": 8, "experts": 256, "sms": 4,
+                 "tokens": t, "d": d, "c": 30.0} for t, d in ((1, 40.0), (2, 34.5), (4, 33.0),
+                                                              (8, 36.0))]
+        # 40 us at one token against 33 at four: more than 15 % slower than a larger call.
+        # 34.5 at two is within 15 % of 33; the last point has nothing after it.
+        slow = deepep_fit.contradicted(rows, "d")
+        self.assertEqual([r["tokens"] for r in rows if id(r) in slow], [1])
+        self.assertEqual(deepep_fit.contradicted(rows, "c"), set())
+        # Another SM budget is another series: without the 33 us point, 40 stands (34.5 after it).
+        rows[2]["sms"] = 8
+        self.assertEqual(deepep_fit.contradicted(rows, "d"), set())
+        rows[3]["d"] = 29.0  # now 34.5 at two tokens is too: 29.0 < 0.85 x 34.5
+        self.assertEqual([r["tokens"] for r in rows if id(r) in deepep_fit.contradicted(rows, "d")],
+                         [1, 2])
 
     def test_bad_table_exits_2_naming_it(self):
         bad = os.path.join(self.tmp.name, "bad.csv")
@@ -87,17 +109,17 @@ class DeepEpFit(ScriptTestCase):
         self.assertRan(proc)
         fit = json.loads(proc.stdout)["fit"]
         with open(os.path.join(SOURCE_DIR, "workloads", "ep-exchange.cc")) as f:
-            shipped = re.findall(r"EpKernelCost [dc]\{([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)"
+            shipped = re.findall(r"EpKernelCost [dc]\{\s*([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)"
                                  r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?"
                                  r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?"
-                                 r"(?:, (true|false))?\}",
+                                 r"(?:, (true|false))?(?:, ([0-9.e]+))?\}",
                                  f.read())
         # In the source's order: normal dispatch, combine; low latency dispatch, combine.
         keys = ("deepep-normal_dispatch", "deepep-normal_combine",
                 "deepep-low-latency_dispatch", "deepep-low-latency_combine")
         self.assertEqual(len(shipped), 4, shipped)
         for key, (fixed, per_copy, rate, budget, per_token, token_rate, per_group, start_copy,
-                  start, fill, warp_serial) in zip(keys, shipped):
+                  start, fill, warp_serial, cap) in zip(keys, shipped):
             self.assertEqual(float(fixed), fit[key]["fixed_us"], key)
             self.assertEqual(float(per_copy), fit[key]["per_copy_ns"], key)
             self.assertEqual(float(rate), fit[key]["bytes_per_second"], key)
@@ -110,6 +132,7 @@ class DeepEpFit(ScriptTestCase):
             self.assertEqual(float(start or 0), fit[key].get("start_bytes_per_second", 0), key)
             self.assertEqual(float(fill or 0), fit[key].get("fill_bytes_per_second", 0), key)
             self.assertEqual(warp_serial == "true", fit[key].get("warp_copies_serial", False), key)
+            self.assertEqual(float(cap or 0), fit[key].get("copies_per_token_cap", 0), key)
         # Held out (docs/validation.md): normal mode within 15 % on most points.
         held = json.loads(proc.stdout)["held_out"]
         self.assertLess(held["deepep-normal_dispatch"]["all"]["mape_pct"], 5)
@@ -128,6 +151,12 @@ class DeepEpFit(ScriptTestCase):
         # the points within 15 %).
         self.assertLess(held["deepep-normal_combine"]["<= 64 tokens"]["mape_pct"], 4)
         self.assertGreater(held["deepep-normal_combine"]["all"]["within_15_pct"], 97)
+        # A token's copies counted up to the fit rows' widest fan-out (5.3) in the start-up and
+        # fill: top-22 of 512 (7.6 copies a token) at 32-160 tokens were 15-20 % slow, 12 of the
+        # combine's points beyond 15 %.
+        self.assertLessEqual(held["deepep-normal_combine"]["all"]["beyond_15"], 2)
+        # What the dispatch misses beyond the points its own table contradicts: one.
+        self.assertLessEqual(held["deepep-normal_dispatch"]["all but contradicted"]["beyond_15"], 1)
         # Low latency: few experts run on few SMs, a token at a time (was 40 % MAPE without it),
         # and the fixed part grows with the warp groups an SM holds (was 16 % over all).
         # (8-16 experts: 5.1 % before the warp copies' term below, 7.9 % with it, every point

@@ -208,6 +208,55 @@ TEST(EpExchange, KernelCostsAreDeepEpsAloneAndScaleWithTheSmBudget)
                 1e-9);
 }
 
+// The start-up and fill are empirical, fitted on tokens reaching at most 5.34 copies (top-8 of
+// 128 over 8 ranks): a wider fan-out (top-22 of 512, 7.6 copies; or relays across servers)
+// counts as 5.34 (rounded up) in them, and the wire and the copying still carry every copy.
+TEST(EpExchange, NormalKernelsCountATokensCopiesUpToTheFitRowsWidestFanOut)
+{
+    for (bool dispatch : {true, false})
+    {
+        const EpKernelCost k = *EpKernelCostOf(EpBackend::DeepEpNormal, dispatch);
+        ASSERT_NEAR(k.copiesPerTokenCap,
+                    8
+                        * (1
+                           - std::exp(std::lgamma(113.0) - std::lgamma(105.0) - std::lgamma(129.0)
+                                      + std::lgamma(121.0))),
+                    1e-4);
+        const double b = dispatch ? Fp8ScaledTokenBytes(4096) : 2 * 4096.0;
+        for (double g : {1.0, 2.0, 5.3})
+        {
+            // Below the cap the fill is the closed form (a token's copies at the fill rate).
+            EXPECT_NEAR(double(EpKernelFillPs(k, Work(0, b, 20, 0, 0, 0, g))) * 1e-12,
+                        g * b / k.fillBytesPerSecond,
+                        1e-12)
+                << g;
+        }
+        const EpKernelWork atCap = Work(100, b, 20, 32, 0, 0, k.copiesPerTokenCap);
+        for (double g : {7.6, 16.0, 1e6})
+        {
+            const EpKernelWork wide = Work(100, b, 20, 32, 0, 0, g);
+            EXPECT_EQ(EpKernelFillPs(k, wide), EpKernelFillPs(k, atCap)) << g;
+            EXPECT_EQ(EpKernelMinPs(k, wide), EpKernelMinPs(k, atCap)) << g;
+        }
+        // The combine's start-up grows up to the cap and no further.
+        if (!dispatch)
+        {
+            EXPECT_LT(EpKernelMinPs(k, Work(0, b, 20, 0, 0, 0, 2)),
+                      EpKernelMinPs(k, Work(0, b, 20, 0, 0, 0, 5)));
+            EXPECT_NEAR(double(EpKernelMinPs(k, Work(0, b, 20, 0, 0, 0, 7.6))) * 1e-12,
+                        k.fixedUs * 1e-6 + b * k.copiesPerTokenCap / k.startCopyBytesPerSecond
+                            + b / k.startBytesPerSecond,
+                        1e-12);
+        }
+        // Without a cap every copy counts.
+        EpKernelCost uncapped = k;
+        uncapped.copiesPerTokenCap = 0;
+        EXPECT_NEAR(double(EpKernelFillPs(uncapped, Work(0, b, 20, 0, 0, 0, 7.6))) * 1e-12,
+                    7.6 * b / k.fillBytesPerSecond,
+                    1e-12);
+    }
+}
+
 // DeepEP's low-latency kernels launch one warp group per expert on as few SMs as hold them, and
 // the dispatch casts and sends one token after another on each: with few experts, few SMs.
 TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
