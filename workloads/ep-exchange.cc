@@ -330,8 +330,10 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
     }
     case EpBackend::DeepEpLowLatency:
     {
-        const EpKernelCost d{5.51, 1.7, 302.8e9, false, 1.055, 3.864e9, 1.72, 0, 0, 0, true};
-        const EpKernelCost c{7.96, 0.0, 225.6e9, false, 0, 12.31e9, 1.16};
+        // The combine's start-up grows with the copies it reduces into one token (its top-k,
+        // up to 8, the fit rows' widest).
+        const EpKernelCost d{5.51, 1.7, 302.8e9, false, 1.055, 3.864e9, 1.72, 0, 0, 0, true, 8};
+        const EpKernelCost c{8.41, 0.1, 228.1e9, false, 0, 12.31e9, 0.375, 52.87e9, 0, 0, false, 8};
         return dispatch ? d : c;
     }
     case EpBackend::DeepEpAuto:

@@ -114,9 +114,10 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * on each of their SMs (DeepEpLowLatencySms: the dispatch casts and sends it, the combine
  * reduces it). The low-latency kernels' fixed part grows by
  * fixedPerGroupUs for each warp group an SM holds (ceil(experts / SMs): more experts an SM,
- * fewer warps each). The normal combine's start-up grows with one token: the copies it gathers
- * (its own rank's too) at startCopyBytesPerSecond and its result at startBytesPerSecond, before
- * the copies stream (one token per rank measures 30 us at hidden 2048, top-8, and 45-48 at 7168).
+ * fewer warps each). The combines' start-up grows with one token: the copies it gathers (normal:
+ * one from each rank holding its experts, its own rank's too; low latency: one per chosen expert)
+ * at startCopyBytesPerSecond and, normal, its result at startBytesPerSecond, before the copies
+ * stream (one token per rank measures 30 us at hidden 2048, top-8, and 45-48 at 7168).
  * The normal kernels pipeline their copying with the wire only past a depth: the shorter of the
  * two adds itself, up to one token's copies at fillBytesPerSecond (EpKernelFillPs). Both of
  * these terms are empirical: they count a token's copies up to copiesPerTokenCap, the widest

@@ -262,17 +262,18 @@ def main(argv=None):
                           "per_token_us": 2.0, "token_bytes_per_second": 5e9,
                           "fixed_per_group_us": 1.5},
                     "c": {"fixed_us": 8.0, "per_copy_ns": 1.0, "bytes_per_second": 250e9,
-                          "token_bytes_per_second": 5e9, "fixed_per_group_us": 1.0}})):
+                          "token_bytes_per_second": 5e9, "fixed_per_group_us": 1.0,
+                          "start_copy_bytes_per_second": 40e9}})):
         mine = [r for r in rows if r["mode"] == mode]
         if not mine:
             continue
         train = [r for r in mine if is_fit_row(r)]
         held = [r for r in mine if not is_fit_row(r)]
-        fixed = {}
-        if mode == "normal":
-            # Rounded up, so that it never cuts a fit row's own.
-            fixed["copies_per_token_cap"] = math.ceil(1e4 * max(
-                GPUS * copies_per_destination(r["experts"], r["topk"], True) for r in train)) / 1e4
+        # The widest fan-out of the fit rows (a copy per rank or per expert), rounded up so
+        # that it never cuts a fit row's own.
+        fixed = {"copies_per_token_cap": math.ceil(1e4 * max(
+            GPUS * copies_per_destination(r["experts"], r["topk"], mode == "normal")
+            for r in train)) / 1e4}
         for phase, name in (("d", "dispatch"), ("c", "combine")):
             prm, err = fit(train, phase, link, starts[phase], fixed)
             key = "%s_%s" % ("deepep-normal" if mode == "normal" else "deepep-low-latency", name)

@@ -168,7 +168,11 @@ class DeepEpFit(ScriptTestCase):
         # within 15 %, 91.8 % of all).
         self.assertGreater(held["deepep-low-latency_dispatch"][">= 128 experts"]["within_15_pct"], 97)
         self.assertGreater(held["deepep-low-latency_dispatch"]["all"]["within_15_pct"], 98)
-        self.assertLess(held["deepep-low-latency_combine"]["all"]["mape_pct"], 7)
+        # Its start-up grows with one token's top-k copies (was 5.6 % MAPE; 6.8 % and 96 % within
+        # 15 % at <= 16 tokens).
+        self.assertLess(held["deepep-low-latency_combine"]["all"]["mape_pct"], 4.5)
+        self.assertEqual(held["deepep-low-latency_combine"]["<= 16 tokens"]["within_15_pct"], 100)
+        self.assertLess(fit["deepep-low-latency_combine"]["fit_mape_pct"], 3)
         # Both go a token at a time on each SM, its bytes in the token's cost: few experts, few
         # SMs (the combine's were 77 % within 15 % without it).
         self.assertEqual(held["deepep-low-latency_dispatch"]["8-16 experts"]["within_15_pct"], 100)

@@ -257,6 +257,28 @@ TEST(EpExchange, NormalKernelsCountATokensCopiesUpToTheFitRowsWidestFanOut)
     }
 }
 
+// The low-latency combine's one warp group that reduces a token first reads its top-k copies:
+// its start-up grows with them (up to 8, the fit rows' widest top-k); the dispatch has none.
+TEST(EpExchange, LowLatencyCombineStartUpGrowsWithATokensTopK)
+{
+    const EpKernelCost c = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
+    const EpKernelCost d = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
+    ASSERT_GT(c.startCopyBytesPerSecond, 0);
+    EXPECT_EQ(c.copiesPerTokenCap, 8);
+    const double b = 2 * 7168.0;
+    auto at = [&](const EpKernelCost& k, double topk)
+    {
+        return double(EpKernelMinPs(k, Work(0, b, 1, 0, 256, 132, topk))) * 1e-12;
+    };
+    // 256 experts on 132 SMs: two warp groups an SM.
+    EXPECT_NEAR(at(c, 8),
+                c.fixedUs * 1e-6 + 2 * c.fixedPerGroupUs * 1e-6 + 8 * b / c.startCopyBytesPerSecond,
+                1e-12);
+    EXPECT_NEAR(at(c, 8) - at(c, 1), 7 * b / c.startCopyBytesPerSecond, 1e-12);
+    EXPECT_EQ(at(c, 10), at(c, 8));
+    EXPECT_EQ(at(d, 8), at(d, 1));
+}
+
 // DeepEP's low-latency kernels launch one warp group per expert on as few SMs as hold them, and
 // the dispatch casts and sends one token after another on each: with few experts, few SMs.
 TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
