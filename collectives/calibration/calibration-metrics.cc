@@ -2,10 +2,13 @@
 
 #include "nccl-report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace fabricsim
 {
@@ -128,6 +131,48 @@ PointsCsv(const std::vector<PredictedPoint>& points)
           << p.measured.source << "," << p.choice << "\n";
     }
     return o.str();
+}
+
+std::vector<bool>
+ContradictedMoePoints(const std::vector<MoePoint>& points, bool dispatch, double tolerance)
+{
+    using Shape
+        = std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::string>;
+    std::map<Shape, std::vector<size_t>> series;
+    for (size_t i = 0; i < points.size(); ++i)
+    {
+        const MoePoint& p = points[i];
+        series[{p.mode, p.hidden, p.topk, p.experts, p.sms, p.nodes, p.device}].push_back(i);
+    }
+    std::vector<bool> out(points.size(), false);
+    for (auto& [shape, idx] : series)
+    {
+        std::stable_sort(idx.begin(),
+                         idx.end(),
+                         [&](size_t a, size_t b) { return points[a].tokens < points[b].tokens; });
+        // Walking down from the largest call: the fastest time measured with more tokens (a
+        // repeat of the same tokens is not a larger call).
+        double floorUs = std::numeric_limits<double>::infinity();
+        for (size_t end = idx.size(); end > 0;)
+        {
+            size_t begin = end - 1;
+            while (begin > 0 && points[idx[begin - 1]].tokens == points[idx[end - 1]].tokens)
+            {
+                --begin;
+            }
+            double groupUs = floorUs;
+            for (size_t k = begin; k < end; ++k)
+            {
+                const MoePoint& p = points[idx[k]];
+                const double us = dispatch ? p.dispatchUs : p.combineUs;
+                out[idx[k]] = floorUs < (1 - tolerance) * us;
+                groupUs = std::min(groupUs, us);
+            }
+            floorUs = groupUs;
+            end = begin;
+        }
+    }
+    return out;
 }
 
 } // namespace fabricsim

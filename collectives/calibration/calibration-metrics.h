@@ -56,6 +56,17 @@ nlohmann::json ToJson(const ErrorSummary& s);
 /// measured_busbw_gbps, predicted_busbw_gbps, source, choice).
 std::string PointsCsv(const std::vector<PredictedPoint>& points);
 
+/**
+ * \brief The DeepEP points whose own table contradicts them: measured more than \p tolerance
+ * (a fraction) slower than a point of the same mode, shape, SM budget, servers and GPU with more
+ * tokens. A call's time cannot fall as its tokens grow, so no model that grows with the tokens
+ * holds both within the tolerance: a slow sample. One flag per point of \p points, for the
+ * dispatch (\p dispatch) or the combine times.
+ */
+std::vector<bool> ContradictedMoePoints(const std::vector<MoePoint>& points,
+                                        bool dispatch,
+                                        double tolerance = 0.15);
+
 } // namespace fabricsim
 
 #endif

@@ -451,17 +451,23 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         csv.precision(8);
         csv << "mode,tokens,hidden,topk,experts,sms,dispatch_us,predicted_dispatch_us,dispatch_"
                "error_pct,combine_us,"
-               "predicted_combine_us,combine_error_pct,nodes,source\n";
+               "predicted_combine_us,combine_error_pct,nodes,source,dispatch_contradicted,"
+               "combine_contradicted\n";
         std::map<std::string, std::vector<double>> errs;
-        for (const MoePoint& p : moe)
+        // Points the tables contradict (slower by more than 15 % than a larger call of the same
+        // shape): reported apart too, as no model growing with the tokens can hold them.
+        const std::vector<bool> slowD = ContradictedMoePoints(moe, true);
+        const std::vector<bool> slowC = ContradictedMoePoints(moe, false);
+        for (size_t i = 0; i < moe.size(); ++i)
         {
+            const MoePoint& p = moe[i];
             const auto [d, c] = pred.Moe(doc, p);
             const double de = (d - p.dispatchUs) / p.dispatchUs * 100;
             const double ce = (c - p.combineUs) / p.combineUs * 100;
             csv << p.mode << "," << p.tokens << "," << p.hidden << "," << p.topk << "," << p.experts
                 << "," << p.sms << "," << p.dispatchUs << "," << d << "," << de << ","
-                << p.combineUs << "," << c << "," << ce << "," << p.nodes << "," << p.source
-                << "\n";
+                << p.combineUs << "," << c << "," << ce << "," << p.nodes << "," << p.source << ","
+                << int(slowD[i]) << "," << int(slowC[i]) << "\n";
             const std::string range = p.tokens < 128    ? "tokens < 128"
                                       : p.tokens < 4096 ? "tokens 128-4095"
                                                         : "tokens >= 4096";
@@ -482,6 +488,14 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
             }
             errs[p.mode + " dispatch"].push_back(de);
             errs[p.mode + " combine"].push_back(ce);
+            if (!slowD[i])
+            {
+                errs[p.mode + " dispatch but contradicted"].push_back(de);
+            }
+            if (!slowC[i])
+            {
+                errs[p.mode + " combine but contradicted"].push_back(ce);
+            }
         }
         nlohmann::json m;
         for (const auto& [k, v] : errs)

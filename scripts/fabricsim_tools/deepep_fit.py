@@ -217,12 +217,17 @@ def contradicted(rows, phase, tolerance=0.15):
         series.setdefault((r["mode"], r["hidden"], r["topk"], r["experts"], r["sms"]), []).append(r)
     out = set()
     for v in series.values():
-        v.sort(key=lambda r: r["tokens"])
+        by_tokens = {}
+        for r in v:
+            by_tokens.setdefault(r["tokens"], []).append(r)
+        # Walking down from the largest call: the fastest time measured with more tokens (a
+        # repeat of the same tokens is not a larger call).
         floor = math.inf
-        for r in reversed(v):
-            if floor < (1 - tolerance) * r[phase]:
-                out.add(id(r))
-            floor = min(floor, r[phase])
+        for tokens in sorted(by_tokens, reverse=True):
+            for r in by_tokens[tokens]:
+                if floor < (1 - tolerance) * r[phase]:
+                    out.add(id(r))
+            floor = min([floor] + [r[phase] for r in by_tokens[tokens]])
     return out
 
 

@@ -166,6 +166,53 @@ TEST(CalibrateCommand, DeepEpPointsAreComparedPerModeAndSmBudget)
     EXPECT_GT(predicted[1024], 1024 * 8 * 7392.0 * 7 / 8 / 450e3); // at least the wire time
 }
 
+// The normal-mode corpus table on the simulated NVLink rate (313.3 GB/s: 0.845 x 370.8): six
+// dispatch points its own table contradicts (slower by more than 15 % than a larger call of the
+// same shape), flagged and left out of their own segment; past them, one dispatch and three
+// combine points of 2484 beyond 15 % (fit rows included).
+TEST(CalibrateCommand, DeepEpNormalTableWithThePointsItContradicts)
+{
+    REQUIRE_SHARED_CORPUS(normal, "measurements/deepep/h200_sxm-wideep_deepep_normal_perf.csv");
+    const std::string out = ScratchDir("deepep-normal");
+    CliResult r = RunCli({"calibrate",
+                          normal,
+                          "--scenario",
+                          SystemScenario("h200-8gpu"),
+                          "--set",
+                          "topology.host_link.rate=313.3GBps",
+                          "--out",
+                          out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::vector<std::string> flagged;
+    int beyondD = 0;
+    int beyondC = 0;
+    for (const std::vector<std::string>& f : ReadCsvRows(out + "/moe.csv"))
+    {
+        ASSERT_EQ(f.size(), 16u);
+        EXPECT_EQ(f[15], "0") << "combine contradicted";
+        if (f[14] == "1")
+        {
+            flagged.push_back(f[2] + "/" + f[3] + "/" + f[4] + " sms " + f[5] + " tokens " + f[1]);
+        }
+        beyondD += f[14] == "0" && std::abs(std::stod(f[8])) > 15;
+        beyondC += std::abs(std::stod(f[11])) > 15;
+    }
+    EXPECT_EQ(flagged,
+              (std::vector<std::string>{"2048/8/256 sms 4 tokens 1",
+                                        "4096/10/512 sms 4 tokens 1",
+                                        "4096/10/512 sms 4 tokens 2",
+                                        "4096/10/512 sms 4 tokens 4",
+                                        "4096/10/512 sms 4 tokens 8",
+                                        "4096/22/512 sms 12 tokens 32"}));
+    EXPECT_LE(beyondD, 1);
+    EXPECT_LE(beyondC, 3);
+    const nlohmann::json s = ReadJson(out + "/summary.json");
+    EXPECT_EQ(s["moe"]["normal dispatch"]["points"].get<size_t>(), 2484u);
+    EXPECT_EQ(s["moe"]["normal dispatch but contradicted"]["points"].get<size_t>(), 2478u);
+    EXPECT_LT(s["moe"]["normal dispatch but contradicted"]["mape_pct"].get<double>(), 4.5);
+    EXPECT_LT(s["moe"]["normal combine"]["mape_pct"].get<double>(), 4.5);
+}
+
 // DeepEP's published intranode figures (H800, EP 8, 4096 tokens per rank, hidden 7168, top-8 of
 // 256 experts, fp8 dispatch, bf16 combine, 24 SMs as its README's example sets): 153 GB/s
 // dispatch and 158 GB/s combine, counted as the bytes a rank receives (its own share included)

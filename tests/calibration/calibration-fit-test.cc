@@ -1,4 +1,5 @@
 #include "busbw-plot.h"
+#include "calibration-metrics.h"
 #include "calibration-parameters.h"
 #include "calibration-test-util.h"
 #include "input-error.h"
@@ -121,3 +122,41 @@ TEST(BusBwPlot, OnePanelPerCollectiveAndRankCount)
 
 } // namespace
 } // namespace fabricsim
+
+// A DeepEP point measured more than 15 % slower than the same shape with more tokens is one its
+// own table contradicts; repeats of the same tokens, other SM budgets and the other phase are
+// not larger calls of it.
+TEST(CalibrationMetrics, DeepEpPointsTheirOwnTableContradicts)
+{
+    using fabricsim::ContradictedMoePoints;
+    using fabricsim::MoePoint;
+    auto point = [](uint32_t tokens, double d, uint32_t sms = 4)
+    {
+        MoePoint p;
+        p.mode = "normal";
+        p.hidden = 4096;
+        p.topk = 8;
+        p.experts = 256;
+        p.sms = sms;
+        p.tokens = tokens;
+        p.dispatchUs = d;
+        p.combineUs = 30;
+        return p;
+    };
+    // 40 us at one token against 33 at four; 34.5 at two is within 15 % of 33.
+    std::vector<MoePoint> pts{point(1, 40), point(2, 34.5), point(4, 33), point(8, 36)};
+    EXPECT_EQ(ContradictedMoePoints(pts, true), (std::vector<bool>{true, false, false, false}));
+    EXPECT_EQ(ContradictedMoePoints(pts, false), std::vector<bool>(4, false));
+    // A tolerance of 25 %: 33 is not below 0.75 x 40.
+    EXPECT_EQ(ContradictedMoePoints(pts, true, 0.25), std::vector<bool>(4, false));
+    // Another SM budget is another series.
+    pts[2].sms = 8;
+    EXPECT_EQ(ContradictedMoePoints(pts, true), std::vector<bool>(4, false));
+    // A repeat of a call is not a larger one: two samples at 8 tokens, 40 and 29, contradict
+    // neither each other nor the larger call after them, but both smaller calls fall.
+    pts[2] = point(8, 40);
+    pts[3] = point(8, 29);
+    pts.push_back(point(16, 45));
+    EXPECT_EQ(ContradictedMoePoints(pts, true),
+              (std::vector<bool>{true, true, false, false, false}));
+}
