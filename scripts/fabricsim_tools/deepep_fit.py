@@ -274,6 +274,12 @@ def main(argv=None):
             continue
         train = [r for r in mine if is_fit_row(r)]
         held = [r for r in mine if not is_fit_row(r)]
+        if not train:
+            sys.stderr.write("fit-deepep-kernels: %s: no %s row the fit takes (hidden %s, or %s)\n"
+                             % (", ".join(args.tables), mode,
+                                " or ".join(map(str, FIT_HIDDEN)),
+                                "hidden %d with %d experts" % FIT_FEW_EXPERTS))
+            return 2
         # The widest fan-out of the fit rows (a copy per rank or per expert), rounded up so
         # that it never cuts a fit row's own.
         fixed = {"copies_per_token_cap": math.ceil(1e4 * max(

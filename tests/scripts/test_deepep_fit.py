@@ -73,6 +73,15 @@ class DeepEpFit(ScriptTestCase):
             self.assertLess(out["held_out"][key]["all"]["mape_pct"], 0.2)
             self.assertEqual(out["contradicted"][key], [], key)
 
+    def test_a_table_without_fit_rows_exits_2_naming_them(self):
+        held_only = os.path.join(self.tmp.name, "held.csv")
+        with open(held_only, "w") as f:
+            f.write(NORMAL_HEADER + "s,1,H200,normal,deepep,1,3072,8,8,256,4,30.0,0,4,31.0,0\n")
+        proc = run_script("fit-deepep-kernels", held_only)
+        self.assertRan(proc, rc=2)
+        self.assertIn("held.csv", proc.stderr)
+        self.assertIn("no normal row the fit takes", proc.stderr)
+
     def test_lists_the_points_its_table_contradicts(self):
         rows = [{"mode": "normal", "hidden": 4096, "topk": 8, "experts": 256, "sms": 4,
                  "tokens": t, "d": d, "c": 30.0} for t, d in ((1, 40.0), (2, 34.5), (4, 33.0),
