@@ -60,60 +60,166 @@ ScheduleCollectives::ChooseAlgorithm(CollectiveKind kind, uint64_t bytes, int ra
     return AutoAlgorithm(kind, bytes, ranks, m_options);
 }
 
-std::string
-AutoAlgorithm(CollectiveKind kind, uint64_t bytes, int ranks, const CollectiveOptions& options)
+namespace
+{
+
+/// The algorithms "auto" prefers for a size, best first (the fixed rule).
+std::vector<std::string>
+Preferences(CollectiveKind kind, bool small, bool multiDomain)
 {
     // Latency-bound sizes take logarithmic-depth algorithms, bandwidth-bound ones the ring, or
     // the two-level algorithm when ranks span several scale-up domains.
-    const int local = options.m_localSize;
-    const bool multiDomain = local > 1 && ranks > local && ranks % local == 0;
-    const bool small = bytes <= options.m_smallBytes;
-    std::vector<std::string> prefs;
     switch (kind)
     {
     case CollectiveKind::kAllReduce:
-        prefs = small         ? std::vector<std::string>{"tree", "rd", "ring"}
-                : multiDomain ? std::vector<std::string>{"hierarchical", "ring"}
-                              : std::vector<std::string>{"ring"};
-        break;
+        return small         ? std::vector<std::string>{"tree", "rd", "ring"}
+               : multiDomain ? std::vector<std::string>{"hierarchical", "ring"}
+                             : std::vector<std::string>{"ring"};
     case CollectiveKind::kAllGather:
-        prefs = small ? std::vector<std::string>{"rd", "bruck", "ring"}
-                      : std::vector<std::string>{"ring"};
-        break;
+        return small ? std::vector<std::string>{"rd", "bruck", "ring"}
+                     : std::vector<std::string>{"ring"};
     case CollectiveKind::kReduceScatter:
-        prefs = small ? std::vector<std::string>{"rhd", "ring"} : std::vector<std::string>{"ring"};
-        break;
+        return small ? std::vector<std::string>{"rhd", "ring"} : std::vector<std::string>{"ring"};
     case CollectiveKind::kAllToAll:
-        prefs = multiDomain && !small ? std::vector<std::string>{"hierarchical", "direct"}
-                                      : std::vector<std::string>{"direct", "pairwise"};
-        break;
+        return multiDomain && !small ? std::vector<std::string>{"hierarchical", "direct"}
+                                     : std::vector<std::string>{"direct", "pairwise"};
     case CollectiveKind::kBroadcast:
     case CollectiveKind::kReduce:
-        prefs = small ? std::vector<std::string>{"tree", "ring"} : std::vector<std::string>{"ring"};
-        break;
+        return small ? std::vector<std::string>{"tree", "ring"} : std::vector<std::string>{"ring"};
     default:
-        break;
+        return {};
+    }
+}
+
+bool
+MultiDomain(int ranks, const CollectiveOptions& options)
+{
+    const int local = options.m_localSize;
+    return local > 1 && ranks > local && ranks % local == 0;
+}
+
+/// Whether \p algorithm is one of \p kind's and generates for \p ranks (some need powers of
+/// two).
+bool
+Generates(CollectiveKind kind, const std::string& algorithm, int ranks, const GeneratorOptions& opt)
+{
+    const std::vector<std::string> known = AlgorithmsFor(kind);
+    if (std::find(known.begin(), known.end(), algorithm) == known.end())
+    {
+        return false;
+    }
+    try
+    {
+        GenerateSchedule(kind, algorithm, ranks, opt);
+        return true;
+    }
+    catch (const fabricsim::InputError&)
+    {
+        return false;
+    }
+}
+
+} // namespace
+
+std::string
+AutoAlgorithm(CollectiveKind kind, uint64_t bytes, int ranks, const CollectiveOptions& options)
+{
+    GeneratorOptions opt;
+    opt.localSize = options.m_localSize;
+    for (const std::string& a :
+         Preferences(kind, bytes <= options.m_smallBytes, MultiDomain(ranks, options)))
+    {
+        if (Generates(kind, a, ranks, opt))
+        {
+            return a;
+        }
     }
     const std::vector<std::string> known = AlgorithmsFor(kind);
-    GeneratorOptions opt;
-    opt.localSize = local;
-    for (const std::string& a : prefs)
+    return known.empty() ? "ring" : known.front();
+}
+
+std::vector<std::string>
+AutoCandidates(CollectiveKind kind, uint64_t bytes, int ranks, const CollectiveOptions& options)
+{
+    // The fixed choice, then what NCCL's tuner weighs against it at every size: the
+    // bandwidth-bound algorithms (ring, or hierarchical across domains) and, for all-reduce, the
+    // tree. Recursive doubling and Bruck stay where the fixed rule puts them: NCCL has neither,
+    // and timed at every size they would undercut its small-size latency.
+    std::vector<std::string> wanted = Preferences(kind, false, MultiDomain(ranks, options));
+    if (kind == CollectiveKind::kAllReduce)
     {
-        if (std::find(known.begin(), known.end(), a) == known.end())
+        wanted.push_back("tree");
+    }
+    std::vector<std::string> out{AutoAlgorithm(kind, bytes, ranks, options)};
+    GeneratorOptions opt;
+    opt.localSize = options.m_localSize;
+    for (const std::string& a : wanted)
+    {
+        if (std::find(out.begin(), out.end(), a) == out.end() && Generates(kind, a, ranks, opt))
         {
-            continue;
+            out.push_back(a);
         }
+    }
+    return out;
+}
+
+int64_t
+IdleRunPs(Transport& idle,
+          const Schedule& schedule,
+          const ExecutorConfig& config,
+          const std::vector<uint32_t>& rankMap,
+          uint64_t bytes)
+{
+    const int64_t start = idle.NowPs();
+    int64_t end = -1;
+    Executor ex(idle, schedule, config, rankMap);
+    ex.Start(bytes, {}, [&end, &idle]() { end = idle.NowPs(); });
+    idle.Run();
+    return end < 0 ? -1 : end - start;
+}
+
+std::string
+FastestAlgorithm(CollectiveKind kind,
+                 uint64_t bytes,
+                 const std::vector<uint32_t>& ranks,
+                 const GeneratorOptions& gen,
+                 const CollectiveOptions& options,
+                 const ExecutorConfig& config,
+                 Transport* probe)
+{
+    const int n = int(ranks.size());
+    std::vector<std::string> candidates = AutoCandidates(kind, bytes, n, options);
+    if ((!probe && !options.m_probe) || candidates.size() == 1)
+    {
+        return candidates.front();
+    }
+    std::unique_ptr<Transport> owned;
+    if (!probe)
+    {
+        owned = options.m_probe();
+        probe = owned.get();
+    }
+    std::string best = candidates.front();
+    int64_t bestPs = -1;
+    for (const std::string& a : candidates)
+    {
+        Schedule schedule;
         try
         {
-            // Some algorithms need power-of-two rank counts: take the first that generates.
-            GenerateSchedule(kind, a, ranks, opt);
-            return a;
+            schedule = GenerateSchedule(kind, a, n, gen);
         }
         catch (const fabricsim::InputError&)
         {
+            continue; // not with these generator options (the request's own choice reports it)
+        }
+        const int64_t ps = IdleRunPs(*probe, schedule, config, ranks, bytes);
+        if (ps >= 0 && (bestPs < 0 || ps < bestPs))
+        {
+            best = a;
+            bestPs = ps;
         }
     }
-    return known.empty() ? "ring" : known.front();
+    return best;
 }
 
 void
@@ -214,15 +320,12 @@ ScheduleCollectives::ScheduleFor(const CollectiveRequest& req, const std::string
     auto it = m_schedules.find(key);
     if (it == m_schedules.end())
     {
-        GeneratorOptions opt;
-        opt.channels = m_options.m_channels;
-        opt.chunksPerRank = m_options.m_chunksPerRank;
-        opt.localSize = m_options.m_localSize;
-        opt.protocol = m_options.m_protocol;
-        opt.root = root;
         try
         {
-            it = m_schedules.emplace(key, GenerateSchedule(req.kind, algorithm, n, opt)).first;
+            it = m_schedules
+                     .emplace(key,
+                              GenerateSchedule(req.kind, algorithm, n, GeneratorOptionsFor(root)))
+                     .first;
         }
         catch (const fabricsim::InputError& e)
         {
@@ -232,6 +335,59 @@ ScheduleCollectives::ScheduleFor(const CollectiveRequest& req, const std::string
                                             + std::to_string(n) + " ranks",
                                         "\"" + algorithm + "\": " + e.what());
         }
+    }
+    return it->second;
+}
+
+GeneratorOptions
+ScheduleCollectives::GeneratorOptionsFor(uint32_t root) const
+{
+    GeneratorOptions opt;
+    opt.channels = m_options.m_channels;
+    opt.chunksPerRank = m_options.m_chunksPerRank;
+    opt.localSize = m_options.m_localSize;
+    opt.protocol = m_options.m_protocol;
+    opt.root = root;
+    return opt;
+}
+
+Transport*
+ScheduleCollectives::Probe()
+{
+    // One idle copy serves every timing: each run drains it before the next starts.
+    if (!m_probeTransport)
+    {
+        m_probeTransport = m_options.m_probe();
+    }
+    return m_probeTransport.get();
+}
+
+std::string
+ScheduleCollectives::AutoFor(const CollectiveRequest& req)
+{
+    const int n = int(req.ranks.size());
+    if (!m_options.m_probe || m_userSchedules.count({int(req.kind), n}) > 0)
+    {
+        // A registered schedule serves "auto" whatever the name (ScheduleFor).
+        return ChooseAlgorithm(req.kind, req.bytes, n);
+    }
+    const uint32_t root
+        = (req.kind == CollectiveKind::kBroadcast || req.kind == CollectiveKind::kReduce) ? req.root
+                                                                                          : 0;
+    auto key = std::make_tuple(int(req.kind), req.bytes, req.ranks, root);
+    auto it = m_tuned.find(key);
+    if (it == m_tuned.end())
+    {
+        it = m_tuned
+                 .emplace(key,
+                          FastestAlgorithm(req.kind,
+                                           req.bytes,
+                                           req.ranks,
+                                           GeneratorOptionsFor(root),
+                                           m_options,
+                                           m_config,
+                                           Probe()))
+                 .first;
     }
     return it->second;
 }
@@ -267,8 +423,7 @@ ScheduleCollectives::Start(const CollectiveRequest& req, RankDone onRankDone, Do
                              });
         return;
     }
-    const std::string algorithm
-        = req.algorithm == "auto" ? ChooseAlgorithm(req.kind, req.bytes, n) : req.algorithm;
+    const std::string algorithm = req.algorithm == "auto" ? AutoFor(req) : req.algorithm;
     const fabricsim::Schedule& s = ScheduleFor(req, algorithm);
     const uint64_t id = m_nextId++;
     Active& a = m_running[id];

@@ -10,7 +10,9 @@
 #include "collective-api.h"
 #include "executor.h"
 #include "generators.h"
+#include "transport.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,17 +32,55 @@ struct CollectiveOptions
     Protocol m_protocol = Protocol::kSimple;
     /// "auto" picks latency-optimal algorithms (tree, recursive doubling) up to this size.
     uint64_t m_smallBytes = 256 * 1024;
+    /**
+     * A fresh, idle transport of the same fabric and ranks. When set, "auto" times every
+     * candidate algorithm on one and takes the fastest, as NCCL's tuner takes the cheapest by its
+     * cost model, so no call gets a slower algorithm than a larger one because of a fixed size
+     * threshold; unset, the fixed preference by size above.
+     */
+    std::function<std::unique_ptr<Transport>()> m_probe;
 };
 
 /**
- * The algorithm "auto" resolves to (NCCL-like): logarithmic-depth algorithms up to
- * options.m_smallBytes, the ring above, the two-level algorithm when the ranks span several
- * scale-up domains; the first preference that generates for \p ranks wins.
+ * The fixed choice of "auto" (what it takes with no probe to time candidates on):
+ * logarithmic-depth algorithms up to options.m_smallBytes, the ring above, the two-level
+ * algorithm when the ranks span several scale-up domains; the first preference that generates
+ * for \p ranks wins.
  */
 std::string AutoAlgorithm(CollectiveKind kind,
                           uint64_t bytes,
                           int ranks,
                           const CollectiveOptions& options);
+
+/// Every algorithm "auto" may take for \p kind on \p ranks: the fixed choice (AutoAlgorithm)
+/// first, then the ring (hierarchical across scale-up domains; direct for all-to-all) and, for
+/// all-reduce, the tree.
+std::vector<std::string> AutoCandidates(CollectiveKind kind,
+                                        uint64_t bytes,
+                                        int ranks,
+                                        const CollectiveOptions& options);
+
+/// Time (ps) \p schedule takes for \p bytes on the idle transport \p idle (schedule rank i on
+/// transport rank rankMap[i]); -1 when it does not complete.
+int64_t IdleRunPs(Transport& idle,
+                  const Schedule& schedule,
+                  const ExecutorConfig& config,
+                  const std::vector<uint32_t>& rankMap,
+                  uint64_t bytes);
+
+/**
+ * The algorithm "auto" takes for \p bytes on \p ranks: the candidate (AutoCandidates) that is
+ * fastest on \p probe (an idle transport; null: a new one from options.m_probe), generated
+ * with \p gen and run with \p config (a tie keeps the earlier candidate); AutoAlgorithm when
+ * there is no probe.
+ */
+std::string FastestAlgorithm(CollectiveKind kind,
+                             uint64_t bytes,
+                             const std::vector<uint32_t>& ranks,
+                             const GeneratorOptions& gen,
+                             const CollectiveOptions& options,
+                             const ExecutorConfig& config,
+                             Transport* probe = nullptr);
 
 class ScheduleCollectives : public CollectiveApi
 {
@@ -62,7 +102,7 @@ class ScheduleCollectives : public CollectiveApi
     /// Run \p schedule for every request of its collective and rank count ("custom algorithm").
     void UseSchedule(const fabricsim::Schedule& schedule);
 
-    /// The algorithm "auto" resolves to for this collective, size and group size.
+    /// The fixed choice of "auto" for this collective, size and group size (AutoAlgorithm).
     std::string ChooseAlgorithm(CollectiveKind kind, uint64_t bytes, int ranks) const;
 
     /// Collectives started and not finished.
@@ -84,6 +124,10 @@ class ScheduleCollectives : public CollectiveApi
 
     const fabricsim::Schedule& ScheduleFor(const CollectiveRequest& req,
                                            const std::string& algorithm);
+    /// The algorithm an "auto" request runs (timed on the probe once per size and group).
+    std::string AutoFor(const CollectiveRequest& req);
+    Transport* Probe();
+    GeneratorOptions GeneratorOptionsFor(uint32_t root) const;
     uint32_t ChannelBase(const std::vector<uint32_t>& ranks);
     void CheckRequest(const CollectiveRequest& req) const;
     void StartAllToAllV(const CollectiveRequest& req,
@@ -98,7 +142,10 @@ class ScheduleCollectives : public CollectiveApi
     CollectiveOptions m_options;
     std::map<std::tuple<int, std::string, int, uint32_t>, fabricsim::Schedule> m_schedules;
     std::map<std::pair<int, int>, fabricsim::Schedule> m_userSchedules; ///< (kind, ranks)
-    std::map<std::vector<uint32_t>, uint32_t> m_groups;                 ///< rank group -> index
+    /// "auto"'s timed choice per (kind, bytes, group, root).
+    std::map<std::tuple<int, uint64_t, std::vector<uint32_t>, uint32_t>, std::string> m_tuned;
+    std::unique_ptr<Transport> m_probeTransport; ///< from m_options.m_probe, made on first use
+    std::map<std::vector<uint32_t>, uint32_t> m_groups; ///< rank group -> index
     std::map<uint64_t, Active> m_running;
     uint64_t m_nextId = 0;
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);

@@ -1,5 +1,6 @@
 #include "fabric-collective-helper.h"
 
+#include "analytical-transport.h"
 #include "executor-attributes.h"
 #include "input-error.h"
 #include "packet-transport.h"
@@ -224,6 +225,12 @@ FabricCollectiveHelper::GetCollectiveApi()
         else if (m_topology)
         {
             copt.m_localSize = ScaleUpDomainSize(*m_topology);
+            // "auto" times its candidates on an idle flow-model copy of this fabric.
+            auto topo = std::make_shared<const fabricsim::Topology>(*m_topology);
+            copt.m_probe = [topo]()
+            {
+                return std::make_unique<fabricsim::AnalyticalTransport>(*topo);
+            };
         }
         m_api = std::make_unique<fabricsim::ScheduleCollectives>(
             GetTransport(), GetExecutorConfig(), copt);

@@ -134,7 +134,8 @@ class FabricCollectiveHelper
                             int iters = 1);
 
     /// The Collective API over this helper's transport (global rank = host), created on
-    /// first use with \p options (default: scale-up domain size from the topology).
+    /// first use with \p options (default: scale-up domain size from the topology, and "auto"
+    /// timing its candidates on an idle flow-model copy of it).
     fabricsim::ScheduleCollectives& GetCollectiveApi();
     /// Options the Collective API is created with (call before GetCollectiveApi).
     void SetCollectiveOptions(const fabricsim::CollectiveOptions& options);

@@ -2,6 +2,7 @@
 
 #include "cli-options.h"
 #include "executor-attributes.h"
+#include "fabric-backend.h"
 #include "fabric-setup.h"
 #include "generators.h"
 #include "input-error.h"
@@ -17,6 +18,8 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <numeric>
 #include <sstream>
 
 namespace fabricsim
@@ -62,13 +65,18 @@ Lower(std::string s)
 class ScheduleSource
 {
   public:
+    /// "auto" times its candidates on a transport from \p probe (an idle copy of the fabric)
+    /// with \p config.
     ScheduleSource(const CollectiveCommandOptions& opt,
                    CollectiveKind kind,
                    int ranks,
-                   int localSize)
+                   int localSize,
+                   std::function<std::unique_ptr<Transport>()> probe,
+                   const ExecutorConfig& config)
         : m_opt(opt)
         , m_kind(kind)
         , m_ranks(ranks)
+        , m_config(config)
     {
         m_gen.channels = opt.channels;
         m_gen.chunksPerRank = opt.chunks;
@@ -81,6 +89,8 @@ class ScheduleSource
         m_auto.m_channels = opt.channels;
         m_auto.m_chunksPerRank = opt.chunks;
         m_auto.m_localSize = localSize;
+        m_auto.m_protocol = m_gen.protocol;
+        m_auto.m_probe = std::move(probe);
         if (!opt.scheduleFile.empty())
         {
             LoadFile();
@@ -116,8 +126,7 @@ class ScheduleSource
             name = m_file.front().m_name;
             return m_file.front(); // outside every declared range: the first one still runs
         }
-        const std::string algo
-            = m_opt.algo == "auto" ? AutoAlgorithm(m_kind, bytes, m_ranks, m_auto) : m_opt.algo;
+        const std::string algo = m_opt.algo == "auto" ? Auto(bytes) : m_opt.algo;
         name = algo;
         auto it = m_generated.find(algo);
         if (it == m_generated.end())
@@ -156,6 +165,27 @@ class ScheduleSource
     }
 
   private:
+    /// What "auto" takes for \p bytes: the fastest candidate on an idle copy of the fabric.
+    std::string Auto(uint64_t bytes)
+    {
+        auto it = m_tuned.find(bytes);
+        if (it == m_tuned.end())
+        {
+            if (!m_probe)
+            {
+                m_probe = m_auto.m_probe();
+            }
+            std::vector<uint32_t> ranks(m_ranks);
+            std::iota(ranks.begin(), ranks.end(), 0u);
+            it = m_tuned
+                     .emplace(bytes,
+                              FastestAlgorithm(
+                                  m_kind, bytes, ranks, m_gen, m_auto, m_config, m_probe.get()))
+                     .first;
+        }
+        return it->second;
+    }
+
     void LoadFile()
     {
         MscclDocument doc = LoadScheduleFile(m_opt.scheduleFile);
@@ -189,6 +219,9 @@ class ScheduleSource
     int m_ranks;
     GeneratorOptions m_gen;
     CollectiveOptions m_auto;
+    ExecutorConfig m_config;
+    std::unique_ptr<Transport> m_probe;
+    std::map<uint64_t, std::string> m_tuned;
     std::vector<Schedule> m_file;
     std::map<std::string, Schedule> m_generated;
     std::map<const Schedule*, int64_t> m_wrong;
@@ -358,7 +391,8 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
     const int localSize = opt.localSize > 0 ? opt.localSize : ServerLocalSize(sc.topology, n);
     ConfigureSimulator(sc, opt.ns3Args); // rejects bad --ns3:: overrides and attributes
     CcFactory(CollectiveCcName(sc), sc.file, "transport.cc");
-    ScheduleSource source(opt, kind, n, localSize);
+    ScheduleSource source(
+        opt, kind, n, localSize, AutoProbe(sc), ns3::ExecutorConfigFromAttributes());
     std::vector<uint64_t> sizes;
     for (uint64_t s : SizeSweep(opt.minBytes, opt.maxBytes, opt.factor))
     {

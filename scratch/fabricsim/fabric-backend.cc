@@ -39,6 +39,17 @@ AnalyticalOptionsFor(const FabricScenario& sc)
     return ao;
 }
 
+std::function<std::unique_ptr<Transport>()>
+AutoProbe(const FabricScenario& sc)
+{
+    auto topo = std::make_shared<const Topology>(sc.topology);
+    const AnalyticalOptions ao = AnalyticalOptionsFor(sc);
+    return [topo, ao]()
+    {
+        return std::make_unique<AnalyticalTransport>(*topo, ao);
+    };
+}
+
 int64_t
 WatchdogPs(const FabricScenario& sc)
 {

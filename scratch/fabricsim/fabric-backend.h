@@ -16,6 +16,7 @@
 #include "ns3/fabric-topology-helper.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ std::string ToString(BackendKind kind);
 /// per-message overhead of ns3::AnalyticalBackend (read after ConfigureSimulator applied the
 /// scenario's attributes and --ns3:: overrides).
 AnalyticalOptions AnalyticalOptionsFor(const FabricScenario& sc);
+
+/// Idle analytical copies of the scenario's fabric, on which "auto" times its candidate
+/// algorithms (CollectiveOptions::m_probe): the choice NCCL's tuner makes by a cost model, made
+/// here by the flow model whichever backend then runs the call.
+std::function<std::unique_ptr<Transport>()> AutoProbe(const FabricScenario& sc);
 
 /// The packet backend's stop time: the scenario's stop_ns when it sets one, else none (0).
 int64_t WatchdogPs(const FabricScenario& sc);

@@ -150,9 +150,10 @@ ExecuteInferenceScenario(const json& doc,
     PacketTransport* packet = collectives->GetPacketTransport();
     ns3::FabricInferenceHelper inference(*collectives);
     inference.Place(isc); // too few hosts is bad input, found before the run
-    // Hierarchical algorithms need the scale-up domain size.
+    // Hierarchical algorithms need the scale-up domain size; "auto" times its candidates.
     CollectiveOptions copt;
     copt.m_localSize = ns3::FabricCollectiveHelper::ScaleUpDomainSize(sc.topology);
+    copt.m_probe = AutoProbe(sc);
     collectives->SetCollectiveOptions(copt);
     std::unique_ptr<ns3::FabricStatsHelper> stats;
     if (fabric)

@@ -101,6 +101,7 @@ class Fabric
     {
         CollectiveOptions co;
         co.m_localSize = ServerLocalSize(sc.topology, int(sc.topology.NumHosts()));
+        co.m_probe = AutoProbe(sc);
         m_backend.Collectives().SetCollectiveOptions(co);
     }
 
