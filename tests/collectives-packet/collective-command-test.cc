@@ -108,6 +108,55 @@ TEST(CollectiveCommand, PrintsTheNcclTableAndWritesJsonAndCsv)
     EXPECT_TRUE(Exists(dir + "/timing.json"));
 }
 
+TEST(CollectiveCommand, AutoTakesEachSizesFastestAlgorithmSoTimeNeverFalls)
+{
+    // 8 hosts on a PCIe-class switch: the tree is slower than the ring from 128 KiB, below the
+    // fixed rule's 256 KiB threshold.
+    const std::string sc = WriteScenario(test::SingleSwitchScenario(8, "177.6Gbps"), "auto");
+    auto rows = [&](const std::string& algo)
+    {
+        const std::string dir = test::FreshDir("auto-" + algo);
+        EXPECT_EQ(Cli({"collective",
+                       sc,
+                       "--coll",
+                       "allreduce",
+                       "--algo",
+                       algo,
+                       "-b",
+                       "16K",
+                       "-e",
+                       "1M",
+                       "-f",
+                       "2",
+                       "--backend",
+                       "analytical",
+                       "--out",
+                       dir}),
+                  0);
+        return json::parse(test::Slurp(dir + "/collective.json"))["rows"];
+    };
+    const json aut = rows("auto");
+    const json ring = rows("ring");
+    const json tree = rows("tree");
+    ASSERT_EQ(aut.size(), 7u);
+    double previous = 0;
+    for (size_t i = 0; i < aut.size(); ++i)
+    {
+        const double t = aut[i]["time_us"].get<double>();
+        const double r = ring[i]["time_us"].get<double>();
+        const double tr = tree[i]["time_us"].get<double>();
+        EXPECT_EQ(t, std::min(r, tr)) << aut[i]["size_bytes"];
+        if (r != tr)
+        {
+            EXPECT_EQ(aut[i]["algorithm"], r < tr ? "ring" : "tree") << aut[i]["size_bytes"];
+        }
+        EXPECT_GE(t, previous) << aut[i]["size_bytes"];
+        previous = t;
+    }
+    EXPECT_EQ(aut[4]["size_bytes"], 256 * 1024);
+    EXPECT_EQ(aut[4]["algorithm"], "ring"); // the fixed rule took the tree here
+}
+
 TEST(CollectiveCommand, SameScenarioGivesByteIdenticalResultsOnThePacketFabric)
 {
     const std::string sc = WriteScenario(test::SingleSwitchScenario(4, "100Gbps"), "det");
