@@ -128,6 +128,34 @@ TEST(CollectiveApi, AutoWithAProbeTakesTheFastestCandidateSoTimeNeverFallsWithSi
               (std::vector<std::string>{"rd", "ring"}));
 }
 
+TEST(CollectiveApi, AUserScheduleStillServesAutoWhenAProbeIsSet)
+{
+    const Topology topo = SingleSwitch(4);
+    AnalyticalTransport t(topo);
+    CollectiveOptions o;
+    int probes = 0;
+    o.m_probe = [topo, &probes]()
+    {
+        probes++;
+        return std::make_unique<AnalyticalTransport>(topo);
+    };
+    ScheduleCollectives api(t, {}, o);
+    api.UseSchedule(test::RingAllReduce(4));
+    int finished = 0;
+    api.Start(AllReduce(1 << 20, {0, 1, 2, 3}, "auto"), {}, [&]() { finished++; });
+    t.Run();
+    EXPECT_EQ(finished, 1);
+    EXPECT_EQ(probes, 0); // nothing to choose: the registered schedule runs
+    // Without one, the first auto call makes the probe, later calls reuse it.
+    ScheduleCollectives plain(t, {}, o);
+    plain.Start(AllReduce(1 << 10, {0, 1, 2, 3}, "auto"), {}, {});
+    plain.Start(AllReduce(1 << 20, {0, 1, 2, 3}, "auto"), {}, {});
+    plain.Start(AllReduce(1 << 20, {0, 1, 2, 3}, "auto"), {}, {});
+    t.Run();
+    EXPECT_EQ(probes, 1);
+    EXPECT_EQ(plain.Running(), 0u);
+}
+
 TEST(CollectiveApi, DisjointGroupsRunInParallelAndOneGroupSerialises)
 {
     const uint64_t S = 64ull << 20;
