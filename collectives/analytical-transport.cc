@@ -436,4 +436,14 @@ AnalyticalTransport::Reallocate()
     }
 }
 
+std::function<std::unique_ptr<Transport>()>
+AnalyticalProbe(const Topology& topo, const AnalyticalOptions& opt)
+{
+    auto shared = std::make_shared<const Topology>(topo);
+    return [shared, opt]()
+    {
+        return std::make_unique<AnalyticalTransport>(*shared, opt);
+    };
+}
+
 } // namespace fabricsim

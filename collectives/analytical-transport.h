@@ -152,6 +152,11 @@ class AnalyticalTransport : public Transport
     uint64_t m_epoch = 0;
 };
 
+/// Idle analytical copies of \p topo (each with its own copy of the fabric and its routing), for
+/// the automatic algorithm to time its candidates on (CollectiveOptions::m_probe).
+std::function<std::unique_ptr<Transport>()> AnalyticalProbe(const Topology& topo,
+                                                            const AnalyticalOptions& opt = {});
+
 } // namespace fabricsim
 
 #endif

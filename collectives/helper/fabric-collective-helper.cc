@@ -226,11 +226,7 @@ FabricCollectiveHelper::GetCollectiveApi()
         {
             copt.m_localSize = ScaleUpDomainSize(*m_topology);
             // "auto" times its candidates on an idle flow-model copy of this fabric.
-            auto topo = std::make_shared<const fabricsim::Topology>(*m_topology);
-            copt.m_probe = [topo]()
-            {
-                return std::make_unique<fabricsim::AnalyticalTransport>(*topo);
-            };
+            copt.m_probe = fabricsim::AnalyticalProbe(*m_topology);
         }
         m_api = std::make_unique<fabricsim::ScheduleCollectives>(
             GetTransport(), GetExecutorConfig(), copt);

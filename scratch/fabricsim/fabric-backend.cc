@@ -42,12 +42,7 @@ AnalyticalOptionsFor(const FabricScenario& sc)
 std::function<std::unique_ptr<Transport>()>
 AutoProbe(const FabricScenario& sc)
 {
-    auto topo = std::make_shared<const Topology>(sc.topology);
-    const AnalyticalOptions ao = AnalyticalOptionsFor(sc);
-    return [topo, ao]()
-    {
-        return std::make_unique<AnalyticalTransport>(*topo, ao);
-    };
+    return AnalyticalProbe(sc.topology, AnalyticalOptionsFor(sc));
 }
 
 int64_t

@@ -73,14 +73,19 @@ class DeepEpFit(ScriptTestCase):
             self.assertLess(out["held_out"][key]["all"]["mape_pct"], 0.2)
             self.assertEqual(out["contradicted"][key], [], key)
 
-    def test_a_table_without_fit_rows_exits_2_naming_them(self):
-        held_only = os.path.join(self.tmp.name, "held.csv")
-        with open(held_only, "w") as f:
-            f.write(NORMAL_HEADER + "s,1,H200,normal,deepep,1,3072,8,8,256,4,30.0,0,4,31.0,0\n")
-        proc = run_script("fit-deepep-kernels", held_only)
+    def assertRefused(self, name, row, reason):
+        """A one-row normal table \p name exits 2 naming the file and \p reason."""
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w") as f:
+            f.write(NORMAL_HEADER + row + "\n")
+        proc = run_script("fit-deepep-kernels", path)
         self.assertRan(proc, rc=2)
-        self.assertIn("held.csv", proc.stderr)
-        self.assertIn("no normal row the fit takes", proc.stderr)
+        self.assertIn(name, proc.stderr)
+        self.assertIn(reason, proc.stderr)
+
+    def test_a_table_without_fit_rows_exits_2_naming_them(self):
+        self.assertRefused("held.csv", "s,1,H200,normal,deepep,1,3072,8,8,256,4,30.0,0,4,31.0,0",
+                           "no normal row the fit takes")
 
     def test_lists_the_points_its_table_contradicts(self):
         rows = [{"mode": "normal", "hidden": 4096, "topk": 8, "experts": 256, "sms": 4,
@@ -99,13 +104,8 @@ class DeepEpFit(ScriptTestCase):
                          [1, 2])
 
     def test_bad_table_exits_2_naming_it(self):
-        bad = os.path.join(self.tmp.name, "bad.csv")
-        with open(bad, "w") as f:
-            f.write(NORMAL_HEADER + "s,1,H200,normal,deepep,1,2048,x,8,256,4,1.0,0,4,1.0,0\n")
-        proc = run_script("fit-deepep-kernels", bad)
-        self.assertRan(proc, rc=2)
-        self.assertIn("bad.csv", proc.stderr)
-        self.assertIn("line 2", proc.stderr)
+        self.assertRefused("bad.csv", "s,1,H200,normal,deepep,1,2048,x,8,256,4,1.0,0,4,1.0,0",
+                           "line 2")
 
     def test_corpus_fit_is_what_the_simulator_ships(self):
         tables = [os.path.join(DEEPEP, f) for f in ("h200_sxm-wideep_deepep_normal_perf.csv",
