@@ -331,8 +331,11 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
     case EpBackend::DeepEpLowLatency:
     {
         // The combine's start-up grows with the copies it reduces into one token (its top-k,
-        // up to 8, the fit rows' widest).
-        const EpKernelCost d{5.51, 1.7, 302.8e9, false, 1.055, 3.864e9, 1.72, 0, 0, 0, true, 8};
+        // up to 8, the fit rows' widest). The dispatch copies at 302.8 GB/s of H200's 450 GB/s
+        // of NVLink (the links bind it, so it scales with them); the combine's 228.1 GB/s is
+        // the GPU's own limit (below the links on H200, kept where they are slower).
+        const EpKernelCost d{
+            5.51, 1.7, 302.8e9, false, 1.055, 3.864e9, 1.72, 0, 0, 0, true, 8, 0.6729};
         const EpKernelCost c{8.41, 0.1, 228.1e9, false, 0, 12.31e9, 0.375, 52.87e9, 0, 0, false, 8};
         return dispatch ? d : c;
     }
@@ -348,8 +351,10 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
 int64_t
 EpKernelMinPs(const EpKernelCost& cost, const EpKernelWork& w)
 {
-    const double copying
-        = w.copies * (cost.perCopyNs * 1e-9 + w.bytesPerCopy / cost.bytesPerSecond);
+    const bool links = cost.scaleUpShare > 0 && w.scaleUpBytesPerSecond > 0;
+    const double copied = links && w.scaleUpCopies >= 0 ? w.scaleUpCopies : w.copies;
+    const double rate = links ? cost.scaleUpShare * w.scaleUpBytesPerSecond : cost.bytesPerSecond;
+    const double copying = w.copies * cost.perCopyNs * 1e-9 + copied * w.bytesPerCopy / rate;
     const double perToken
         = cost.tokenUs * 1e-6
           + (cost.tokenBytesPerSecond > 0 ? w.bytesPerCopy / cost.tokenBytesPerSecond : 0.0);

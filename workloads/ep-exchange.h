@@ -107,7 +107,8 @@ EpTokenWire EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
  * on 8 x H200, docs/validation.md): a fixed cost per call (launch; the normal kernels' notify
  * and layout), and copying: each copy a rank sends takes perCopyNs of bookkeeping plus its bytes
  * at bytesPerSecond, spread over the SMs it runs on (normal mode: the SM budget; low latency:
- * every SM, so the rate is the GPU's and sms 1). Each of a rank's tokens costs tokenUs plus its
+ * every SM, so the rate is the GPU's and sms 1; the dispatch's a share of the GPU's scale-up
+ * bandwidth, scaleUpShare, where the GPU is known). Each of a rank's tokens costs tokenUs plus its
  * bytes (a copy's) at tokenBytesPerSecond too: in the normal kernels on the SM budget beside
  * the copies (the dispatch reads and routes every token, the combine reduces its experts'
  * outputs into it, whatever its copies), in the low-latency kernels one token after another
@@ -141,6 +142,11 @@ struct EpKernelCost
     bool warpCopiesSerial = false;
     /// The copies a token moves that the start-up and fill count, at most (0: all of them).
     double copiesPerTokenCap = 0;
+    /// Low latency: the copying runs at this share of the GPU's scale-up bandwidth where it is
+    /// known, on the copies inside the server (0: at bytesPerSecond everywhere, on every copy).
+    /// The dispatch's stores are the links': fitted at 97 % of the simulated NVLink on H200,
+    /// and the SMs do not bind them (H20's 72 reach it).
+    double scaleUpShare = 0;
 };
 
 /// What one rank's call of DeepEP's kernels handles.
@@ -153,6 +159,11 @@ struct EpKernelWork
     uint32_t experts = 0;      //!< routed experts (the low-latency kernels' warp groups)
     uint32_t gpuSms = 0;       //!< the GPU's SMs (0: unknown: one warp group an SM, no token term)
     double copiesPerToken = 0; //!< copies a token moves, its own rank's included (start-up)
+    double scaleUpBytesPerSecond = 0; //!< the GPU's scale-up bandwidth a direction (0: unknown)
+    /// Of the copies, those to ranks inside the server (over the scale-up links; negative: all
+    /// of them). Where the copying is the links' (scaleUpShare), only these take its bytes:
+    /// the NIC reads the others itself (DeepEP posts them as RDMA writes).
+    double scaleUpCopies = -1;
 };
 
 /// The kernels' costs of \p backend's dispatch (\p dispatch) or combine; nullopt for the

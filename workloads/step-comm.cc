@@ -149,18 +149,22 @@ StepComm::Collectives(const StepBatch& batch,
         const std::vector<double> copies = rowOf(tokens, dispatch);
         const double perCopy = dispatch ? wire.dispatchBytes : wire.combineBytes;
         double sentCopies = 0;
+        double serverCopies = 0; // to ranks in this rank's server
         x.sendBytes.resize(m_par.ep);
         for (uint32_t r = 0; r < m_par.ep; ++r)
         {
             x.sendBytes[r] = copies[r] * perCopy;
             x.bytes += r == me ? 0.0 : x.sendBytes[r];
             sentCopies += r == me ? 0.0 : copies[r];
+            const bool local = m_epNodes.empty() || m_epNodes[r] == m_epNodes[me];
+            serverCopies += r == me || !local ? 0.0 : copies[r];
         }
         if (auto k = EpKernelCostOf(backend, dispatch))
         {
             EpKernelWork work;
             work.experts = m_model.moe->numExperts;
             work.gpuSms = m_gpuSms;
+            work.scaleUpBytesPerSecond = m_gpuScaleUpBps;
             // The start-up (a token's bytes) is known at launch. A token's copies: the row of
             // one token at every rank (its own copies and the ones it relays, as the fit
             // counts them), whatever this step's balance across the ranks.
@@ -174,6 +178,7 @@ StepComm::Collectives(const StepBatch& batch,
             x.kernelLaunchPs = EpKernelMinPs(*k, work);
             // The kernels' own work on this rank's copies and tokens (ep-exchange.h).
             work.copies = sentCopies;
+            work.scaleUpCopies = serverCopies;
             work.smBudget = m_par.epSms;
             work.tokens = tokensLocal;
             x.kernelMinPs = EpKernelMinPs(*k, work);

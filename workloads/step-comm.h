@@ -119,7 +119,8 @@ class StepComm
     /**
      * \brief The node of each EP rank (EP order: attention group x tp + tp rank), for DeepEP's
      * normal kernels, which cross nodes once per node and forward inside them
-     * (EpRowCopies). Empty (the default): one node.
+     * (EpRowCopies), and the low-latency dispatch, whose copying is its copies inside the
+     * node (EpKernelWork::scaleUpCopies). Empty (the default): one node.
      */
     void SetEpNodes(std::vector<uint32_t> nodes)
     {
@@ -150,6 +151,13 @@ class StepComm
         m_gpuSms = sms;
     }
 
+    /// The GPU's scale-up bandwidth a direction (0: unknown): DeepEP's low-latency dispatch
+    /// copies at a share of it (EpKernelCost::scaleUpShare).
+    void SetGpuScaleUp(double bytesPerSecond)
+    {
+        m_gpuScaleUpBps = bytesPerSecond;
+    }
+
   private:
     /// Append a TP all-reduce (or reduce-scatter + all-gather) of \p bytes after op \p after.
     void AppendTpReduce(std::vector<CollectiveCall>& out,
@@ -165,6 +173,7 @@ class StepComm
     std::optional<bool> m_prefillStep; //!< the EP group's step carries prefill tokens
     std::vector<double> m_epTokens;    //!< tokens of each EP rank (empty: as many as ours)
     uint32_t m_gpuSms = 0;             //!< SMs of the GPU (0: unknown)
+    double m_gpuScaleUpBps = 0;        //!< scale-up bandwidth of the GPU (0: unknown)
 };
 
 } // namespace fabricsim

@@ -27,12 +27,16 @@ namespace fabricsim
 namespace
 {
 
-/// SMs of the GPU a DeepEP table names, from its hardware preset (0: no preset, or none given).
-uint32_t
-GpuSmsOf(const std::string& device)
+/// The hardware preset of the GPU a DeepEP table names (nullopt: none, or no device given).
+std::optional<HardwareSpec>
+GpuOf(const std::string& device)
 {
     const std::optional<std::string> preset = HardwarePresetForDevice(device);
-    return preset ? HardwareSpec::Preset(*preset).sms : 0;
+    if (!preset)
+    {
+        return std::nullopt;
+    }
+    return HardwareSpec::Preset(*preset);
 }
 
 } // namespace
@@ -224,20 +228,26 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
                                     groups);
         }
         // Every rank sends alike under uniform routing: rank 0's copies bound the kernels.
+        double inServer = 0;
         for (uint32_t j = 1; j < n; ++j)
         {
             sent += copies[0][j];
+            inServer += nodes[j] == nodes[0] ? copies[0][j] : 0.0;
         }
         const EpKernelCost k = *EpKernelCostOf(backend, dispatch);
-        // The low-latency kernels' SMs and warp groups come from the GPU the table names (its
-        // preset's SMs); a GPU without one gets one warp group an SM and no per-SM token term.
+        // The low-latency kernels' SMs and warp groups, and the dispatch's copying, come from
+        // the GPU the table names (its preset's SMs and scale-up bandwidth); a GPU without one
+        // gets one warp group an SM, no per-SM token term and the fitted copying rate.
         EpKernelWork work;
         work.experts = p.experts;
-        work.gpuSms = GpuSmsOf(p.device);
+        const std::optional<HardwareSpec> gpu = GpuOf(p.device);
+        work.gpuSms = gpu ? gpu->sms : 0;
+        work.scaleUpBytesPerSecond = gpu ? gpu->scaleUpBwBytesPerSec : 0.0;
         work.bytesPerCopy = bytesPerCopy;
         work.copiesPerToken = p.tokens > 0 ? (sent + copies[0][0]) / p.tokens : 0.0;
         const int64_t launch = EpKernelMinPs(k, work);
         work.copies = sent;
+        work.scaleUpCopies = inServer;
         work.smBudget = p.sms;
         work.tokens = p.tokens;
         return AllToAllUs(

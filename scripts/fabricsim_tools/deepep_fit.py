@@ -30,7 +30,8 @@ wire only past a depth: the shorter of the two adds itself, up to a token's copi
 the mean absolute percentage error over the rows of hidden 2048 and 7168 at 4 and 24 SMs (low
 latency: every row of those hiddens) and of the one shape with few experts, hidden 4096 with 8
 (top-2: 1.75 copies a token against about 4.6 at top-8, which alone tells a token's cost from a
-copy's). Every other row is held out and reported. The start-up and fill count a token's
+copy's). Every other row is held out and reported. The low-latency dispatch's copying rate is
+also printed as a share of H200's NVLink (scale_up_share; copies_on_links). The start-up and fill count a token's
 copies only up to the widest G of the fit rows (copies_per_token_cap, not fitted): empirical
 terms are not carried past their evidence. The held-out report also leaves out, in its own
 segment, the points the tables contradict (contradicted(): more than 15 % slower than the same
@@ -54,6 +55,7 @@ FIT_SMS = (4, 24)
 # few-expert shapes (hidden 5120 with 16, 6144 with 8) are held out.
 FIT_FEW_EXPERTS = (4096, 8)
 GPU_SMS = 132  # H200, the tables' GPU
+GPU_SCALE_UP = 450e9  # its NVLink, bytes per second a direction
 
 
 def ll_sms(experts, gpu_sms=GPU_SMS):
@@ -95,6 +97,14 @@ def read_rows(path):
 
 def warp_copies_serial(row, phase):
     """The low-latency dispatch: its latency-bound warp copies add to the copying."""
+    return row["mode"] == "ll" and phase == "d"
+
+
+def copies_on_links(row, phase):
+    """The low-latency dispatch: its copying is the NVLink's (fitted at 97 % of the simulated
+    link, and H20's 72 SMs reach it too), so the simulator carries it as a share of a GPU's
+    scale-up bandwidth (scale_up_share, of H200's 450 GB/s) and counts only the copies inside
+    the server; the combine's rate is the GPU's own (73 % of the link)."""
     return row["mode"] == "ll" and phase == "d"
 
 
@@ -293,6 +303,9 @@ def main(argv=None):
                                    fit_points=len(train), fit_mape_pct=round(100 * err, 2))
             if train and warp_copies_serial(train[0], phase):
                 out["fit"][key]["warp_copies_serial"] = True
+            if train and copies_on_links(train[0], phase):
+                out["fit"][key]["scale_up_share"] = float(
+                    "%.4g" % (rounded["bytes_per_second"] / GPU_SCALE_UP))
             slow = contradicted(mine, phase)
             segments = {"all": held,
                         "all but contradicted": [r for r in held if id(r) not in slow]}

@@ -121,14 +121,14 @@ class DeepEpFit(ScriptTestCase):
             shipped = re.findall(r"EpKernelCost [dc]\{\s*([0-9.e]+), ([0-9.e]+), ([0-9.e]+), (true|false)"
                                  r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?"
                                  r"(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?"
-                                 r"(?:, (true|false))?(?:, ([0-9.e]+))?\}",
+                                 r"(?:, (true|false))?(?:, ([0-9.e]+))?(?:, ([0-9.e]+))?\}",
                                  f.read())
         # In the source's order: normal dispatch, combine; low latency dispatch, combine.
         keys = ("deepep-normal_dispatch", "deepep-normal_combine",
                 "deepep-low-latency_dispatch", "deepep-low-latency_combine")
         self.assertEqual(len(shipped), 4, shipped)
         for key, (fixed, per_copy, rate, budget, per_token, token_rate, per_group, start_copy,
-                  start, fill, warp_serial, cap) in zip(keys, shipped):
+                  start, fill, warp_serial, cap, share) in zip(keys, shipped):
             self.assertEqual(float(fixed), fit[key]["fixed_us"], key)
             self.assertEqual(float(per_copy), fit[key]["per_copy_ns"], key)
             self.assertEqual(float(rate), fit[key]["bytes_per_second"], key)
@@ -142,6 +142,7 @@ class DeepEpFit(ScriptTestCase):
             self.assertEqual(float(fill or 0), fit[key].get("fill_bytes_per_second", 0), key)
             self.assertEqual(warp_serial == "true", fit[key].get("warp_copies_serial", False), key)
             self.assertEqual(float(cap or 0), fit[key].get("copies_per_token_cap", 0), key)
+            self.assertEqual(float(share or 0), fit[key].get("scale_up_share", 0), key)
         # Held out (docs/validation.md): normal mode within 15 % on most points.
         held = json.loads(proc.stdout)["held_out"]
         self.assertLess(held["deepep-normal_dispatch"]["all"]["mape_pct"], 5)

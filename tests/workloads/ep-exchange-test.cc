@@ -331,6 +331,104 @@ TEST(EpExchange, LowLatencyDispatchSendsATokenAtATimeOnItsSms)
                 1e-12);
 }
 
+// The low-latency dispatch's copying is the NVLink's (fitted at 302.8 GB/s on H200's 450):
+// it scales with a GPU's scale-up bandwidth and counts only the copies inside the server (the
+// NIC reads the others); the combine's rate is the GPU's own, whatever the links.
+TEST(EpExchange, LowLatencyDispatchCopiesAtAShareOfTheGpusLinks)
+{
+    const EpKernelCost d = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
+    ASSERT_GT(d.scaleUpShare, 0);
+    EXPECT_NEAR(d.scaleUpShare * 450e9, d.bytesPerSecond, 1e-4 * d.bytesPerSecond);
+    // 128 tokens of hidden 7168 at top-8 over 128 experts (one a rank, 128 SMs: one token
+    // each), 7/8 of the copies leaving the rank: the copying sets the time.
+    const double b = Fp8ScaledTokenBytes(7168);
+    const double copies = 128 * 8 * 7.0 / 8;
+    auto us = [&](const EpKernelCost& k, double scaleUp, double inServer)
+    {
+        EpKernelWork w = Work(copies, b, 1, 128, 128, 132);
+        w.scaleUpBytesPerSecond = scaleUp;
+        w.scaleUpCopies = inServer;
+        return double(EpKernelMinPs(k, w)) * 1e-6;
+    };
+    const double fixedUs = d.fixedUs + d.fixedPerGroupUs + b / d.tokenBytesPerSecond * 1e6;
+    auto copyingUs = [&](double rate, double linkCopies)
+    {
+        return (copies * d.perCopyNs * 1e-9 + linkCopies * b / rate) * 1e6;
+    };
+    ASSERT_GT(copyingUs(d.bytesPerSecond, copies), d.tokenUs);
+    // H200's links: the fitted rate; H800's 200 GB/s: 0.6729 of it, 2.25 times the time.
+    EXPECT_NEAR(us(d, 450e9, -1), fixedUs + copyingUs(d.scaleUpShare * 450e9, copies), 1e-6);
+    EXPECT_NEAR(us(d, 200e9, -1), fixedUs + copyingUs(d.scaleUpShare * 200e9, copies), 1e-6);
+    EXPECT_NEAR(copyingUs(d.scaleUpShare * 200e9, copies),
+                (copies * d.perCopyNs * 1e-9 + 7 * 128 * b / 134.58e9) * 1e6,
+                0.01);
+    // Half the copies inside the server: half the bytes on the links, every copy's bookkeeping.
+    EXPECT_NEAR(
+        us(d, 200e9, copies / 2), fixedUs + copyingUs(d.scaleUpShare * 200e9, copies / 2), 1e-6);
+    EXPECT_LT(us(d, 200e9, copies / 2), us(d, 200e9, copies));
+    // The GPU unknown: the fitted rate on every copy.
+    EXPECT_NEAR(us(d, 0, copies / 2), fixedUs + copyingUs(d.bytesPerSecond, copies), 1e-6);
+    // The combine: its own rate on every copy, links or not.
+    const EpKernelCost c = *EpKernelCostOf(EpBackend::DeepEpLowLatency, false);
+    EXPECT_EQ(c.scaleUpShare, 0);
+    EXPECT_EQ(us(c, 200e9, copies / 2), us(c, 0, -1));
+    // The normal kernels' copying is their SMs': no share either.
+    EXPECT_EQ(EpKernelCostOf(EpBackend::DeepEpNormal, true)->scaleUpShare, 0);
+}
+
+// In a step: the GPU's scale-up bandwidth (hardware scale_up_bw) and the EP ranks' servers
+// reach the low-latency dispatch's copying. EP 16 over two servers of H800 (200 GB/s of
+// NVLink), DeepSeek-V3 (256 experts, top-8), 32 decode tokens a rank: a rank sends each other
+// rank 32 x 8 / 16 copies, 7 of those ranks in its server.
+TEST(EpExchange, StepCommunicationCopiesInsideTheServerAtTheGpusLinks)
+{
+    const ModelSpec m = ModelSpec::Preset("DeepSeek-V3");
+    ParallelismSpec par;
+    par.dp = 16;
+    par.ep = 16;
+    par.dpAttention = true;
+    par.epBackend = EpBackend::DeepEpLowLatency;
+    const HardwareSpec h800 = HardwareSpec::Preset("H800");
+    ASSERT_EQ(h800.scaleUpBwBytesPerSec, 200e9);
+    const Roofline r(m, h800, par);
+    const StepBatch batch = StepBatch::Decode(32, 1024);
+    auto dispatchPs = [&](double scaleUp, bool twoServers)
+    {
+        StepComm comm(m, par);
+        comm.SetGpuSms(h800.sms);
+        comm.SetGpuScaleUp(scaleUp);
+        if (twoServers)
+        {
+            std::vector<uint32_t> nodes(16);
+            for (uint32_t i = 0; i < 16; ++i)
+            {
+                nodes[i] = i / 8;
+            }
+            comm.SetEpNodes(nodes);
+        }
+        for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
+        {
+            if (c.label == "moe_dispatch")
+            {
+                return c.kernelMinPs;
+            }
+        }
+        return int64_t(-1);
+    };
+    const EpKernelCost k = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
+    EpKernelWork w = Work(15 * 32 * 8 / 16.0, Fp8ScaledTokenBytes(7168), par.epSms, 32, 256, 132);
+    const int64_t fitted = EpKernelMinPs(k, w);
+    w.scaleUpBytesPerSecond = 200e9;
+    const int64_t allOnLinks = EpKernelMinPs(k, w);
+    w.scaleUpCopies = 7 * 32 * 8 / 16.0;
+    const int64_t insideOnly = EpKernelMinPs(k, w);
+    EXPECT_EQ(dispatchPs(0, true), fitted);
+    EXPECT_EQ(dispatchPs(200e9, false), allOnLinks);
+    EXPECT_EQ(dispatchPs(200e9, true), insideOnly);
+    EXPECT_LT(insideOnly, allOnLinks);
+    EXPECT_GT(allOnLinks, fitted);
+}
+
 // The more experts an SM holds, the fewer warps each gets: the low-latency kernels' fixed part
 // grows by a warp group's cost for each (128 experts on 132 SMs: one; 256: two; 384: three).
 TEST(EpExchange, LowLatencyFixedPartGrowsWithTheWarpGroupsAnSmHolds)

@@ -454,6 +454,7 @@ StepProgramBuilder::Build(uint64_t step,
 
     StepComm comm(m_sc.model, par, m_sc.routing);
     comm.SetGpuSms(m_sc.hw.sms);
+    comm.SetGpuScaleUp(m_sc.hw.scaleUpBwBytesPerSec);
     // One EP group runs one kind of DeepEP kernels a step: the normal ones if any of its groups
     // carries prefill tokens (SGLang's auto mode agrees on it across DP ranks).
     comm.SetPrefillStep(std::any_of(
