@@ -27,6 +27,44 @@ ReachesRank(uint32_t experts, uint32_t ranks, uint32_t topk)
     return 1 - AllMiss(experts, double(experts) / ranks, topk);
 }
 
+/// DP \p ep x EP \p ep with DP attention on \p backend.
+ParallelismSpec
+EpLayout(uint32_t ep, EpBackend backend)
+{
+    ParallelismSpec par;
+    par.dp = ep;
+    par.ep = ep;
+    par.dpAttention = true;
+    par.epBackend = backend;
+    return par;
+}
+
+/// The server of each of 16 EP ranks: two servers of 8.
+std::vector<uint32_t>
+TwoServersOfEight()
+{
+    std::vector<uint32_t> nodes(16);
+    for (uint32_t i = 0; i < 16; ++i)
+    {
+        nodes[i] = i / 8;
+    }
+    return nodes;
+}
+
+/// The call labelled \p label (default-constructed if none) of rank 0's step of \p batch.
+CollectiveCall
+CallLabelled(const StepComm& comm, const Roofline& r, const StepBatch& batch, const char* label)
+{
+    for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
+    {
+        if (c.label == label)
+        {
+            return c;
+        }
+    }
+    return CollectiveCall{};
+}
+
 /// The call labelled \p label (default-constructed if none) of a step of \p batch per rank of
 /// \p model at EP 8 with DP attention on H100, with \p backend and \p epSms; the GPU's SMs as
 /// \p gpuSms tells StepComm (0: unknown).
@@ -39,23 +77,12 @@ EpCallOf(const char* model,
          uint32_t gpuSms = 0)
 {
     const ModelSpec m = ModelSpec::Preset(model);
-    ParallelismSpec par;
-    par.dp = 8;
-    par.ep = 8;
-    par.dpAttention = true;
+    ParallelismSpec par = EpLayout(8, backend);
     par.epSms = epSms;
-    par.epBackend = backend;
     const Roofline r(m, HardwareSpec::Preset("H100"), par);
     StepComm comm(m, par);
     comm.SetGpuSms(gpuSms);
-    for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
-    {
-        if (c.label == label)
-        {
-            return c;
-        }
-    }
-    return CollectiveCall{};
+    return CallLabelled(comm, r, batch, label);
 }
 
 /// A call's work (ep-exchange.h EpKernelWork) in one line.
@@ -383,11 +410,7 @@ TEST(EpExchange, LowLatencyDispatchCopiesAtAShareOfTheGpusLinks)
 TEST(EpExchange, StepCommunicationCopiesInsideTheServerAtTheGpusLinks)
 {
     const ModelSpec m = ModelSpec::Preset("DeepSeek-V3");
-    ParallelismSpec par;
-    par.dp = 16;
-    par.ep = 16;
-    par.dpAttention = true;
-    par.epBackend = EpBackend::DeepEpLowLatency;
+    const ParallelismSpec par = EpLayout(16, EpBackend::DeepEpLowLatency);
     const HardwareSpec h800 = HardwareSpec::Preset("H800");
     ASSERT_EQ(h800.scaleUpBwBytesPerSec, 200e9);
     const Roofline r(m, h800, par);
@@ -399,21 +422,9 @@ TEST(EpExchange, StepCommunicationCopiesInsideTheServerAtTheGpusLinks)
         comm.SetGpuScaleUp(scaleUp);
         if (twoServers)
         {
-            std::vector<uint32_t> nodes(16);
-            for (uint32_t i = 0; i < 16; ++i)
-            {
-                nodes[i] = i / 8;
-            }
-            comm.SetEpNodes(nodes);
+            comm.SetEpNodes(TwoServersOfEight());
         }
-        for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
-        {
-            if (c.label == "moe_dispatch")
-            {
-                return c.kernelMinPs;
-            }
-        }
-        return int64_t(-1);
+        return CallLabelled(comm, r, batch, "moe_dispatch").kernelMinPs;
     };
     const EpKernelCost k = *EpKernelCostOf(EpBackend::DeepEpLowLatency, true);
     EpKernelWork w = Work(15 * 32 * 8 / 16.0, Fp8ScaledTokenBytes(7168), par.epSms, 32, 256, 132);
@@ -497,34 +508,17 @@ TEST(EpExchange, StepCommunicationCarriesDeepEpsKernelCosts)
 TEST(EpExchange, NormalKernelsStartUpIsOneTokensWhateverTheBalance)
 {
     const ModelSpec m = ModelSpec::Preset("DeepSeek-V3");
-    ParallelismSpec par;
-    par.dp = 16;
-    par.ep = 16;
-    par.dpAttention = true;
-    par.epBackend = EpBackend::DeepEpNormal;
+    const ParallelismSpec par = EpLayout(16, EpBackend::DeepEpNormal);
     const Roofline r(m, HardwareSpec::Preset("H100"), par);
     auto combineOf = [&](double others)
     {
         StepComm comm(m, par);
         comm.SetGpuSms(132);
-        std::vector<uint32_t> nodes(16);
-        for (uint32_t i = 0; i < 16; ++i)
-        {
-            nodes[i] = i / 8;
-        }
-        comm.SetEpNodes(nodes);
+        comm.SetEpNodes(TwoServersOfEight());
         std::vector<double> tokens(16, others);
         tokens[0] = 2;
         comm.SetEpTokens(tokens);
-        const StepBatch batch = StepBatch::Decode(2, 1024);
-        for (const CollectiveCall& c : comm.Collectives(batch, r.StepOps(batch), RankPosition{}))
-        {
-            if (c.label == "moe_combine")
-            {
-                return c;
-            }
-        }
-        return CollectiveCall{};
+        return CallLabelled(comm, r, StepBatch::Decode(2, 1024), "moe_combine");
     };
     const CollectiveCall balanced = combineOf(2);
     const CollectiveCall skewed = combineOf(40);
@@ -565,11 +559,7 @@ TEST(EpExchange, DeepEpNormalCrossesEachNodeOnceAndForwardsInside)
     // to the ranks of its own node holding its experts, each copy twice: its own and the one it
     // relays for rank 11.
     const auto pi = RoutingModel::Uniform().SelectionProbabilities(256, 8);
-    std::vector<uint32_t> nodes(16);
-    for (uint32_t r = 0; r < 16; ++r)
-    {
-        nodes[r] = r / 8;
-    }
+    const std::vector<uint32_t> nodes = TwoServersOfEight();
     const std::vector<double> tokens(16, 100.0);
     const double rank = ReachesRank(256, 16, 8); // 16 experts per rank
     const double node = ReachesRank(256, 2, 8);  // 128 experts per node
