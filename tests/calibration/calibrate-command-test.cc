@@ -261,9 +261,10 @@ TEST(CalibrateCommand, DeepEpPublishedIntranodeFiguresOnH800)
 // GB/s dispatch and 43 / 57 / 50 combine, counted over the (token, server) pairs, the sender's
 // own server included; low latency at 128 tokens takes 77-194 us to dispatch and 114-369 us to
 // combine for EP 8-256. On the H800 cluster (NVLink at the H100-fitted efficiency) the normal
-// points are within 10 %; low latency within 20 % but for the EP 16 dispatch (-20.6 %, its RDMA
-// sends). The low-latency dispatch copies at its share of H800's 200 GB/s of NVLink, not at
-// H200's rate: EP 8, all NVLink, was -21.4 % at H200's.
+// points are within 10 %, low latency within 17 %. The low-latency dispatch copies at its share
+// of H800's 200 GB/s of NVLink, not at H200's rate (EP 8, all NVLink, was -21.4 % at H200's);
+// across servers every NIC carries what the busiest does under the tests' drawn routing (EP 16
+// was -20.6 % at the mean).
 TEST(CalibrateCommand, DeepEpPublishedInternodeAndLowLatencyFiguresOnH800)
 {
     const std::string dir = ScratchDir("deepep-h800-cluster");
@@ -337,12 +338,8 @@ TEST(CalibrateCommand, DeepEpPublishedInternodeAndLowLatencyFiguresOnH800)
         }
         else
         {
-            EXPECT_LT(std::abs(de), ep == 16 ? 21.0 : 20.0) << "EP " << ep;
-            if (ep == 8)
-            {
-                EXPECT_LT(std::abs(de), 16.0); // was 21.4 % at H200's copying rate
-            }
-            EXPECT_LT(std::abs(ce), 20.0) << "EP " << ep;
+            EXPECT_LT(std::abs(de), 17.0) << "EP " << ep;
+            EXPECT_LT(std::abs(ce), 15.0) << "EP " << ep;
         }
         points++;
     }

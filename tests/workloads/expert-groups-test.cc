@@ -1,6 +1,7 @@
 // Group-limited routing (DeepSeek-V3's n_group / topk_group, DeepEP's internode test): closed
 // forms, a Monte Carlo of the routing itself, and what it changes on the wire (issue 26).
 #include "draws.h"
+#include "ep-drawn-rows.h"
 #include "ep-exchange.h"
 #include "input-error.h"
 #include "model-spec.h"
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <iostream>
 #include <numeric>
-#include <random>
 
 namespace fabricsim
 {
@@ -69,40 +69,20 @@ TEST(ExpertGroups, ModelAgreesWithDeepEpsRoutingSampled)
 {
     // DeepEP's internode test: scores |N(0,1)| + 1, a group's score its best expert, the 4 best
     // groups of 8, then the 8 best experts inside them. Sampled, each server (group) is reached
-    // by half the tokens and each rank by what the model says, within sampling noise.
+    // by half the tokens and each rank by what the model says, within sampling noise (drawn
+    // by DrawDeepEpTestRouting).
     const uint32_t experts = 256, groups = 8, topk = 8, ep = 64, tokens = 20000;
-    std::mt19937_64 rng(7);
-    std::normal_distribution<double> normal;
+    const ExpertGroups limit{groups, 4};
     std::vector<double> rankHits(ep, 0), serverHits(groups, 0);
-    std::vector<double> scores(experts);
-    for (uint32_t t = 0; t < tokens; ++t)
+    const std::vector<TokenChoices> drawn
+        = DrawDeepEpTestRouting(1, tokens, experts, topk, limit, 0, 7);
+    for (const std::vector<int32_t>& chosen : drawn[0])
     {
-        for (auto& s : scores)
-        {
-            s = std::abs(normal(rng)) + 1;
-        }
-        std::vector<std::pair<double, uint32_t>> best(groups);
-        for (uint32_t g = 0; g < groups; ++g)
-        {
-            auto b = scores.begin() + g * (experts / groups);
-            best[g] = {*std::max_element(b, b + experts / groups), g};
-        }
-        std::sort(best.rbegin(), best.rend());
-        std::vector<std::pair<double, uint32_t>> pool;
-        for (uint32_t i = 0; i < 4; ++i)
-        {
-            const uint32_t g = best[i].second;
-            for (uint32_t e = g * (experts / groups); e < (g + 1) * (experts / groups); ++e)
-            {
-                pool.emplace_back(scores[e], e);
-            }
-        }
-        std::partial_sort(pool.begin(), pool.begin() + topk, pool.end(), std::greater<>());
         std::vector<bool> rank(ep, false), server(groups, false);
-        for (uint32_t i = 0; i < topk; ++i)
+        for (int32_t e : chosen)
         {
-            rank[pool[i].second / (experts / ep)] = true;
-            server[pool[i].second / (experts / groups)] = true;
+            rank[e / (experts / ep)] = true;
+            server[e / (experts / groups)] = true;
         }
         for (uint32_t r = 0; r < ep; ++r)
         {
@@ -113,7 +93,6 @@ TEST(ExpertGroups, ModelAgreesWithDeepEpsRoutingSampled)
             serverHits[g] += server[g];
         }
     }
-    const ExpertGroups limit{groups, 4};
     const double total = std::accumulate(serverHits.begin(), serverHits.end(), 0.0);
     // Nearly every chosen server holds one of the 8 (3.98 servers a token sampled).
     EXPECT_NEAR(total / tokens, 4.0, 0.03);
