@@ -214,20 +214,27 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
         = p.mode == "ll" || m_opt.deepepDispatchDtype == "fp8" ? wire.dispatchBytes : bf16;
     // Across servers the call waits for the most loaded NIC: under the routing DeepEP's tests
     // draw (test_internode.py group-limited, test_low_latency.py plain top-k with 10 slots a
-    // rank masked; seeded) it carries about 7 % more than the mean, and every NIC carries that
-    // here (the drawn rows themselves take minutes to simulate at EP 256: their flows end one
-    // by one). Inside one server the expectation stays: the kernel costs were fitted on it
-    // against tables timed under the same draws, so their imbalance is already in the costs.
+    // rank masked; seeded) it carries about 7 % more than the mean at 128 tokens a rank, and
+    // every NIC carries that here (the drawn rows themselves take minutes to simulate at EP 256:
+    // their flows end one by one). Inside one server the expectation stays: the kernel costs
+    // were fitted on it against tables timed under the same draws, so their imbalance is in
+    // them. The draw scores every expert for every token, so it is bounded (kDrawnScores):
+    // past that, fewer tokens are drawn and the busiest NIC's excess over the mean is carried
+    // as a sum of independent tokens' (it falls as 1 / sqrt(tokens)).
+    constexpr double kDrawnScores = 2e7;
+    const uint32_t drawnTokens = uint32_t(
+        std::clamp(std::floor(kDrawnScores / (double(n) * p.experts)), 1.0, double(p.tokens)));
     std::vector<TokenChoices> drawn;
-    if (p.nodes > 1)
+    if (p.nodes > 1 && p.tokens > 0)
     {
-        drawn = DrawDeepEpTestRouting(n,
-                                      p.tokens,
-                                      p.experts,
-                                      p.topk,
-                                      p.mode == "ll" ? ExpertGroups{} : groups,
-                                      p.mode == "ll" ? 10 : 0,
-                                      1);
+        drawn = DrawDeepEpTestRouting(
+            n,
+            drawnTokens,
+            p.experts,
+            p.topk,
+            p.mode == "ll" ? ExpertGroups{} : groups,
+            p.mode == "ll" ? uint32_t(std::lround(10.0 * drawnTokens / p.tokens)) : 0,
+            1);
     }
     auto phase = [&](bool dispatch, double bytesPerCopy)
     {
@@ -271,8 +278,21 @@ Predictor::Moe(const nlohmann::json& doc, const MoePoint& p)
         // The kernels' own work as fitted (the expected rows); the NICs as the busiest drawn.
         if (!drawn.empty())
         {
-            const double f = EpCrossNodeLoadFactor(
-                EpDrawnRows(drawn, p.experts, wire.perRank, nodes, dispatch), copies, nodes);
+            // The expected rows of the drawn tokens: ours, scaled (uniform routing is linear
+            // in the tokens).
+            std::vector<std::vector<double>> expected = copies;
+            for (std::vector<double>& row : expected)
+            {
+                for (double& c : row)
+                {
+                    c *= double(drawnTokens) / p.tokens;
+                }
+            }
+            const double excess
+                = EpCrossNodeLoadFactor(
+                      EpDrawnRows(drawn, p.experts, wire.perRank, nodes, dispatch), expected, nodes)
+                  - 1;
+            const double f = 1 + excess * std::sqrt(double(drawnTokens) / p.tokens);
             for (uint32_t i = 0; i < n; ++i)
             {
                 for (uint32_t j = 0; j < n; ++j)
