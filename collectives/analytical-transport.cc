@@ -81,8 +81,16 @@ AnalyticalTransport::Schedule(int64_t delayPs, Callback fn)
 void
 AnalyticalTransport::Run()
 {
+    m_stopped = false;
     while (!m_events.empty())
     {
+        if (m_opt.m_stopPs > 0 && m_events.top().m_timePs > m_opt.m_stopPs)
+        {
+            // As the packet backend's watchdog: time reaches the cap, later events stay queued.
+            m_nowPs = std::max(m_nowPs, m_opt.m_stopPs);
+            m_stopped = true;
+            return;
+        }
         Event e = m_events.top();
         m_events.pop();
         m_nowPs = e.m_timePs;
@@ -91,6 +99,22 @@ AnalyticalTransport::Run()
             e.m_fn();
         }
     }
+}
+
+std::string
+AnalyticalTransport::StopReport() const
+{
+    if (!m_stopped)
+    {
+        return "";
+    }
+    size_t queued = 0;
+    for (const Connection& c : m_conns)
+    {
+        queued += c.m_queue.size();
+    }
+    return "stopped at " + std::to_string(double(m_nowPs) * 1e-12) + " s simulated (stop_ns) with "
+           + std::to_string(queued) + " message(s) in flight";
 }
 
 uint64_t

@@ -38,6 +38,8 @@ struct AnalyticalOptions
     /// one are handled together, so a thousand-flow all-to-all costs a few rate recomputations,
     /// not one per flow (error <= it); fewer flows are computed exactly.
     double m_completionSlack = 0.002;
+    /// Run() stops at this simulated time with work left (the scenario's stop_ns); 0: never.
+    int64_t m_stopPs = 0;
 };
 
 class AnalyticalTransport : public Transport
@@ -57,6 +59,12 @@ class AnalyticalTransport : public Transport
     uint32_t NumRanks() const override;
     void Run() override;
     std::string Name() const override;
+    std::string StopReport() const override;
+
+    bool ReachedStopTime() const override
+    {
+        return m_stopped;
+    }
 
     /// Bytes a message of \p payload bytes occupies on the wire.
     uint64_t WireBytes(uint64_t payload) const;
@@ -139,6 +147,7 @@ class AnalyticalTransport : public Transport
     std::priority_queue<Event, std::vector<Event>, Later> m_events;
     uint64_t m_seq = 0;
     int64_t m_nowPs = 0;
+    bool m_stopped = false; ///< the last Run() reached m_opt.m_stopPs with events left
     int64_t m_lastUpdatePs = 0;
     bool m_updatePending = false;
     uint64_t m_generation = 0;

@@ -67,6 +67,16 @@ class PacketTransport : public Transport
     /// Which watchdog ended the last Run() and when; empty when none did.
     std::string WatchdogReport() const;
 
+    std::string StopReport() const override
+    {
+        return WatchdogReport();
+    }
+
+    bool ReachedStopTime() const override
+    {
+        return m_watchdogFired && !m_stalled;
+    }
+
     /// Messages sent and not yet delivered.
     uint64_t InFlight() const
     {

@@ -42,6 +42,19 @@ class Transport
 
     /// "packet" or "analytical".
     virtual std::string Name() const = 0;
+
+    /// Why the last Run() ended with work left (the stop time a user set, a stall watchdog) and
+    /// when; empty when it ended because no work was left.
+    virtual std::string StopReport() const
+    {
+        return "";
+    }
+
+    /// True when the last Run() ended at the stop time a user set (stop_ns) with work left.
+    virtual bool ReachedStopTime() const
+    {
+        return false;
+    }
 };
 
 } // namespace fabricsim

@@ -42,7 +42,7 @@ RunValidateCommand(const std::string& file,
         expected = ParseCollectiveKind(coll);
         if (!expected)
         {
-            err << "error: --coll: expected one of allreduce, allgather, reducescatter, "
+            err << "fabricsim: error: --coll: expected one of allreduce, allgather, reducescatter, "
                    "alltoall, broadcast, reduce, custom, found '"
                 << coll << "'\n";
             return 2;
@@ -50,7 +50,8 @@ RunValidateCommand(const std::string& file,
     }
     if (ranks < 0)
     {
-        err << "error: --ranks: expected a rank count > 0 (or 0 to take it from the file), found "
+        err << "fabricsim: error: --ranks: expected a rank count > 0 (or 0 to take it from the "
+               "file), found "
             << ranks << "\n";
         return 2;
     }
@@ -61,12 +62,12 @@ RunValidateCommand(const std::string& file,
     }
     catch (const fabricsim::InputError& e)
     {
-        err << "error: " << e.what() << "\n";
+        err << "fabricsim: error: " << e.what() << "\n";
         return 2;
     }
     for (const auto& w : doc.m_warnings)
     {
-        err << "warning: " << w << "\n";
+        err << "fabricsim: warning: " << w << "\n";
     }
     int rc = 0;
     for (size_t i = 0; i < doc.m_schedules.size(); ++i)

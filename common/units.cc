@@ -64,6 +64,13 @@ PrefixScale(const std::string& u, size_t& pos, bool allowBinary)
 std::optional<double>
 ParseQuantity(const std::string& text, UnitKind kind)
 {
+    // Space may stand between the number and its unit, nowhere else: "16MB " is a typo to name,
+    // not a size.
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))
+        || std::isspace(static_cast<unsigned char>(text.back())))
+    {
+        return std::nullopt;
+    }
     const char* begin = text.c_str();
     char* end = nullptr;
     double value = std::strtod(begin, &end);
@@ -75,10 +82,6 @@ ParseQuantity(const std::string& text, UnitKind kind)
     while (!u.empty() && std::isspace(static_cast<unsigned char>(u.front())))
     {
         u.erase(u.begin());
-    }
-    while (!u.empty() && std::isspace(static_cast<unsigned char>(u.back())))
-    {
-        u.pop_back();
     }
     if (u.empty())
     {

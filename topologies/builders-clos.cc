@@ -4,6 +4,7 @@
  * host's node id equals its host index (as in HPCC flow files).
  */
 #include "input-error.h"
+#include "json-describe.h"
 #include "topology-json.h"
 
 namespace fabricsim
@@ -272,7 +273,17 @@ BuildRailOptimized(const JsonObject& spec)
     const uint32_t servers = uint32_t(spec.Uint("servers", 1, 65535));
     const uint32_t accels = uint32_t(spec.Uint("accels_per_server", 1, 1024));
     const uint32_t spines = uint32_t(spec.Uint("spines", 0, 65535));
-    const bool scaleUp = spec.Has("scale_up");
+    // "none" says outright that the servers have no scale-up domain (see Topology).
+    const nlohmann::json* upSpec = spec.Find("scale_up");
+    const bool declined = upSpec && upSpec->is_string() && upSpec->get<std::string>() == "none";
+    const bool scaleUp = upSpec && !declined;
+    if (scaleUp && !upSpec->is_object())
+    {
+        throw InputError(spec.File(),
+                         spec.Field("scale_up"),
+                         "a link object or \"none\"",
+                         DescribeJson(*upSpec));
+    }
     LinkSpec up;
     up.rateBps = 450e9 * 8; // NVLink-class: 450 GB/s per accelerator per direction
     up.delayPs = 100000;    // 100 ns
@@ -281,6 +292,7 @@ BuildRailOptimized(const JsonObject& spec)
         up = ParseLinkSpec(spec.Object("scale_up"), up);
     }
     Topology t;
+    t.scaleUpDeclined = declined;
     for (uint32_t s = 0; s < servers; ++s)
     {
         for (uint32_t a = 0; a < accels; ++a)

@@ -53,6 +53,9 @@ struct Topology
     std::vector<TopoNode> nodes; ///< node id = index
     std::vector<TopoLink> links; ///< link id = index
     std::vector<uint32_t> hosts; ///< host index -> node id
+    /// The spec said `"scale_up": "none"`: a server's accelerators share no scale-up link on
+    /// purpose (their traffic crosses the NICs), not by omission.
+    bool scaleUpDeclined = false;
 
     uint32_t NumHosts() const
     {

@@ -288,10 +288,11 @@ FabricCollectiveHelper::Run(const fabricsim::Schedule& schedule,
                 {
                     r.stuckReport += "  undelivered: " + line + "\n";
                 }
-                if (pt->StoppedByWatchdog())
-                {
-                    r.stuckReport += "  " + pt->WatchdogReport() + "\n";
-                }
+            }
+            r.reachedStopTime = transport.ReachedStopTime();
+            if (!transport.StopReport().empty())
+            {
+                r.stuckReport += "  " + transport.StopReport() + "\n";
             }
         }
         else if (i >= warmup)

@@ -42,6 +42,7 @@ struct CollectiveRunResult
     double timeUs = 0;               //!< mean of iterationUs (0 when none finished)
     fabricsim::ExecutionResult last; //!< last iteration run (the stuck one when incomplete)
     std::string stuckReport;         //!< executor report plus undelivered transfers
+    bool reachedStopTime = false;    //!< it stopped at the transport's stop time (a user cap)
     fabricsim::NcclRow row;          //!< nccl-tests row (#wrong = -1: not checked here)
 };
 

@@ -38,8 +38,9 @@ const CommandUsage kCommands[] = {
      "[--record]\n"
      "      Run a fabric or inference scenario (default: scenarios/default.json); write "
      "DIR/summary.json\n"
-     "      and CSVs. Inference: --trace writes a Perfetto timeline, --record the replayable "
-     "programs.\n"},
+     "      and CSVs (DIR default ./out). Inference: --trace writes a Perfetto timeline, --record "
+     "the\n"
+     "      replayable programs (programs.jsonl); --backend analytical runs the flow model.\n"},
     {"collective",
      "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e "
      "MAX] [-f FACTOR]\n"
@@ -50,39 +51,58 @@ const CommandUsage kCommands[] = {
      "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
      "      nccl-tests-style sweep of one collective on the scenario's fabric (ranks = its hosts "
      "in order;\n"
-     "      sizes take K/M/G suffixes); prints the nccl-tests table, writes DIR/collective.json "
-     "and .csv.\n"},
+     "      sizes take K/M/G suffixes); prints the nccl-tests table, a row as each size is "
+     "measured; with\n"
+     "      --out writes DIR/collective.json and .csv. The scenario's stop_ns caps each size's "
+     "run.\n"
+     "      C: allreduce, allgather, reducescatter, alltoall, broadcast, reduce.\n"
+     "      A: auto (the fastest candidate, timed), ring, tree, rhd, rd, direct, pairwise, "
+     "bruck,\n"
+     "         hierarchical (not every one for every collective).\n"
+     "      nccl-tests' long names work too: --minbytes, --maxbytes, --stepfactor, --iters, "
+     "--warmup_iters.\n"},
     {"replay",
-     "  fabricsim replay TRACE... --scenario S.json [--step N] [--compute-scale F] [--hw-to GPU "
-     "[--hw-from GPU]]\n"
+     "  fabricsim replay TRACE... --scenario S.json [--format auto|kineto|chakra|program] [--step "
+     "N] [--ranks N]\n"
+     "                [--algo A] [--compute-scale F] [--hw-to GPU [--hw-from GPU]] "
+     "[--chakra-cpu-ops]\n"
      "                [--backend analytical|packet] [--export-chakra] [--out DIR] [--set "
      "key.path=value ...]\n"
-     "      Replay PyTorch profiler (.json / .json.gz) or Chakra (.et) traces on the scenario's "
-     "fabric; writes\n"
-     "      DIR/replay.json (recorded vs replayed step time, change per collective) and "
-     "communication.csv.\n"},
+     "                [--ns3::Type::Attr=value ...]\n"
+     "      Replay PyTorch profiler (.json / .json.gz), Chakra (.et) or recorded program traces "
+     "(programs.jsonl\n"
+     "      of 'run --record'; detected) on the scenario's fabric; writes DIR/replay.json "
+     "(recorded vs\n"
+     "      replayed step time, change per collective) and communication.csv. --ranks: the "
+     "traced job's\n"
+     "      ranks where the trace names none; --algo: the collectives' algorithm (default "
+     "auto).\n"},
     {"calibrate",
      "  fabricsim calibrate MEASUREMENTS... --scenario S.json [--fit p1,p2,...] [--params "
      "OVERLAY] [--out DIR]\n"
-     "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--fit-min-bytes "
-     "N] [--backend B]\n"
+     "                [--coll C,...] [--ranks 2,4,8] [--dtype T] [--min-bytes N] [--max-bytes N] "
+     "[--fit-min-bytes N]\n"
+     "                [--max-evals N] [--backend B] [--deepep-mode ll|normal] "
+     "[--deepep-dispatch-dtype fp8|bf16]\n"
+     "                [--set key.path=value ...] [--ns3::Type::Attr=value ...]\n"
      "      Run measured points (nccl-tests logs, corpus CSV, DeepEP tables) on the scenario; "
      "writes per-point\n"
      "      and aggregate error, busbw.svg and, with --fit, overlay.json (parameters: "
      "link_efficiency,\n"
-     "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency). "
-     "Any command\n"
-     "      takes --overlay FILE.\n"},
+     "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency; "
+     "at most\n"
+     "      --max-evals model runs).\n"},
     {"validate-serving",
      "  fabricsim validate-serving RUN_DIR... [--out DIR] [--backend analytical|packet] [--set "
      "key.path=value ...]\n"
-     "                [--compute-calibration FILE|none]\n"
+     "                [--compute-calibration FILE|none] [--ns3::Type::Attr=value ...]\n"
      "      Replay measured vLLM serving runs (RUN/vllm/meta.json, requests.jsonl; "
      "validation/summary.txt\n"
      "      where present) and report the error of TTFT, TPOT, E2E and throughput; writes "
      "DIR/summary.json,\n"
-     "      DIR/validation.md, each run's scenario (runnable with 'fabricsim run') and\n"
-     "      RUN.per-request.csv (each request measured beside simulated).\n"},
+     "      DIR/validation.md, each run's scenario and the command that reproduces its figures "
+     "(RUN.command),\n"
+     "      and RUN.per-request.csv (each request measured beside simulated).\n"},
     {"fit-compute",
      "  fabricsim fit-compute TABLE... --hardware GPU [--held-out TABLE... --held-out-hardware "
      "GPU] [--rows half|all]\n"
@@ -105,13 +125,14 @@ const CommandUsage kCommands[] = {
     {"attributes",
      "  fabricsim attributes\n"
      "      Print every fabricsim ns-3 attribute and trace source (markdown).\n"},
-    {"help",
-     "  fabricsim help [COMMAND]   (or fabricsim COMMAND --help)\n"
-     "      Every command takes --memory-limit SIZE (default 80% of this machine's memory): "
-     "work\n"
-     "      estimated past it exits 2 before it starts, and memory it still runs out of exits 2 "
-     "too.\n"},
+    {"help", "  fabricsim help [COMMAND]   (or fabricsim COMMAND --help)\n"},
 };
+
+/// What Dispatch takes for every command, printed after each command's usage.
+const char* kCommonOptions
+    = "  Every command also takes --memory-limit SIZE (default 80% of this machine's memory: work\n"
+      "  estimated past it exits 2 before it starts, and memory it still runs out of exits 2 too)\n"
+      "  and --overlay FILE (a calibration overlay's parameters, as --set assignments).\n";
 
 /// The usage of every command.
 std::string
@@ -122,7 +143,7 @@ Usage()
     {
         u += c.text;
     }
-    return u;
+    return u + kCommonOptions;
 }
 
 /// The usage of \p command, or nullptr when there is no such command.
@@ -235,7 +256,7 @@ Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostrea
     if (!rawArgs.empty() && rawArgs[0] == "help" && rawArgs.size() == 2
         && CommandUsageText(rawArgs[1]))
     {
-        out << "usage:\n" << CommandUsageText(rawArgs[1]);
+        out << "usage:\n" << CommandUsageText(rawArgs[1]) << kCommonOptions;
         return 0;
     }
     if (rawArgs.empty() || rawArgs[0] == "help" || IsHelp(rawArgs[0]))
@@ -258,7 +279,7 @@ Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostrea
     {
         if (IsHelp(rawArgs[i]))
         {
-            out << "usage:\n" << usage;
+            out << "usage:\n" << usage << kCommonOptions;
             return 0;
         }
     }

@@ -33,7 +33,7 @@ struct CollectiveCommandOptions
     int iters = 1;  ///< timed iterations (nccl-tests: 20; a deterministic simulation needs fewer)
     int warmup = 0; ///< warm-up iterations (nccl-tests: 1)
     std::string backend = "packet";
-    std::string outDir = "out";
+    std::string outDir; ///< empty: no files (only the table)
     int channels = 1;
     int chunks = 1;       ///< pipelining units per rank of generated schedules
     std::string protocol; ///< "" = Simple for generated schedules, the file's own otherwise

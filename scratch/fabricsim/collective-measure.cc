@@ -41,6 +41,7 @@ MeasureCollective(const FabricScenario& sc,
     m.m_timeUs = r.timeUs;
     m.m_last = r.last;
     m.m_stuckReport = r.stuckReport;
+    m.m_reachedStopTime = r.reachedStopTime;
     if (ns3::FabricTopologyHelper* fabric = fb.Fabric())
     {
         ns3::FabricTotals totals = ns3::FabricStatsHelper(*fabric).Collect();

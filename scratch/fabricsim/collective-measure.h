@@ -28,6 +28,7 @@ struct CollectiveMeasurement
     double m_timeUs = 0;               ///< mean of m_iterationUs
     ExecutionResult m_last;            ///< last iteration run (the stuck one when incomplete)
     std::string m_stuckReport;         ///< executor report plus undelivered transfers
+    bool m_reachedStopTime = false;    ///< cut short by the scenario's stop_ns
     nlohmann::json m_fabric;           ///< packet backend: drops, pauses, retransmissions
 };
 

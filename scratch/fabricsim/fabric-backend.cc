@@ -78,7 +78,9 @@ FabricBackend::FabricBackend(const FabricScenario& sc,
     }
     else
     {
-        m_analytical = std::make_unique<AnalyticalTransport>(sc.topology, AnalyticalOptionsFor(sc));
+        AnalyticalOptions ao = AnalyticalOptionsFor(sc); // the probes "auto" times stay uncapped
+        ao.m_stopPs = WatchdogPs(sc);
+        m_analytical = std::make_unique<AnalyticalTransport>(sc.topology, ao);
         m_helper = std::make_unique<ns3::FabricCollectiveHelper>(*m_analytical, &sc.topology);
     }
     m_helper->SetExecutorConfig(ns3::ExecutorConfigFromAttributes());

@@ -524,6 +524,26 @@ CdfMean(const std::vector<std::pair<double, double>>& cdf)
     return m;
 }
 
+json
+FabricPart(const json& doc)
+{
+    json f = doc;
+    for (const char* k : {"model", "hardware", "parallelism", "serving"})
+    {
+        if (f.is_object())
+        {
+            f.erase(k);
+        }
+    }
+    return f;
+}
+
+FabricScenario
+ParseScenarioFabric(const json& doc, const std::string& file)
+{
+    return ParseFabricScenario(FabricPart(doc), file);
+}
+
 FabricScenario
 ParseFabricScenario(const json& doc, const std::string& file)
 {

@@ -174,6 +174,14 @@ void ApplySet(nlohmann::json& doc, const std::string& assignment, const std::str
 /// Parse and validate a fabric scenario (no "model" key).
 FabricScenario ParseFabricScenario(const nlohmann::json& doc, const std::string& file);
 
+/// The fabric part of a scenario: an inference scenario's model, hardware, parallelism and
+/// serving blocks removed (every other key is still checked by ParseFabricScenario).
+nlohmann::json FabricPart(const nlohmann::json& doc);
+
+/// ParseFabricScenario of FabricPart: the fabric of a fabric or an inference scenario, for the
+/// commands that run on a scenario's fabric alone (collective, replay, calibrate).
+FabricScenario ParseScenarioFabric(const nlohmann::json& doc, const std::string& file);
+
 /// Parse the flow-size CDF format of the corpus ("size_bytes cumulative_percent" lines).
 /// \p ref is the scenario field that named the file.
 std::vector<std::pair<double, double>> LoadFlowCdf(const std::string& path,

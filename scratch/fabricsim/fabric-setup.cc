@@ -1,6 +1,7 @@
 #include "fabric-setup.h"
 
 #include "input-error.h"
+#include "json-reader.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -10,6 +11,8 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace fabricsim
 {
@@ -25,17 +28,40 @@ SetDefault(const std::string& name, const AttributeValue& v)
     Config::SetDefault(name, v);
 }
 
+/// " (did you mean ...?)" when \p path names no ns-3 attribute but one is a few edits away,
+/// written as the user would write it (\p prefix "--" on the command line).
+std::string
+AttributeHint(const std::string& path, const std::string& prefix = "")
+{
+    std::vector<std::string> names;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId t = TypeId::GetRegistered(i);
+        for (std::size_t j = 0; j < t.GetAttributeN(); ++j)
+        {
+            names.push_back(prefix + t.GetName() + "::" + t.GetAttribute(j).name);
+        }
+    }
+    if (std::find(names.begin(), names.end(), prefix + path) != names.end())
+    {
+        return ""; // the name is right: the value is not
+    }
+    return DidYouMean(prefix + path, names);
+}
+
 } // namespace
 
 std::pair<uint32_t, uint64_t>
 Ns3SeedAndRun(uint64_t seed)
 {
-    constexpr uint64_t kSeeds = 0xffffffffULL; // ns-3 seeds 1 .. 2^32 - 1
-    if (seed >= 1 && seed <= kSeeds)
+    // MRG32k3a takes the same seed for all six of its components, so ns-3 refuses one at or past
+    // its second modulus, 4294944443 (rng-stream.cc CheckSeed), and aborts.
+    if (seed >= 1 && seed <= kNs3MaxSeed)
     {
         return {uint32_t(seed), 1};
     }
-    return {uint32_t(seed % kSeeds + 1), seed / kSeeds + 1};
+    const uint64_t past = seed - kNs3MaxSeed - 1; // seed 0 (refused by the reader) wraps too
+    return {uint32_t(past % kNs3MaxSeed + 1), past / kNs3MaxSeed + 2};
 }
 
 void
@@ -87,7 +113,7 @@ ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3
             throw InputError(sc.file,
                              "attributes." + name,
                              "an ns-3 attribute (ns3::Type::Name) with a valid value",
-                             "\"" + value + "\"");
+                             "\"" + value + "\"" + AttributeHint(name));
         }
     }
     for (auto& arg : ns3Args)
@@ -101,7 +127,7 @@ ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3
                 "<command line>",
                 arg,
                 "--ns3::Type::Attribute=value naming an existing attribute and a valid value",
-                "\"" + arg + "\"");
+                "\"" + arg + "\"" + AttributeHint(name, "--"));
         }
     }
 }

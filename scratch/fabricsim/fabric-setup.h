@@ -23,9 +23,13 @@ namespace fabricsim
 /// Seed, scheduler and attribute defaults. `ns3Args` are "--ns3::Type::Attr=value" strings.
 void ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3Args);
 
-/// ns-3's (seed, run) for a scenario seed: every 64-bit seed its own pair. Seeds below 2^32 are
-/// ns-3's seed itself with run 1 (as always); above, seed = s mod (2^32 - 1) + 1 and
-/// run = s / (2^32 - 1) + 1 >= 2, since ns-3's seed is 32 bits and never 0.
+/// The largest seed ns-3's MRG32k3a accepts (its second modulus less one).
+constexpr uint64_t kNs3MaxSeed = 4294944442ULL;
+
+/// ns-3's (seed, run) for a scenario seed: every 64-bit seed its own pair. Seeds up to
+/// kNs3MaxSeed are ns-3's seed itself with run 1 (as always); past it, with p = s - kNs3MaxSeed
+/// - 1, seed = p mod kNs3MaxSeed + 1 and run = p / kNs3MaxSeed + 2, since ns-3's seed is never 0
+/// nor past kNs3MaxSeed.
 std::pair<uint32_t, uint64_t> Ns3SeedAndRun(uint64_t seed);
 
 /// Build and install the fabric described by the scenario.

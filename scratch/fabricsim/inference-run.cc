@@ -4,6 +4,7 @@
 #include "input-error.h"
 #include "output-writer.h"
 #include "packet-transport.h"
+#include "rank-placement.h"
 #include "schedule-collectives.h"
 #include "serving-simulation.h"
 #include "unit-conversions.h"
@@ -24,8 +25,6 @@ using nlohmann::json;
 
 namespace
 {
-
-const char* kInferenceKeys[] = {"model", "hardware", "parallelism", "serving"};
 
 std::string
 Dist(const json& d)
@@ -100,17 +99,6 @@ IsInferenceScenario(const json& doc)
     return InferenceScenario::IsInference(doc);
 }
 
-json
-FabricPart(const json& doc)
-{
-    json f = doc;
-    for (const char* k : kInferenceKeys)
-    {
-        f.erase(k);
-    }
-    return f;
-}
-
 InferenceRunResult
 ExecuteInferenceScenario(const json& doc,
                          const std::string& file,
@@ -129,6 +117,7 @@ ExecuteInferenceScenario(const json& doc,
             "no background traffic in an inference scenario (not supported yet)",
             "a traffic block");
     }
+    CheckTensorParallelScaleUp(isc, sc.topology);
     const BackendKind kind = ParseBackendKind(opt.backend, "<command line>", "--backend");
     if (opt.timeline)
     {

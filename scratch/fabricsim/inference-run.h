@@ -32,9 +32,6 @@ struct InferenceRunOptions
 /// True when the scenario document is an inference scenario.
 bool IsInferenceScenario(const nlohmann::json& doc);
 
-/// The fabric part of an inference scenario (model, hardware, parallelism, serving removed).
-nlohmann::json FabricPart(const nlohmann::json& doc);
-
 /// A finished inference run, before anything is written.
 struct InferenceRunResult
 {

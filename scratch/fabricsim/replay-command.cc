@@ -55,16 +55,11 @@ Import(const ReplayCommandOptions& opt)
     std::string format = opt.format;
     if (format == "auto")
     {
-        // The first line, up to 1 MiB: a program trace's records are short lines, and a one-line
-        // Chrome trace is not read twice to find out.
+        // The first MiB: a one-line Chrome trace is not read twice to find out.
         const std::string head = ReadFileHead(opt.traces.front(), "trace file", 1 << 20);
-        const size_t nl = head.find('\n');
-        const std::string first = head.substr(0, nl);
-        format
-            = (nl != std::string::npos || head.size() < (1u << 20)) && LooksLikeProgramTrace(first)
-                  ? "program"
-              : IsGzip(head.substr(0, 64)) || LooksLikeKineto(head.substr(0, 64)) ? "kineto"
-                                                                                  : "chakra";
+        format = LooksLikeProgramTrace(head)                                         ? "program"
+                 : IsGzip(head.substr(0, 64)) || LooksLikeKineto(head.substr(0, 64)) ? "kineto"
+                                                                                     : "chakra";
     }
     if (format == "program")
     {
@@ -296,7 +291,7 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
 {
     // Everything that can be wrong with the input is found before anything is written.
     nlohmann::json doc = LoadScenarioJson(opt.scenario, opt.sets);
-    FabricScenario sc = ParseFabricScenario(doc, opt.scenario);
+    FabricScenario sc = ParseScenarioFabric(doc, opt.scenario);
     ConfigureSimulator(sc, opt.ns3Args);
     ImportedTrace trace = Import(opt);
     CheckGroupSizeKnown(trace, opt);
@@ -351,7 +346,11 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
     {
         recordedPs = std::max(recordedPs, r.recordedSpanPs);
     }
-    const uint32_t steps = std::max<uint32_t>(1, trace.ranks.front().steps);
+    uint32_t steps = 1;
+    for (const RankTrace& r : trace.ranks)
+    {
+        steps = std::max(steps, r.steps);
+    }
     nlohmann::json rep;
     rep["scenario"] = sc.name;
     rep["backend"] = opt.backend;

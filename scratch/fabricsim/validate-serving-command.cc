@@ -84,6 +84,40 @@ HardwareLabel(const json& hw)
     return "custom";
 }
 
+/// \p word as one shell word.
+std::string
+ShellWord(const std::string& word)
+{
+    if (!word.empty()
+        && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                                  "_./:=+-,@%")
+               == std::string::npos)
+    {
+        return word;
+    }
+    std::string q = "'";
+    for (char c : word)
+    {
+        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return q + "'";
+}
+
+/// The `fabricsim run` command that reproduces a run's simulated figures: its scenario as
+/// written, on the backend and with the attribute overrides this command used.
+std::string
+ReproduceCommand(const ValidateServingOptions& opt, const std::string& label)
+{
+    std::string cmd = "fabricsim run " + ShellWord(opt.outDir + "/" + label + ".scenario.json")
+                      + " --backend " + ShellWord(opt.backend) + " --out "
+                      + ShellWord(opt.outDir + "/" + label + ".run");
+    for (const std::string& a : opt.ns3Args)
+    {
+        cmd += " " + ShellWord(a);
+    }
+    return cmd;
+}
+
 } // namespace
 
 std::string
@@ -202,12 +236,16 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
     OutputDir dir(opt.outDir);
     json report = {{"runs", json::array()}};
     std::string tables;
+    std::string reproduce;
     bool allComplete = true;
     for (Prepared& p : runs)
     {
         const std::string scenarioName = p.config.label + ".scenario.json";
         dir.Write(p.config.label + ".requests.jsonl", ArrivalTrace(p.requests));
         dir.Write(scenarioName, p.scenario.dump(2) + "\n");
+        const std::string command = ReproduceCommand(opt, p.config.label);
+        dir.Write(p.config.label + ".command", command + "\n");
+        reproduce += "reproduce " + p.config.label + ": " + command + "\n";
         InferenceRunOptions iopt;
         iopt.backend = opt.backend;
         iopt.run.outDir = opt.outDir;
@@ -250,7 +288,7 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
     dir.Write("validation.md", text);
     dir.Write("summary.json", report.dump(2) + "\n");
     dir.Commit();
-    out << text;
+    out << text << reproduce;
     out << "outputs: " << opt.outDir << "/summary.json, " << opt.outDir << "/validation.md\n";
     return allComplete ? 0 : 3;
 }

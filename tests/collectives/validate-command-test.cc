@@ -104,6 +104,13 @@ TEST(ValidateCommand, UnreadableOrUnknownInputExitsTwo)
     const std::string ok = test::WriteTemp(WriteScheduleJson(test::RingAllReduce(2)), ".json");
     EXPECT_EQ(RunCommand(ok, "allsum").m_rc, 2);
     EXPECT_EQ(RunCommand(ok, "", -1).m_rc, 2);
+    // Every error starts as every other command's do.
+    for (const Result& e : {RunCommand("/nonexistent/dir/file.xml"),
+                            RunCommand(ok, "allsum"),
+                            RunCommand(ok, "", -1)})
+    {
+        EXPECT_EQ(e.m_err.rfind("fabricsim: error: ", 0), 0u) << e.m_err;
+    }
     std::remove(ok.c_str());
 }
 

@@ -11,6 +11,12 @@ TEST(Units, BytesDecimalAndBinary)
     EXPECT_DOUBLE_EQ(*ParseQuantity("1024", UnitKind::Bytes), 1024.0);
     EXPECT_FALSE(ParseQuantity("80Gb", UnitKind::Bytes));
     EXPECT_FALSE(ParseQuantity("GB", UnitKind::Bytes));
+    // Space only between the number and the unit.
+    EXPECT_FALSE(ParseQuantity("16MB ", UnitKind::Bytes));
+    EXPECT_FALSE(ParseQuantity(" 16MB", UnitKind::Bytes));
+    EXPECT_FALSE(ParseQuantity("16 ", UnitKind::Bytes));
+    EXPECT_FALSE(ParseQuantity("16MB\n", UnitKind::Bytes));
+    EXPECT_DOUBLE_EQ(*ParseQuantity("16 MB", UnitKind::Bytes), 16e6);
 }
 
 TEST(Units, BandwidthBytesAndBits)

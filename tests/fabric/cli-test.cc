@@ -450,7 +450,8 @@ TEST(Cli, InferenceRunHonoursExecutorAttributesOnTheAnalyticalBackend)
 }
 
 // An inference run ends when its workload ends: a hidden 1 s stop_ns once cut 8 requests
-// arriving over 1.75 s to 4, with exit 3 and throughput over the partial run.
+// arriving over 1.75 s to 4, with exit 3 and throughput over the partial run. The cap a user sets
+// holds on both backends (the analytical one once ignored it: all requests, exit 0).
 TEST(Cli, InferenceRunEndsWhenItsWorkloadEndsAndACapSaysSo)
 {
     auto dir = fabricsim::test::TempDir("inf-end");
@@ -462,25 +463,36 @@ TEST(Cli, InferenceRunEndsWhenItsWorkloadEndsAndACapSaysSo)
     const std::string whole = WriteScenario(dir, "whole.json", sc);
     sc["stop_ns"] = 1000000000;
     const std::string capped = WriteScenario(dir, "capped.json", sc);
-    std::string log;
-    ASSERT_EQ(fabricsim::test::RunCli("run " + whole + " --out " + dir + "/whole", log), 0) << log;
-    json s = json::parse(fabricsim::test::ReadFile(dir + "/whole/summary.json"));
-    EXPECT_TRUE(s["complete"].get<bool>());
-    EXPECT_EQ(s["requests"]["completed"].get<int>(), 8);
-    EXPECT_GT(s["duration_s"].get<double>(), 1.75);
+    for (const std::string backend : {"packet", "analytical"})
+    {
+        SCOPED_TRACE(backend);
+        const std::string o = dir + "/" + backend;
+        std::string log;
+        ASSERT_EQ(fabricsim::test::RunCli(
+                      "run " + whole + " --backend " + backend + " --out " + o + "-whole", log),
+                  0)
+            << log;
+        json s = json::parse(fabricsim::test::ReadFile(o + "-whole/summary.json"));
+        EXPECT_TRUE(s["complete"].get<bool>());
+        EXPECT_EQ(s["requests"]["completed"].get<int>(), 8);
+        EXPECT_GT(s["duration_s"].get<double>(), 1.75);
 
-    EXPECT_EQ(fabricsim::test::RunCli("run " + capped + " --out " + dir + "/capped", log), 3)
-        << log;
-    EXPECT_NE(log.find("requests completed      4 / 8"), std::string::npos) << log;
-    EXPECT_NE(log.find("INCOMPLETE"), std::string::npos) << log;
-    json c = json::parse(fabricsim::test::ReadFile(dir + "/capped/summary.json"));
-    EXPECT_FALSE(c["complete"].get<bool>());
-    EXPECT_EQ(c["requests"]["count"].get<int>(), 8);
-    EXPECT_EQ(c["requests"]["completed"].get<int>(), 4);
-    // Every figure is over the finished requests: 4 TTFTs, 4 x 4 generated tokens.
-    EXPECT_EQ(c["ttft_ms"]["count"].get<int>(), 4);
-    EXPECT_NEAR(
-        c["generation_tokens_per_s"].get<double>() * c["duration_s"].get<double>(), 16.0, 1e-6);
+        EXPECT_EQ(fabricsim::test::RunCli(
+                      "run " + capped + " --backend " + backend + " --out " + o + "-capped", log),
+                  3)
+            << log;
+        EXPECT_NE(log.find("requests completed      4 / 8"), std::string::npos) << log;
+        EXPECT_NE(log.find("INCOMPLETE"), std::string::npos) << log;
+        EXPECT_NE(log.find("(stop_ns)"), std::string::npos) << log;
+        json c = json::parse(fabricsim::test::ReadFile(o + "-capped/summary.json"));
+        EXPECT_FALSE(c["complete"].get<bool>());
+        EXPECT_EQ(c["requests"]["count"].get<int>(), 8);
+        EXPECT_EQ(c["requests"]["completed"].get<int>(), 4);
+        // Every figure is over the finished requests: 4 TTFTs, 4 x 4 generated tokens.
+        EXPECT_EQ(c["ttft_ms"]["count"].get<int>(), 4);
+        EXPECT_NEAR(
+            c["generation_tokens_per_s"].get<double>() * c["duration_s"].get<double>(), 16.0, 1e-6);
+    }
 }
 
 // The packet backend once stopped every run at 100 simulated seconds unless stop_ns said
@@ -618,4 +630,129 @@ TEST(Cli, AnInferenceStepPastTheClockIsBadInputNotAnInternalError)
               std::string::npos)
         << out;
     EXPECT_FALSE(fs::exists(dir + "/o/summary.json"));
+}
+
+// The docs' record-then-replay workflow on the scenario just run: `collective` and `replay` read
+// an inference scenario's fabric (they once refused its `hardware` key), `replay` knows the
+// recorded programs.jsonl without --format (its first record opens with "deps" and was read as
+// Kineto), and the ranks replay on the hosts that ran them (hosts 4-7 here; 0-3 idle, not SPMD
+// copies that waited on each other for ever).
+TEST(Cli, RecordedProgramsReplayOnTheScenarioJustRun)
+{
+    auto dir = fabricsim::test::TempDir("record-replay");
+    json sc = SmallInference(
+        {{"rate_per_s", 100}, {"count", 2}, {"prompt_tokens", 16}, {"output_tokens", 2}});
+    sc["parallelism"] = {{"tp", 1}, {"dp", 4}, {"ep", 4}, {"dp_attention", true}};
+    sc["serving"]["placement"] = {{"first_host", 4}};
+    const std::string file = WriteScenario(dir, "small.json", sc);
+    std::string log;
+    ASSERT_EQ(fabricsim::test::RunCli(
+                  "run " + file + " --backend analytical --record --out " + dir + "/rec", log),
+              0)
+        << log;
+    ASSERT_EQ(fabricsim::test::RunCli("replay " + dir + "/rec/programs.jsonl --scenario " + file
+                                          + " --backend analytical --out " + dir + "/rep",
+                                      log),
+              0)
+        << log;
+    const json r = json::parse(fabricsim::test::ReadFile(dir + "/rep/replay.json"));
+    EXPECT_TRUE(r["complete"].get<bool>()) << r["stuck"].dump();
+    EXPECT_EQ(r["trace"]["format"], "fabricsim-program");
+    ASSERT_EQ(r["trace"]["ranks"].size(), 8u);
+    for (int h = 0; h < 8; ++h)
+    {
+        EXPECT_EQ(r["trace"]["ranks"][h]["ops"].get<int>() > 0, h >= 4) << h;
+    }
+    EXPECT_EQ(r["trace"]["notes"].dump().find("SPMD"), std::string::npos) << r["trace"]["notes"];
+    EXPECT_GT(r["replayed_us"].get<double>(), 0);
+    ASSERT_EQ(fabricsim::test::RunCli("collective " + file
+                                          + " --coll alltoall --algo direct -b 1M -e 1M "
+                                            "--backend analytical",
+                                      log),
+              0)
+        << log;
+    EXPECT_NE(log.find("     1048576"), std::string::npos) << log;
+}
+
+// A TP group inside one server with no scale-up link, on hardware that has one, once ran its
+// all-reduces over the NICs without a word (the docs' example: TTFT 7.8 s instead of 67 ms).
+TEST(Cli, TensorParallelInsideAServerNeedsItsScaleUpOrSaysNone)
+{
+    auto dir = fabricsim::test::TempDir("tp-scale-up");
+    json sc = SmallInference(
+        {{"rate_per_s", 100}, {"count", 1}, {"prompt_tokens", 16}, {"output_tokens", 2}});
+    sc["parallelism"] = {{"tp", 4}, {"dp", 2}};
+    std::string log;
+    ASSERT_EQ(fabricsim::test::RunCli("run " + WriteScenario(dir, "with.json", sc)
+                                          + " --backend analytical --out " + dir + "/with",
+                                      log),
+              0)
+        << log;
+    sc["topology"].erase("scale_up");
+    const std::string without = WriteScenario(dir, "without.json", sc);
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "run " + without + " --backend analytical --out " + dir + "/without", log),
+              2);
+    EXPECT_NE(log.find("field 'topology.scale_up': expected a scale-up link block for the servers "
+                       "(TP 4 puts hosts 0 and 1 of one server in a group and H100 has a scale-up "
+                       "link), or \"none\""),
+              std::string::npos)
+        << log;
+    EXPECT_FALSE(fs::exists(dir + "/without"));
+    // Said outright, it runs over the NICs: slower than over the scale-up links.
+    sc["topology"]["scale_up"] = "none";
+    ASSERT_EQ(fabricsim::test::RunCli("run " + WriteScenario(dir, "none.json", sc)
+                                          + " --backend analytical --out " + dir + "/none",
+                                      log),
+              0)
+        << log;
+    const json a = json::parse(fabricsim::test::ReadFile(dir + "/with/summary.json"));
+    const json b = json::parse(fabricsim::test::ReadFile(dir + "/none/summary.json"));
+    EXPECT_GT(b["tpot_ms"]["mean"].get<double>(), a["tpot_ms"]["mean"].get<double>());
+    // TP across servers (one rank per server) needs no scale-up link.
+    sc["topology"].erase("scale_up");
+    sc["parallelism"] = {{"tp", 2}, {"dp", 4}};
+    sc["serving"]["placement"] = {{"tp", "across_servers"}};
+    EXPECT_EQ(fabricsim::test::RunCli("run " + WriteScenario(dir, "across.json", sc)
+                                          + " --backend analytical --out " + dir + "/across",
+                                      log),
+              0)
+        << log;
+    // Anything else than a link object or "none" is refused by name.
+    sc["topology"]["scale_up"] = "nvlink";
+    EXPECT_EQ(fabricsim::test::RunCli("run " + WriteScenario(dir, "bad.json", sc)
+                                          + " --backend analytical --out " + dir + "/bad",
+                                      log),
+              2);
+    EXPECT_NE(log.find("field 'topology.scale_up': expected a link object or \"none\", found "
+                       "\"nvlink\""),
+              std::string::npos)
+        << log;
+}
+
+// A misspelt --ns3:: attribute or attributes key gets the nearest name, as scenario keys do.
+TEST(Cli, Ns3AttributeTyposGetADidYouMean)
+{
+    auto dir = fabricsim::test::TempDir("attr-typo");
+    const std::string incast = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/fabric-incast.json";
+    std::string log;
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "run " + incast + " --ns3::Dcqcn::RateAi=40Mbps --out " + dir + "/a", log),
+              2);
+    EXPECT_NE(log.find("(did you mean \"--ns3::Dcqcn::RateAI\"?)"), std::string::npos) << log;
+    EXPECT_EQ(fabricsim::test::RunCli("run " + incast
+                                          + " --set 'attributes={\"ns3::Dcqcn::RateAi\": "
+                                            "\"40Mbps\"}' --out "
+                                          + dir + "/b",
+                                      log),
+              2);
+    EXPECT_NE(log.find("(did you mean \"ns3::Dcqcn::RateAI\"?)"), std::string::npos) << log;
+    // A right name with a wrong value gets no suggestion.
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "run " + incast + " --ns3::Dcqcn::RateAI=fast --out " + dir + "/c", log),
+              2);
+    EXPECT_EQ(log.find("did you mean"), std::string::npos) << log;
+    // Each shipped scenario is named for itself (fabric-incast.json once began "default:").
+    const json doc = json::parse(fabricsim::test::ReadFile(incast));
+    EXPECT_EQ(doc["name"].get<std::string>().rfind("fabric-incast:", 0), 0u) << doc["name"];
 }

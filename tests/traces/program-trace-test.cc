@@ -119,6 +119,14 @@ TEST(ProgramTrace, MalformedRecordsNameTheLine)
     EXPECT_THROW(ImportProgramRecords({{{"type", "nope"}}}, "x"), fabricsim::InputError);
     EXPECT_TRUE(LooksLikeProgramTrace(Records()[0].dump()));
     EXPECT_FALSE(LooksLikeProgramTrace("{\"traceEvents\": []}"));
+    // A recorded step longer than the head read (a step of many ranks is megabytes): the
+    // writer's first key still says what it is, where a profiler trace's does not.
+    const std::string step = Records()[0].dump();
+    ASSERT_EQ(step.rfind("{\"deps\":{", 0), 0u) << step;
+    EXPECT_TRUE(LooksLikeProgramTrace(step.substr(0, step.size() / 2)));
+    EXPECT_TRUE(LooksLikeProgramTrace(step + "\n" + step));
+    EXPECT_FALSE(LooksLikeProgramTrace("{\"traceEvents\": [{\"ph\": \"X\""));
+    EXPECT_FALSE(LooksLikeProgramTrace("{\"deps\": 3}\n"));
 }
 
 } // namespace

@@ -104,10 +104,11 @@ FabricInferenceHelper::StuckReports()
         {
             lines.push_back(line);
         }
-        if (packet->StoppedByWatchdog())
-        {
-            lines.push_back(packet->WatchdogReport());
-        }
+    }
+    const std::string stop = m_collectives.GetTransport().StopReport();
+    if (!stop.empty())
+    {
+        lines.push_back(stop);
     }
     return lines;
 }

@@ -6,6 +6,7 @@
 
 #include "inference-scenario.h"
 #include "step-program-builder.h"
+#include "topology.h"
 
 #include <cstdint>
 #include <string>
@@ -31,6 +32,14 @@ std::vector<uint32_t> PoolHosts(const PoolSpec& pool,
  * in lock step), else one per attention group (tp x pp ranks, dp replicas).
  */
 std::vector<EngineLayout> SplitEngines(const PoolSpec& pool, const std::vector<uint32_t>& hosts);
+
+/**
+ * \brief InputError naming `topology.scale_up` when a pool's TP group has two ranks on
+ * accelerators of one server (hosts of one group of \p topo) that no scale-up switch joins while
+ * the hardware has a scale-up link: its all-reduces would cross the NICs without a word. A
+ * topology that says `"scale_up": "none"` (Topology::scaleUpDeclined) asks for exactly that.
+ */
+void CheckTensorParallelScaleUp(const InferenceScenario& sc, const Topology& topo);
 
 } // namespace fabricsim
 

@@ -176,8 +176,14 @@ AddStep(const StepProgram& step, std::map<uint32_t, RankBuild>& ranks, ImportedT
 } // namespace
 
 bool
-LooksLikeProgramTrace(const std::string& firstLine)
+LooksLikeProgramTrace(const std::string& head)
 {
+    const size_t nl = head.find('\n');
+    if (nl == std::string::npos && head.rfind("{\"deps\":{", 0) == 0)
+    {
+        return true;
+    }
+    const std::string firstLine = head.substr(0, nl);
     try
     {
         const nlohmann::json j = ParseJson(firstLine, "");
@@ -250,7 +256,8 @@ ImportProgramRecords(const std::vector<nlohmann::json>& records, const std::stri
         rb.trace.file = file;
         out.ranks.push_back(std::move(rb.trace));
     }
-    CompleteRanks(out);
+    // Ranks are the recording run's hosts: one the run did not use stays idle here too.
+    CompleteRanks(out, false);
     return out;
 }
 

@@ -28,8 +28,13 @@ ImportedTrace ImportProgramRecords(const std::vector<nlohmann::json>& records,
 /// Read a JSON-lines program trace and import it.
 ImportedTrace ImportProgramTrace(const std::string& path);
 
-/// True when \p firstLine is a program-trace record ({"type": "step" | "transfer", ...}).
-bool LooksLikeProgramTrace(const std::string& firstLine);
+/**
+ * True when \p head, the first bytes of a file, begins a program trace: its first line is a
+ * program-trace record ({"type": "step" | "transfer", ...}), or, where that line runs past the
+ * head (a step of many ranks is megabytes), it opens as `fabricsim run --record` writes every
+ * record, with the key "deps" (keys sorted), which no profiler trace starts with.
+ */
+bool LooksLikeProgramTrace(const std::string& head);
 
 } // namespace fabricsim
 

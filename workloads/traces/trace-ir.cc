@@ -161,7 +161,7 @@ CollectiveFromName(const std::string& name)
 }
 
 void
-CompleteRanks(ImportedTrace& trace)
+CompleteRanks(ImportedTrace& trace, bool copyMissing)
 {
     std::map<uint32_t, RankTrace> byRank;
     for (RankTrace& r : trace.ranks)
@@ -211,6 +211,15 @@ CompleteRanks(ImportedTrace& trace)
         if (it != byRank.end())
         {
             trace.ranks.push_back(it->second); // copied: later ranks may copy it again
+            continue;
+        }
+        if (!copyMissing)
+        {
+            RankTrace idle;
+            idle.rank = r;
+            idle.file = byRank.begin()->second.file;
+            idle.steps = byRank.begin()->second.steps;
+            trace.ranks.push_back(std::move(idle));
             continue;
         }
         // SPMD: the traced rank with the smallest distance stands in for this one.

@@ -120,11 +120,13 @@ struct ImportedTrace
 
 /**
  * Give every rank of the world an entry, index = rank: a rank without a trace of its own runs a
- * copy of the traced rank with the same position in its groups (SPMD), and a note says so.
+ * copy of the traced rank with the same position in its groups (SPMD), and a note says so; or,
+ * with \p copyMissing false (a recording that holds every rank that worked: ranks are hosts),
+ * it stays idle.
  * \throws fabricsim::InputError when two traces claim one rank, or an op's group names a rank
  * outside the world
  */
-void CompleteRanks(ImportedTrace& trace);
+void CompleteRanks(ImportedTrace& trace, bool copyMissing = true);
 
 /// Per-rank and per-kind statistics and the list of comm ops (for reports).
 nlohmann::json SummarizeTrace(const ImportedTrace& trace);
