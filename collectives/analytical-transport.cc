@@ -93,6 +93,7 @@ AnalyticalTransport::Run()
         }
         Event e = m_events.top();
         m_events.pop();
+        m_eventsRun++;
         m_nowPs = e.m_timePs;
         if (e.m_fn)
         {

@@ -83,6 +83,12 @@ class AnalyticalTransport : public Transport
         return m_delivered;
     }
 
+    /// Events run so far (deliveries, timers, rate changes): the figure events/s is taken of.
+    uint64_t EventsRun() const
+    {
+        return m_eventsRun;
+    }
+
   private:
     /// A routed path: directed-link resources with their load per byte/s of the flow.
     struct Path
@@ -148,6 +154,7 @@ class AnalyticalTransport : public Transport
     uint64_t m_seq = 0;
     int64_t m_nowPs = 0;
     bool m_stopped = false; ///< the last Run() reached m_opt.m_stopPs with events left
+    uint64_t m_eventsRun = 0;
     int64_t m_lastUpdatePs = 0;
     bool m_updatePending = false;
     uint64_t m_generation = 0;

@@ -86,6 +86,12 @@ FabricBackend::FabricBackend(const FabricScenario& sc,
     m_helper->SetExecutorConfig(ns3::ExecutorConfigFromAttributes());
 }
 
+uint64_t
+FabricBackend::EventCount() const
+{
+    return m_analytical ? m_analytical->EventsRun() : ns3::Simulator::GetEventCount();
+}
+
 FabricBackend::~FabricBackend()
 {
     m_helper.reset();

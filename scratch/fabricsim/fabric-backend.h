@@ -98,6 +98,9 @@ class FabricBackend
         return m_fabric.get();
     }
 
+    /// Events run so far: ns-3's on the packet backend, the flow model's on the analytical one.
+    uint64_t EventCount() const;
+
   private:
     BackendKind m_kind;
     std::unique_ptr<ns3::FabricTopologyHelper> m_fabric;

@@ -3,7 +3,6 @@
 #include "fabric-backend.h"
 #include "input-error.h"
 #include "output-writer.h"
-#include "packet-transport.h"
 #include "rank-placement.h"
 #include "schedule-collectives.h"
 #include "serving-simulation.h"
@@ -103,7 +102,8 @@ InferenceRunResult
 ExecuteInferenceScenario(const json& doc,
                          const std::string& file,
                          const InferenceRunOptions& opt,
-                         std::ostream& err)
+                         std::ostream& err,
+                         std::ostream* programs)
 {
     // Parse and check everything before the run starts.
     InferenceScenario isc = InferenceScenario::FromJson(doc, file);
@@ -119,9 +119,10 @@ ExecuteInferenceScenario(const json& doc,
     }
     CheckTensorParallelScaleUp(isc, sc.topology);
     const BackendKind kind = ParseBackendKind(opt.backend, "<command line>", "--backend");
-    if (opt.timeline)
+    if (opt.timeline && !isc.record.timeline)
     {
         isc.record.timeline = true;
+        isc.CheckFitsMemory(); // the timeline it holds, counted before the run
     }
     if (opt.record)
     {
@@ -136,7 +137,6 @@ ExecuteInferenceScenario(const json& doc,
     FabricBackend backend(sc, kind, opt.run.ns3Args);
     ns3::FabricCollectiveHelper* collectives = &backend.Collectives();
     ns3::FabricTopologyHelper* fabric = backend.Fabric();
-    PacketTransport* packet = collectives->GetPacketTransport();
     ns3::FabricInferenceHelper inference(*collectives);
     inference.Place(isc); // too few hosts is bad input, found before the run
     // Hierarchical algorithms need the scale-up domain size; "auto" times its candidates.
@@ -149,16 +149,45 @@ ExecuteInferenceScenario(const json& doc,
     {
         stats = std::make_unique<ns3::FabricStatsHelper>(*fabric);
     }
-    if (opt.run.progress && packet && sc.raw.contains("stop_ns"))
-    {
-        StartProgress(ns3::NanoSeconds(sc.stopNs));
-    }
     InferenceRunResult r;
     r.scenario = isc;
     auto t0 = std::chrono::steady_clock::now();
+    // A line on stderr, rewritten at most five times a second: simulated time, steps, requests
+    // finished, events/s and the time left at the rate tokens have been generated so far.
+    bool printed = false;
+    auto last = t0 - std::chrono::seconds(1); // the first step is shown at once
+    ServingHooks hooks;
+    hooks.programs = programs;
+    if (opt.run.progress)
+    {
+        hooks.progress = [&](const ServingProgress& p)
+        {
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last < std::chrono::milliseconds(200))
+            {
+                return;
+            }
+            last = now;
+            printed = true;
+            const double wall = std::chrono::duration<double>(now - t0).count();
+            const double frac = p.tokens > 0 ? double(p.tokensGenerated) / double(p.tokens) : 0;
+            char line[256];
+            std::snprintf(line,
+                          sizeof line,
+                          "\r[fabricsim] t=%.3f ms  %llu steps  %llu/%llu requests  %.2f M "
+                          "events/s  ETA %.0f s   ",
+                          double(p.nowPs) * 1e-9,
+                          (unsigned long long)p.steps,
+                          (unsigned long long)p.requestsFinished,
+                          (unsigned long long)p.requests,
+                          wall > 0 ? double(backend.EventCount()) / wall / 1e6 : 0.0,
+                          frac > 0 ? wall * (1 - frac) / frac : 0.0);
+            err << line << std::flush;
+        };
+    }
     try
     {
-        r.serving = inference.RunServing(isc);
+        r.serving = inference.RunServing(isc, hooks);
     }
     catch (const UnitOverflow& e)
     {
@@ -171,7 +200,7 @@ ExecuteInferenceScenario(const json& doc,
                                     e.what());
     }
     r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (opt.run.progress && packet)
+    if (printed)
     {
         err << "\n";
     }
@@ -216,9 +245,12 @@ RunInferenceScenario(const json& doc,
 {
     // The scenario is checked first (InferenceScenario::FromJson) so that bad input leaves no
     // output folder behind; an unwritable --out is found before the run.
-    InferenceScenario::FromJson(doc, file);
+    const InferenceScenario checked = InferenceScenario::FromJson(doc, file);
     OutputDir dir(opt.run.outDir);
-    InferenceRunResult r = ExecuteInferenceScenario(doc, file, opt, err);
+    // Recorded programs go to disk as each step launches (held, they took gigabytes).
+    std::ostream* programs
+        = opt.record || checked.record.programs ? &dir.Stream("programs.jsonl") : nullptr;
+    InferenceRunResult r = ExecuteInferenceScenario(doc, file, opt, err, programs);
     dir.Write("summary.json", r.summary.dump(2) + "\n");
     dir.Write("timing.json",
               json{{"wall_s", r.wallS},
@@ -226,10 +258,6 @@ RunInferenceScenario(const json& doc,
                    {"events_per_s", r.wallS > 0 ? double(r.events) / r.wallS : 0}}
                       .dump(2)
                   + "\n");
-    if (r.scenario.record.programs)
-    {
-        r.serving.WriteProgramTrace(dir.Stream("programs.jsonl"));
-    }
     if (r.scenario.record.timeline && r.serving.timeline)
     {
         r.serving.timeline->Write(dir.Stream("timeline.json"));

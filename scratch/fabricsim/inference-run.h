@@ -44,13 +44,16 @@ struct InferenceRunResult
 };
 
 /**
- * Parse, build and run an inference scenario; write nothing. Throws InputError on bad input
- * before the run starts. The backend (and ns-3's simulator) is torn down on return.
+ * Parse, build and run an inference scenario; write nothing but, when recording programs, the
+ * program records to \p programs as the run goes (kept in the result when it is null). Throws
+ * InputError on bad input before the run starts. The backend (and ns-3's simulator) is torn
+ * down on return.
  */
 InferenceRunResult ExecuteInferenceScenario(const nlohmann::json& doc,
                                             const std::string& file,
                                             const InferenceRunOptions& opt,
-                                            std::ostream& err);
+                                            std::ostream& err,
+                                            std::ostream* programs = nullptr);
 
 /**
  * Run an inference scenario. Returns the exit code: 0 when every request finished, 3 when the

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -755,4 +756,60 @@ TEST(Cli, Ns3AttributeTyposGetADidYouMean)
     // Each shipped scenario is named for itself (fabric-incast.json once began "default:").
     const json doc = json::parse(fabricsim::test::ReadFile(incast));
     EXPECT_EQ(doc["name"].get<std::string>().rfind("fabric-incast:", 0), 0u) << doc["name"];
+}
+
+// --progress once printed nothing on inference runs (either backend).
+TEST(Cli, InferenceProgressShowsTimeStepsRequestsAndEventRate)
+{
+    auto dir = fabricsim::test::TempDir("inf-progress");
+    json sc = SmallInference(
+        {{"rate_per_s", 100}, {"count", 2}, {"prompt_tokens", 16}, {"output_tokens", 3}});
+    const std::string file = WriteScenario(dir, "p.json", sc);
+    for (const std::string backend : {"packet", "analytical"})
+    {
+        std::string log;
+        ASSERT_EQ(fabricsim::test::RunCli("run " + file + " --progress --backend " + backend
+                                              + " --out " + dir + "/" + backend,
+                                          log),
+                  0)
+            << log;
+        const std::regex line(R"(\[fabricsim\] t=[0-9.]+ ms  [1-9][0-9]* steps  [0-2]/2 requests  )"
+                              R"([0-9.]+ M events/s  ETA [0-9]+ s)");
+        EXPECT_TRUE(std::regex_search(log, line)) << backend << ":\n" << log;
+        // Without it (stderr is no terminal here) nothing of the kind.
+        ASSERT_EQ(fabricsim::test::RunCli("run " + file + " --backend " + backend + " --out " + dir
+                                              + "/quiet-" + backend,
+                                          log),
+                  0);
+        EXPECT_EQ(log.find("[fabricsim] t="), std::string::npos) << log;
+    }
+}
+
+// A timeline holds its slices until written: counted before the run (the docs' example with
+// every step recorded once ran out of memory part-way, after a minute, with nothing written),
+// and record.max_steps bounds it.
+TEST(Cli, TheTimelineIsCountedAgainstTheMemoryLimitBeforeTheRun)
+{
+    auto dir = fabricsim::test::TempDir("timeline-memory");
+    json sc = SmallInference(
+        {{"rate_per_s", 100}, {"count", 4}, {"prompt_tokens", 16}, {"output_tokens", 3000}});
+    const std::string file = WriteScenario(dir, "t.json", sc);
+    std::string log;
+    // 3,000 steps x 8 ranks x 48 layers x 16 kB: about 19 GB.
+    EXPECT_EQ(fabricsim::test::RunCli(
+                  "run " + file + " --trace --memory-limit 4GB --out " + dir + "/all", log),
+              2);
+    EXPECT_NE(log.find("field 'serving.requests.count'"), std::string::npos) << log;
+    EXPECT_NE(log.find("(the timeline 18.9 GB; record.max_steps bounds it)"), std::string::npos)
+        << log;
+    EXPECT_FALSE(fs::exists(dir + "/all"));
+    sc["serving"]["record"] = {{"timeline", true}, {"max_steps", 2}};
+    sc["serving"]["requests"]["output_tokens"] = 3;
+    EXPECT_EQ(fabricsim::test::RunCli("run " + WriteScenario(dir, "few.json", sc)
+                                          + " --backend analytical --memory-limit 4GB --out " + dir
+                                          + "/few",
+                                      log),
+              0)
+        << log;
+    EXPECT_TRUE(fs::exists(dir + "/few/timeline.json"));
 }

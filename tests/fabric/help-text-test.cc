@@ -3,8 +3,8 @@
 // option added to a parser without its help line fails here.
 #include "cli-commands.h"
 #include "generators.h"
-#include "schedule-ir.h"
 #include "scenario-runner.h"
+#include "schedule-ir.h"
 
 #include <gtest/gtest.h>
 
@@ -59,15 +59,14 @@ Help(const std::string& command)
 bool
 Lists(const std::string& text, const std::string& option)
 {
-    for (size_t at = text.find(option); at != std::string::npos;
-         at = text.find(option, at + 1))
+    for (size_t at = text.find(option); at != std::string::npos; at = text.find(option, at + 1))
     {
         const size_t end = at + option.size();
         const bool startOk = at == 0 || text[at - 1] == ' ' || text[at - 1] == '['
                              || text[at - 1] == '(' || text[at - 1] == '|' || text[at - 1] == '\n';
-        const bool endOk = end == text.size() || option.back() == ':'
-                           || !(std::isalnum((unsigned char)text[end]) || text[end] == '-'
-                                || text[end] == '_');
+        const bool endOk
+            = end == text.size() || option.back() == ':'
+              || !(std::isalnum((unsigned char)text[end]) || text[end] == '-' || text[end] == '_');
         if (startOk && endOk)
         {
             return true;
@@ -124,7 +123,8 @@ TEST(HelpText, CollectiveListsItsCollectivesAndAlgorithms)
          {"allreduce", "allgather", "reducescatter", "alltoall", "broadcast", "reduce"})
     {
         EXPECT_TRUE(Lists(help, coll)) << coll << ":\n" << help;
-        for (const std::string& algo : fabricsim::AlgorithmsFor(*fabricsim::ParseCollectiveKind(coll)))
+        for (const std::string& algo :
+             fabricsim::AlgorithmsFor(*fabricsim::ParseCollectiveKind(coll)))
         {
             EXPECT_TRUE(Lists(help, algo)) << algo << ":\n" << help;
         }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 namespace fabricsim
 {
@@ -193,6 +194,44 @@ TEST(Timeline, ChromeTraceHasEveryRankAndStep)
     EXPECT_EQ(computePids, (std::set<uint32_t>{0, 1}));
     EXPECT_GT(comm, 0u);
     EXPECT_EQ(steps, r.steps.size());
+}
+
+} // namespace
+} // namespace fabricsim
+
+namespace fabricsim
+{
+namespace
+{
+
+// Recorded programs streamed as the run goes (what `run --record` does: held, the docs' example
+// took gigabytes) are the same lines, in the same order, as the ones a run keeps, transfers
+// included; the run keeps none of them then.
+TEST(ProgramReplay, StreamedProgramsAreTheLinesARunKeeps)
+{
+    const InferenceScenario sc = MakeScenario(
+        {{"serving",
+          {{"requests",
+            {{"rate_per_s", 50}, {"count", 6}, {"prompt_tokens", 300}, {"output_tokens", 5}}},
+           {"disaggregation",
+            {{"prefill", {{"parallelism", {{"tp", 2}}}}},
+             {"decode", {{"parallelism", {{"tp", 2}}}}},
+             {"kv_transfer", "bulk"}}},
+           {"record", {{"programs", true}}}}}});
+    const ServingResult kept = RunOnFake(sc);
+    std::ostringstream expected;
+    kept.WriteProgramTrace(expected);
+
+    std::ostringstream streamed;
+    ServingHooks hooks;
+    hooks.programs = &streamed;
+    FakeCollectives api(FakeCollectives::Params{});
+    const ServingResult r = RunServing(
+        sc, api, [&]() { api.Run(); }, hooks);
+    EXPECT_TRUE(r.programTrace.empty());
+    EXPECT_EQ(streamed.str(), expected.str());
+    EXPECT_NE(streamed.str().find("\"type\":\"transfer\""), std::string::npos);
+    EXPECT_EQ(r.steps.size(), kept.steps.size());
 }
 
 } // namespace

@@ -37,11 +37,12 @@ FabricInferenceHelper::Place(const fabricsim::InferenceScenario& sc)
 }
 
 fabricsim::ServingResult
-FabricInferenceHelper::RunServing(const fabricsim::InferenceScenario& sc)
+FabricInferenceHelper::RunServing(const fabricsim::InferenceScenario& sc,
+                                  const fabricsim::ServingHooks& hooks)
 {
     const fabricsim::InferenceScenario placed = Place(sc);
     return fabricsim::RunServing(
-        placed, m_collectives.GetCollectiveApi(), [this] { m_collectives.RunEventLoop(); });
+        placed, m_collectives.GetCollectiveApi(), [this] { m_collectives.RunEventLoop(); }, hooks);
 }
 
 InferenceStepResult

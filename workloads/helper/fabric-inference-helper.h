@@ -9,6 +9,7 @@
 
 #include "inference-scenario.h"
 #include "serving-metrics.h"
+#include "serving-simulation.h"
 #include "step-batch.h"
 #include "step-executor.h"
 #include "step-program.h"
@@ -57,9 +58,11 @@ class FabricInferenceHelper
 
     /**
      * \brief The serving loop of \p sc until every request has finished or the fabric has
-     * nothing left to do. Throws fabricsim::InputError when the layout does not fit the hosts.
+     * nothing left to do; \p hooks follow it (progress after every step, recorded programs
+     * streamed). Throws fabricsim::InputError when the layout does not fit the hosts.
      */
-    fabricsim::ServingResult RunServing(const fabricsim::InferenceScenario& sc);
+    fabricsim::ServingResult RunServing(const fabricsim::InferenceScenario& sc,
+                                        const fabricsim::ServingHooks& hooks = {});
 
     /**
      * \brief One step of every engine of \p sc's pool (disaggregation off), each attention

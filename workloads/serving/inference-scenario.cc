@@ -452,16 +452,57 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
             dis->Fail("kv_transfer", "\"bulk\" or \"layerwise\"", "\"" + mode + "\"");
         }
     }
-    if (!s.requests.fromTrace)
-    {
-        // Estimated before anything is generated; a trace is checked as it is read.
-        const LengthDistribution& out = s.requests.output;
-        const double meanOutput = std::clamp(out.Mean(), out.min, out.max);
-        const double n = double(s.requests.count);
-        CheckServingFitsMemory(
-            n, n * meanOutput, s.MaxNumSeqs(), file, sv.Field("requests") + ".count");
-    }
+    s.CheckFitsMemory();
     return s;
+}
+
+void
+InferenceScenario::CheckFitsMemory() const
+{
+    if (requests.fromTrace)
+    {
+        return; // a trace is checked as it is read
+    }
+    // Estimated before anything is generated.
+    const LengthDistribution& out = requests.output;
+    const double meanOutput = std::clamp(out.Mean(), out.min, out.max);
+    const double n = double(requests.count);
+    // The longest request sets the fewest steps a pool takes: a tail of a few deviations.
+    using K = LengthDistribution::Kind;
+    const double longest = out.kind == K::Constant ? out.value
+                           : out.kind == K::Uniform
+                               ? out.max
+                               : std::min(out.max, out.mean + 4 * std::max(out.stddev, out.mean));
+    CheckServingFitsMemory(n,
+                           n * meanOutput,
+                           MaxNumSeqs(),
+                           file,
+                           "serving.requests.count",
+                           TimelineBytes(n * meanOutput, longest));
+}
+
+double
+InferenceScenario::TimelineBytes(double outputTokens, double maxOutputTokens) const
+{
+    if (!record.timeline)
+    {
+        return 0;
+    }
+    double steps = 0;
+    double engineRanks = 1;
+    for (const PoolSpec* p : Pools())
+    {
+        const ParallelismSpec& par = p->par;
+        steps += std::max(outputTokens / std::max(1.0, double(p->batching.maxNumSeqs)),
+                          maxOutputTokens);
+        const double groups = par.ep > 1 && par.dpAttention ? double(par.ep) / par.tp : 1.0;
+        engineRanks = std::max(engineRanks, double(par.tp) * par.pp * groups);
+    }
+    if (record.maxSteps > 0)
+    {
+        steps = std::min(steps, double(record.maxSteps));
+    }
+    return EstimateTimelineBytes(steps, engineRanks, double(model.numLayers));
 }
 
 double

@@ -211,6 +211,17 @@ struct InferenceScenario
 
     /// The smallest max_num_seqs of the pools (a step holds at most that many sequences).
     double MaxNumSeqs() const;
+
+    /**
+     * Bytes the timeline holds (0 without record.timeline): its steps are record.max_steps, or
+     * as many as the run may take (each pool steps at least once per token of its longest
+     * request, and once per max_num_seqs tokens), of the largest engine, a slice per layer.
+     */
+    double TimelineBytes(double outputTokens, double maxOutputTokens) const;
+
+    /// CheckServingFitsMemory for generated requests (a trace is checked as it is read) with
+    /// the timeline; InputError naming serving.requests.count.
+    void CheckFitsMemory() const;
 };
 
 } // namespace fabricsim

@@ -18,26 +18,37 @@ EstimateServingBytes(double requests, double outputTokens, double maxNumSeqs)
            + steps * ServingMemoryCost::kPerStep;
 }
 
+double
+EstimateTimelineBytes(double steps, double engineRanks, double layers)
+{
+    return steps * engineRanks * std::max(layers, 1.0)
+           * ServingMemoryCost::kTimelinePerRankLayerStep;
+}
+
 void
 CheckServingFitsMemory(double requests,
                        double outputTokens,
                        double maxNumSeqs,
                        const std::string& file,
-                       const std::string& field)
+                       const std::string& field,
+                       double recordingBytes)
 {
-    const double bytes = EstimateServingBytes(requests, outputTokens, maxNumSeqs);
+    const double bytes = EstimateServingBytes(requests, outputTokens, maxNumSeqs) + recordingBytes;
     const double limit = double(MemoryLimitBytes());
     if (bytes <= limit)
     {
         return;
     }
-    char found[160];
+    char found[256];
     std::snprintf(found,
                   sizeof found,
-                  "%.4g requests generating %.4g output tokens: about %s",
+                  "%.4g requests generating %.4g output tokens: about %s%s%s%s",
                   requests,
                   outputTokens,
-                  DescribeBytes(bytes).c_str());
+                  DescribeBytes(bytes).c_str(),
+                  recordingBytes > 0 ? " (the timeline " : "",
+                  recordingBytes > 0 ? DescribeBytes(recordingBytes).c_str() : "",
+                  recordingBytes > 0 ? "; record.max_steps bounds it)" : "");
     throw InputError(file,
                      field,
                      "requests whose serving run fits the memory limit of " + DescribeBytes(limit)

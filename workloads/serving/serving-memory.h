@@ -20,19 +20,29 @@ struct ServingMemoryCost
     static constexpr double kPerRequest = 320;
     static constexpr double kPerOutputToken = 32;
     static constexpr double kPerStep = 3072;
+    /// A timeline holds its slices until written: per rank, model layer and recorded step,
+    /// 12.7-12.8 kB measured (Llama-3-70B TP 8, 80 layers, 200 steps: 1.63 GB; Qwen3-30B-A3B
+    /// EP 32, 48 layers, 16 steps: 0.31 GB), rounded up. Recorded programs are streamed to disk.
+    static constexpr double kTimelinePerRankLayerStep = 16384;
 };
+
+/// Bytes a timeline of \p steps steps of engines of \p engineRanks ranks holds for a model of
+/// \p layers layers.
+double EstimateTimelineBytes(double steps, double engineRanks, double layers);
 
 /// Bytes a run of \p requests generating \p outputTokens in all holds, with at most
 /// \p maxNumSeqs sequences per step (so at least outputTokens / maxNumSeqs steps).
 double EstimateServingBytes(double requests, double outputTokens, double maxNumSeqs);
 
-/// Throws InputError(\p file, \p field) when that estimate exceeds the memory limit
-/// (MemoryLimitBytes, `--memory-limit`), stating the estimate and the limit.
+/// Throws InputError(\p file, \p field) when that estimate plus \p recordingBytes (a timeline,
+/// EstimateTimelineBytes) exceeds the memory limit (MemoryLimitBytes, `--memory-limit`), stating
+/// the estimate and the limit.
 void CheckServingFitsMemory(double requests,
                             double outputTokens,
                             double maxNumSeqs,
                             const std::string& file,
-                            const std::string& field);
+                            const std::string& field,
+                            double recordingBytes = 0);
 
 } // namespace fabricsim
 

@@ -64,6 +64,7 @@ class ServingSimulation::Impl
     Impl(const InferenceScenario& sc, CollectiveApi& api);
     void Start();
     ServingResult Finish();
+    ServingHooks m_hooks;
 
   private:
     struct VirtualEngine
@@ -147,6 +148,7 @@ class ServingSimulation::Impl
     StepExecutor m_exec;
     std::vector<Request> m_requests;
     std::vector<RequestRecord> m_records;
+    ServingProgress m_progressState; ///< what m_progress is told
     std::vector<Pool> m_pools;
     std::vector<StepRecord> m_steps;
     std::map<int64_t, Transfer> m_transfers;
@@ -249,15 +251,18 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
     {
         // The reader checked the requests alone; the steps depend on this scenario's batching.
         double tokens = 0;
+        double longest = 0;
         for (const Request& r : m_requests)
         {
             tokens += double(r.outputTokens);
+            longest = std::max(longest, double(r.outputTokens));
         }
         CheckServingFitsMemory(double(m_requests.size()),
                                tokens,
                                m_sc.MaxNumSeqs(),
                                m_sc.file,
-                               "serving.requests.trace");
+                               "serving.requests.trace",
+                               m_sc.TimelineBytes(tokens, longest));
     }
     Validate();
     for (const auto& r : m_requests)
@@ -582,7 +587,11 @@ ServingSimulation::Impl::Launch(SlotRef s)
             }
         }
     }
-    if (m_sc.record.programs)
+    if (m_sc.record.programs && m_hooks.programs)
+    {
+        *m_hooks.programs << prog->ToJson().dump() << "\n";
+    }
+    else if (m_sc.record.programs)
     {
         m_trace.push_back(prog->ToJson());
     }
@@ -635,6 +644,10 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
         for (uint64_t id : out.sampled)
         {
             m_records[id].tokenPs.push_back(now);
+            m_progressState.tokensGenerated++;
+            m_progressState.requestsFinished
+                += m_records[id].tokenPs.size()
+                   == std::max<uint64_t>(1, m_records[id].outputTokens);
         }
         freed = freed || !out.finished.empty();
         for (uint64_t id : out.finished)
@@ -673,6 +686,22 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
         WakePrefill(trigger);
     }
     TryLaunch(s);
+    if (m_hooks.progress)
+    {
+        ServingProgress& p = m_progressState;
+        if (p.requests != m_records.size())
+        {
+            p.requests = m_records.size();
+            p.tokens = 0;
+            for (const RequestRecord& r : m_records)
+            {
+                p.tokens += std::max<uint64_t>(1, r.outputTokens);
+            }
+        }
+        p.nowPs = now;
+        p.steps = m_steps.size();
+        m_hooks.progress(p);
+    }
 }
 
 void
@@ -888,7 +917,14 @@ ServingSimulation::Impl::Finish()
                                    + " waits for decode KV room");
         }
     }
-    if (m_sc.record.programs)
+    if (m_sc.record.programs && m_hooks.programs)
+    {
+        for (const auto& [tid, t] : m_transfers)
+        {
+            *m_hooks.programs << t.record.ToJson().dump() << "\n";
+        }
+    }
+    else if (m_sc.record.programs)
     {
         r.programTrace = m_trace;
         for (const auto& [tid, t] : m_transfers)
@@ -913,6 +949,12 @@ ServingSimulation::Start()
     m_impl->Start();
 }
 
+void
+ServingSimulation::SetHooks(const ServingHooks& hooks)
+{
+    m_impl->m_hooks = hooks;
+}
+
 ServingResult
 ServingSimulation::Finish()
 {
@@ -922,9 +964,11 @@ ServingSimulation::Finish()
 ServingResult
 RunServing(const InferenceScenario& sc,
            CollectiveApi& api,
-           const std::function<void()>& runEventLoop)
+           const std::function<void()>& runEventLoop,
+           const ServingHooks& hooks)
 {
     ServingSimulation sim(sc, api);
+    sim.SetHooks(hooks);
     sim.Start();
     runEventLoop();
     return sim.Finish();

@@ -10,6 +10,7 @@
 #include "serving-metrics.h"
 
 #include <functional>
+#include <iosfwd>
 #include <memory>
 
 namespace fabricsim
@@ -39,6 +40,30 @@ class CollectiveApi;
  * the layer is computed (KvSend items in the prefill programs). The prefill blocks are freed, and
  * the request joins the decode batch, when the transfer is complete.
  */
+/// Where a serving run stands, reported after every step (progress lines).
+struct ServingProgress
+{
+    int64_t nowPs = 0;             //!< simulated time
+    uint64_t steps = 0;            //!< steps done
+    uint64_t requestsFinished = 0; //!< requests with every token
+    uint64_t requests = 0;         //!< requests offered
+    uint64_t tokensGenerated = 0;  //!< output tokens sampled so far
+    uint64_t tokens = 0;           //!< output tokens of every request
+};
+
+/// Called after every step; cheap callers throttle what they print themselves.
+using ServingProgressFn = std::function<void(const ServingProgress&)>;
+
+/// What a caller follows a run by: its progress, and where recorded programs go.
+struct ServingHooks
+{
+    ServingProgressFn progress; //!< told after every step (may be empty)
+    /// With record.programs: each program record is written here as a JSON line when its step
+    /// launches (transfers at the end) instead of being kept in ServingResult::programTrace, so
+    /// recording a long run holds one step at a time.
+    std::ostream* programs = nullptr;
+};
+
 class ServingSimulation
 {
   public:
@@ -56,6 +81,9 @@ class ServingSimulation
     /// Schedule the request arrivals (then run the event loop of the API's backend).
     void Start();
 
+    /// Progress and program recording (see ServingHooks).
+    void SetHooks(const ServingHooks& hooks);
+
     /// Collect the result once the event loop has run dry.
     ServingResult Finish();
 
@@ -70,7 +98,8 @@ class ServingSimulation
  */
 ServingResult RunServing(const InferenceScenario& sc,
                          CollectiveApi& api,
-                         const std::function<void()>& runEventLoop);
+                         const std::function<void()>& runEventLoop,
+                         const ServingHooks& hooks = {});
 
 } // namespace fabricsim
 
