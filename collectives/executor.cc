@@ -1,5 +1,6 @@
 #include "executor.h"
 
+#include "connection-capacity.h"
 #include "input-error.h"
 #include "schedule-structure-check.h"
 #include "unit-conversions.h"
@@ -251,6 +252,27 @@ Executor::Start(uint64_t bytes, RankDone onRankDone, Done onDone)
         const uint64_t room
             = m_config.m_slots > 0 ? uint64_t(m_config.m_slots) * m_sliceBytes : buffer;
         cap = std::max<uint64_t>(1, room / uint64_t(maxCount));
+    }
+    // A schedule that must hold more chunks on one connection than one step's (it sends again
+    // before the peer receives) gets tiles of whole slices that many chunks fit in the slots;
+    // else a slot it needs frees only when the peer, itself waiting for slots, receives. Only
+    // such schedules change: they deadlocked wherever a tile was larger.
+    const int needed = m_config.m_slots == 0               ? 0
+                       : m_schedule.m_connectionChunks > 0 ? m_schedule.m_connectionChunks
+                                                           : ConnectionChunksNeeded(m_schedule);
+    if (needed > maxCount)
+    {
+        if (uint32_t(needed) > m_config.m_slots)
+        {
+            throw fabricsim::InputError(
+                "schedule '" + m_schedule.m_name + "'",
+                "ns3::CollectiveExecutor::Slots",
+                "at least " + std::to_string(needed)
+                    + " slots per connection (the schedule holds that many chunks on one "
+                      "connection before the peer receives; 0 = unbounded)",
+                std::to_string(m_config.m_slots));
+        }
+        cap = std::min(cap, uint64_t(m_config.m_slots / uint32_t(needed)) * m_sliceBytes);
     }
     // Tiles are an int and a step's slices a uint32: counts past them would wrap and the
     // collective would finish early (a tiny SliceSize under a huge MaxChunkSize, say).

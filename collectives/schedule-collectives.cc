@@ -1,5 +1,6 @@
 #include "schedule-collectives.h"
 
+#include "connection-capacity.h"
 #include "input-error.h"
 
 #include <algorithm>
@@ -326,6 +327,8 @@ ScheduleCollectives::ScheduleFor(const CollectiveRequest& req, const std::string
                      .emplace(key,
                               GenerateSchedule(req.kind, algorithm, n, GeneratorOptionsFor(root)))
                      .first;
+            // Worked out once: every call of this collective runs an executor on a copy.
+            it->second.m_connectionChunks = ConnectionChunksNeeded(it->second);
         }
         catch (const fabricsim::InputError& e)
         {

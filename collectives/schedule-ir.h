@@ -199,6 +199,9 @@ struct Schedule
     /// Other algo-level attributes kept verbatim (minBytes, maxBytes, nthreads, redop, ...).
     std::map<std::string, std::string> m_attributes;
     std::vector<RankProgram> m_programs; ///< one per rank, normally in rank order
+    /// Chunks one connection must hold at once (ConnectionChunksNeeded), kept by whoever runs the
+    /// schedule many times; 0: the executor works it out.
+    int m_connectionChunks = 0;
 
     /**
      * Empty schedule with one RankProgram per rank, buffer sizes set from the collective

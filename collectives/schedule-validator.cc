@@ -2,6 +2,7 @@
 
 #include "buffer-layout.h"
 #include "collective-postcondition.h"
+#include "connection-capacity.h"
 #include "schedule-structure-check.h"
 #include "symbolic-execution.h"
 
@@ -274,6 +275,10 @@ ValidateSchedule(const Schedule& schedule,
         }
     }
     report.m_valid = problems.empty();
+    if (report.m_valid)
+    {
+        report.m_connectionChunks = ConnectionChunksNeeded(schedule);
+    }
     return report;
 }
 

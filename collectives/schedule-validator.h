@@ -58,6 +58,9 @@ struct ValidationReport
     std::vector<Problem> m_problems;
     std::vector<std::string> m_notes; ///< informational (modes checked, skipped phases)
     size_t m_stepsExecuted = 0;       ///< steps run (first interleaving, summed over modes)
+    /// Chunks one connection must hold at once for the schedule to progress
+    /// (ConnectionChunksNeeded; the executor's tiles are sized for it); 0 when it cannot.
+    int m_connectionChunks = 0;
 
     /// Number of problems of \p kind.
     size_t Count(ProblemKind kind) const;

@@ -88,6 +88,12 @@ RunValidateCommand(const std::string& file,
         {
             out << ", " << report.m_problems.size() << " problem(s)";
         }
+        else
+        {
+            // What the executor's tiles are sized for (ns3::CollectiveExecutor::Slots holds it).
+            out << ", a connection holds up to " << report.m_connectionChunks
+                << " chunk(s) at once";
+        }
         out << " (" << std::fixed << std::setprecision(1) << ms << " ms)\n";
         for (const auto& p : report.m_problems)
         {
