@@ -1,6 +1,7 @@
 #include "file-reader.h"
 
 #include "input-error.h"
+#include "provenance.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -105,6 +106,7 @@ OpenRegular(const std::string& path,
         FailOpen(path, what, ref, KindOf(st.st_mode));
     }
     size = uint64_t(st.st_size);
+    ProvenanceScope::RecordInput(path); // provenance.json lists what a command read
     return fd;
 }
 

@@ -569,6 +569,8 @@ RunCalibrateCommand(const CalibrateCommandOptions& opt, std::ostream& out, std::
         }
     }
     (void)err;
+    dir.Write("provenance.json",
+              ProvenanceText(LoadScenarioJson(opt.scenario, opt.sets), opt.ns3Args));
     dir.Commit();
     return 0;
 }

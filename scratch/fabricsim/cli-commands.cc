@@ -10,6 +10,7 @@
 #include "fit-compute-command.h"
 #include "inference-run.h"
 #include "input-error.h"
+#include "provenance.h"
 #include "replay-command.h"
 #include "validate-serving-command.h"
 
@@ -283,6 +284,8 @@ Dispatch(const std::vector<std::string>& rawArgs, std::ostream& out, std::ostrea
             return 0;
         }
     }
+    // The command line and every file it reads go into its outputs' provenance.json.
+    ProvenanceScope provenance(rawArgs);
     try
     {
         // --overlay FILE becomes the file's --set assignments (calibrated parameters).

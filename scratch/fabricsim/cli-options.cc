@@ -1,6 +1,7 @@
 #include "cli-options.h"
 
 #include "input-error.h"
+#include "provenance.h"
 
 #include <cstdio>
 
@@ -36,6 +37,12 @@ TakeOption(const std::vector<std::string>& args,
         return true;
     }
     return false;
+}
+
+std::string
+ProvenanceText(const nlohmann::json& scenario, const std::vector<std::string>& ns3Args)
+{
+    return ProvenanceJson(scenario, ns3Args, FABRICSIM_SOURCE_DIR).dump(2) + "\n";
 }
 
 } // namespace fabricsim

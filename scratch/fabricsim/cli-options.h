@@ -1,6 +1,8 @@
 #ifndef FABRICSIM_CLI_OPTIONS_H
 #define FABRICSIM_CLI_OPTIONS_H
 
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -20,6 +22,11 @@ bool TakeOption(const std::vector<std::string>& args,
 
 /// \p v with \p digits decimals ("%.*f"), as the commands' tables print figures.
 std::string Fixed(double v, int digits);
+
+/// provenance.json's text for a command's output folder (common/provenance.h): the command
+/// line and input files of the current ProvenanceScope, \p scenario (null: none) and
+/// \p ns3Args, paths inside this source tree as "<fabricsim>/...".
+std::string ProvenanceText(const nlohmann::json& scenario, const std::vector<std::string>& ns3Args);
 
 } // namespace fabricsim
 

@@ -542,6 +542,7 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
             = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
         // Wall-clock time lives apart so collective.json is byte-identical for a seed.
         dir->Write("timing.json", nlohmann::json{{"wall_s", wall}}.dump(2) + "\n");
+        dir->Write("provenance.json", ProvenanceText(doc, opt.ns3Args));
         dir->Commit();
     }
     if (!stuck && !allComplete)

@@ -1,5 +1,6 @@
 #include "fabric-run.h"
 
+#include "cli-options.h"
 #include "fabric-setup.h"
 #include "input-error.h"
 #include "memory-limit.h"
@@ -443,6 +444,7 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
                    {"events", events},
                    {"events_per_s", wall > 0 ? double(events) / wall : 0}};
     dir.Write("timing.json", timing.dump(2) + "\n");
+    dir.Write("provenance.json", ProvenanceText(sc.raw, opt.ns3Args));
     Simulator::Destroy();
     dir.Commit();
 

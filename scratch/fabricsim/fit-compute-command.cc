@@ -279,6 +279,7 @@ RunFitComputeCommand(const FitComputeOptions& opt, std::ostream& out, std::ostre
     dir.Write("calibration.json", cal.ToJson().dump(1) + "\n");
     dir.Write("errors.json", errors.dump(2) + "\n");
     dir.Write("errors.md", md.str());
+    dir.Write("provenance.json", ProvenanceText(nullptr, {}));
     dir.Commit();
     out << "wrote " << opt.outDir << "/calibration.json, errors.json, errors.md\n";
     return 0;

@@ -1,5 +1,6 @@
 #include "inference-run.h"
 
+#include "cli-options.h"
 #include "fabric-backend.h"
 #include "input-error.h"
 #include "output-writer.h"
@@ -252,6 +253,7 @@ RunInferenceScenario(const json& doc,
         = opt.record || checked.record.programs ? &dir.Stream("programs.jsonl") : nullptr;
     InferenceRunResult r = ExecuteInferenceScenario(doc, file, opt, err, programs);
     dir.Write("summary.json", r.summary.dump(2) + "\n");
+    dir.Write("provenance.json", ProvenanceText(doc, opt.run.ns3Args));
     dir.Write("timing.json",
               json{{"wall_s", r.wallS},
                    {"events", r.events},

@@ -453,6 +453,7 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
             err << "  " << s << "\n";
         }
     }
+    dir.Write("provenance.json", ProvenanceText(doc, opt.ns3Args));
     dir.Commit();
     return rep["complete"].get<bool>() ? 0 : 1;
 }

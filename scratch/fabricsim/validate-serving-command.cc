@@ -192,7 +192,8 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
         std::vector<MeasuredRequest> requests;
         std::map<std::string, UpstreamFigure> upstream;
         bool hasUpstream = false;
-        json scenario;
+        json scenario;           ///< as written into DIR (its calibration path relative to DIR)
+        std::string calibration; ///< the calibration's absolute path, for the run itself
     };
     std::vector<Prepared> runs;
     std::set<std::string> labels;
@@ -221,10 +222,16 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
                   : opt.computeCalibration;
         if (!calibration.empty())
         {
-            // Absolute, so that the scenario written into DIR runs from there too.
+            // Relative to DIR, where the scenario is written, so that it runs from there (an
+            // absolute path of this machine would not carry to another's).
+            const std::string fromDir
+                = std::filesystem::absolute(calibration)
+                      .lexically_normal()
+                      .lexically_relative(std::filesystem::absolute(opt.outDir).lexically_normal())
+                      .string();
             p.scenario["hardware"]
-                = {{"preset", p.scenario["hardware"]},
-                   {"compute_calibration", std::filesystem::absolute(calibration).string()}};
+                = {{"preset", p.scenario["hardware"]}, {"compute_calibration", fromDir}};
+            p.calibration = std::filesystem::absolute(calibration).lexically_normal().string();
         }
         for (const std::string& s : opt.sets)
         {
@@ -252,8 +259,15 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
         iopt.run.ns3Args = opt.ns3Args;
         err << "validate-serving: " << p.config.label << " (" << p.requests.size()
             << " requests)\n";
-        InferenceRunResult r
-            = ExecuteInferenceScenario(p.scenario, dir.Path(scenarioName), iopt, err);
+        // Run from the staging folder, where the arrivals are until the commit: the
+        // calibration by its absolute path there.
+        json staged = p.scenario;
+        if (!p.calibration.empty() && staged["hardware"].is_object()
+            && staged["hardware"].contains("compute_calibration"))
+        {
+            staged["hardware"]["compute_calibration"] = p.calibration;
+        }
+        InferenceRunResult r = ExecuteInferenceScenario(staged, dir.Path(scenarioName), iopt, err);
         const ServingLatencies measured = LatenciesOf(p.requests);
         const ServingLatencies simulated = LatenciesOf(AsMeasuredRequests(r.serving));
         const std::vector<MetricComparison> rows
@@ -287,6 +301,12 @@ RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, 
           + tables;
     dir.Write("validation.md", text);
     dir.Write("summary.json", report.dump(2) + "\n");
+    json scenarios = json::object();
+    for (const Prepared& p : runs)
+    {
+        scenarios[p.config.label] = p.scenario;
+    }
+    dir.Write("provenance.json", ProvenanceText(scenarios, opt.ns3Args));
     dir.Commit();
     out << text << reproduce;
     out << "outputs: " << opt.outDir << "/summary.json, " << opt.outDir << "/validation.md\n";

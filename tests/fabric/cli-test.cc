@@ -2,6 +2,7 @@
 // naming file and field and leaves no summary behind.
 #include "compute-calibration.h"
 #include "scenario-runner.h"
+#include "sha256.h"
 #include "shared-corpus.h"
 #include "test-guard.h"
 
@@ -74,6 +75,17 @@ TEST(Cli, SameSeedByteIdenticalOutputs)
         if (name == "timing.json")
         {
             continue; // wall-clock seconds
+        }
+        if (name == "provenance.json")
+        {
+            // The same but for the command line, which names another --out.
+            json pa = json::parse(fabricsim::test::ReadFile(e.path()));
+            json pb = json::parse(fabricsim::test::ReadFile(dir + "/b/" + name));
+            EXPECT_NE(pa["command"], pb["command"]);
+            pa.erase("command");
+            pb.erase("command");
+            EXPECT_EQ(pa, pb);
+            continue;
         }
         EXPECT_EQ(fabricsim::test::ReadFile(e.path()),
                   fabricsim::test::ReadFile(dir + "/b/" + name))
@@ -812,4 +824,59 @@ TEST(Cli, TheTimelineIsCountedAgainstTheMemoryLimitBeforeTheRun)
               0)
         << log;
     EXPECT_TRUE(fs::exists(dir + "/few/timeline.json"));
+}
+
+// Every output folder says what produced it: the command line, the effective scenario, the
+// attribute overrides, each input file read with its SHA-256 (paths never absolute) and the
+// version, which summary.json does not carry.
+TEST(Cli, OutputsCarryTheirProvenance)
+{
+    auto dir = fabricsim::test::TempDir("provenance");
+    const std::string src = FABRICSIM_SOURCE_DIR;
+    std::string log;
+    ASSERT_EQ(fabricsim::test::RunCli("run --set serving.requests.count=2 --backend analytical "
+                                      "--ns3::CollectiveExecutor::StepLatency=1us --out "
+                                          + dir + "/inf",
+                                      log),
+              0)
+        << log;
+    const json p = json::parse(fabricsim::test::ReadFile(dir + "/inf/provenance.json"));
+    EXPECT_EQ(p["command"][0], "run");
+    EXPECT_EQ(p["command"][2], "serving.requests.count=2");
+    EXPECT_EQ(p["scenario"]["serving"]["requests"]["count"], 2); // after --set
+    EXPECT_EQ(p["attribute_overrides"][0], "--ns3::CollectiveExecutor::StepLatency=1us");
+    ASSERT_EQ(p["inputs"].size(), 2u) << p.dump(2);
+    EXPECT_EQ(p["inputs"][0]["path"], "<fabricsim>/scenarios/default.json");
+    EXPECT_EQ(p["inputs"][0]["sha256"], fabricsim::Sha256OfFile(src + "/scenarios/default.json"));
+    EXPECT_EQ(p["inputs"][1]["path"], "<fabricsim>/scenarios/compute/h100-sxm-vllm-0.24.0.json");
+    const std::string version = p["fabricsim_version"];
+    EXPECT_FALSE(version.empty());
+    EXPECT_EQ(fabricsim::test::ReadFile(dir + "/inf/summary.json").find("fabricsim_version"),
+              std::string::npos);
+    // A fabric run lists its flow CDF too; a collective sweep with --out has one as well.
+    const std::string incast = src + "/scenarios/fabric-incast.json";
+    ASSERT_EQ(fabricsim::test::RunCli(
+                  "run " + incast + " --set stop_ns=200000 --out " + dir + "/fab", log),
+              0)
+        << log;
+    const json f = json::parse(fabricsim::test::ReadFile(dir + "/fab/provenance.json"));
+    EXPECT_EQ(f["scenario"]["stop_ns"], 200000);
+    bool cdf = false;
+    for (const json& in : f["inputs"])
+    {
+        EXPECT_NE(in["path"].get<std::string>().front(), '/') << in;
+        EXPECT_EQ(in["sha256"].get<std::string>().size(), 64u) << in;
+        cdf = cdf || in["path"].get<std::string>().find(".cdf") != std::string::npos;
+    }
+    EXPECT_TRUE(cdf) << f["inputs"];
+    ASSERT_EQ(fabricsim::test::RunCli("collective " + incast
+                                          + " --coll allreduce --algo ring -b 1K -e 1K "
+                                            "--backend analytical --out "
+                                          + dir + "/coll",
+                                      log),
+              0)
+        << log;
+    const json c = json::parse(fabricsim::test::ReadFile(dir + "/coll/provenance.json"));
+    EXPECT_EQ(c["command"][0], "collective");
+    EXPECT_EQ(c["inputs"][0]["path"], "<fabricsim>/scenarios/fabric-incast.json");
 }

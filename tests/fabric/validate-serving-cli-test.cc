@@ -136,6 +136,17 @@ TEST(Cli, ValidateServingReplaysAMeasuredRunDeterministically)
     EXPECT_NE(written["hardware"]["compute_calibration"].get<std::string>().find(
                   "scenarios/compute/rtx-pro-6000-server-vllm-0.19.0.json"),
               std::string::npos);
+    // Relative to the folder it is written into (an absolute path of this machine once), and
+    // the folder's provenance.json names every input with its digest.
+    EXPECT_NE(written["hardware"]["compute_calibration"].get<std::string>().front(), '/');
+    const json prov = json::parse(slurp(dir + "/a/provenance.json"));
+    EXPECT_EQ(prov["command"][0], "validate-serving");
+    EXPECT_TRUE(prov["scenario"].contains("Llama-3.1-8B"));
+    EXPECT_GE(prov["inputs"].size(), 3u) << prov["inputs"];
+    for (const json& in : prov["inputs"])
+    {
+        EXPECT_NE(in["path"].get<std::string>().front(), '/') << in;
+    }
     // Without it, and with hardware given as an object by --set (once an internal error, exit
     // 1): the plain roofline, another TPOT, and the preset still named.
     ASSERT_EQ(
