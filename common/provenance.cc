@@ -85,8 +85,8 @@ ProvenanceJson(const nlohmann::json& scenario,
     {
         for (const std::string& path : scope->Inputs())
         {
-            inputs.push_back({{"path", PortablePath(path, sourceDir)},
-                              {"sha256", Sha256OfFile(path)}});
+            inputs.push_back(
+                {{"path", PortablePath(path, sourceDir)}, {"sha256", Sha256OfFile(path)}});
         }
     }
     return {{"fabricsim_version", FabricsimVersion()},

@@ -7,6 +7,7 @@
 #include "rank-placement.h"
 #include "schedule-collectives.h"
 #include "serving-simulation.h"
+#include "serving-tables.h"
 #include "unit-conversions.h"
 
 #include "ns3/fabric-collective-helper.h"
@@ -253,6 +254,8 @@ RunInferenceScenario(const json& doc,
         = opt.record || checked.record.programs ? &dir.Stream("programs.jsonl") : nullptr;
     InferenceRunResult r = ExecuteInferenceScenario(doc, file, opt, err, programs);
     dir.Write("summary.json", r.summary.dump(2) + "\n");
+    dir.Write("requests.csv", RequestsCsv(r.serving));
+    dir.Write("steps.csv", StepsCsv(r.serving));
     dir.Write("provenance.json", ProvenanceText(doc, opt.run.ns3Args));
     dir.Write("timing.json",
               json{{"wall_s", r.wallS},

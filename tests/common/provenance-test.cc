@@ -62,7 +62,9 @@ TEST(Provenance, TheInnermostScopeRecordsEachFileReadOnce)
         EXPECT_EQ(ProvenanceScope::Current(), &inner);
     }
     EXPECT_EQ(ProvenanceScope::Current(), &outer);
-    { LineReader lines(b, "file"); }
+    {
+        LineReader lines(b, "file");
+    }
     ReadFileBounded(a, "file");
     EXPECT_EQ(outer.Inputs(), (std::vector<std::string>{a, b}));
     const nlohmann::json j = ProvenanceJson({{"seed", 1}}, {"--ns3::X::Y=1"}, "");

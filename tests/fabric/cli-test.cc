@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -879,4 +880,57 @@ TEST(Cli, OutputsCarryTheirProvenance)
     const json c = json::parse(fabricsim::test::ReadFile(dir + "/coll/provenance.json"));
     EXPECT_EQ(c["command"][0], "collective");
     EXPECT_EQ(c["inputs"][0]["path"], "<fabricsim>/scenarios/fabric-incast.json");
+}
+
+// An inference run leaves tables to look at: a row per request and per step, whose figures are
+// the summary's (TTFT mean, the step count and the compute sum).
+TEST(Cli, InferenceRunsWriteRequestAndStepTables)
+{
+    auto dir = fabricsim::test::TempDir("inf-tables");
+    json sc = SmallInference(
+        {{"rate_per_s", 200}, {"count", 5}, {"prompt_tokens", 24}, {"output_tokens", 4}});
+    std::string log;
+    ASSERT_EQ(fabricsim::test::RunCli("run " + WriteScenario(dir, "t.json", sc)
+                                          + " --backend analytical --out " + dir + "/o",
+                                      log),
+              0)
+        << log;
+    const json s = json::parse(fabricsim::test::ReadFile(dir + "/o/summary.json"));
+    auto rows = [](const std::string& text)
+    {
+        std::vector<std::vector<std::string>> out;
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line))
+        {
+            std::vector<std::string> cells;
+            std::istringstream l(line);
+            std::string cell;
+            while (std::getline(l, cell, ','))
+            {
+                cells.push_back(cell);
+            }
+            out.push_back(cells);
+        }
+        return out;
+    };
+    const auto req = rows(fabricsim::test::ReadFile(dir + "/o/requests.csv"));
+    ASSERT_EQ(req.size(), 6u);
+    ASSERT_EQ(req[0][9], "ttft_ms");
+    double ttft = 0;
+    for (size_t i = 1; i < req.size(); ++i)
+    {
+        EXPECT_EQ(req[i][8], "4"); // every token done
+        ttft += std::stod(req[i][9]);
+    }
+    EXPECT_NEAR(ttft / 5, s["ttft_ms"]["mean"].get<double>(), 1e-5);
+    const auto steps = rows(fabricsim::test::ReadFile(dir + "/o/steps.csv"));
+    ASSERT_EQ(steps[0][9], "compute_ms");
+    EXPECT_EQ(int(steps.size()) - 1, s["breakdown"]["steps"].get<int>());
+    double compute = 0;
+    for (size_t i = 1; i < steps.size(); ++i)
+    {
+        compute += std::stod(steps[i][9]);
+    }
+    EXPECT_NEAR(compute, s["breakdown"]["compute_ms"].get<double>(), 1e-4);
 }
