@@ -92,7 +92,7 @@ const CommandUsage kCommands[] = {
      "link_efficiency,\n"
      "      hop_latency, launch_overhead, step_latency, message_overhead, local_copy_efficiency; "
      "at most\n"
-     "      --max-evals model runs).\n"},
+     "      --max-evals model runs); scripts/plot-run DIR draws busbw.png beside busbw.svg.\n"},
     {"validate-serving",
      "  fabricsim validate-serving RUN_DIR... [--out DIR] [--backend analytical|packet] [--set "
      "key.path=value ...]\n"

@@ -4,7 +4,9 @@ Inference runs (requests.csv, steps.csv): latency.png, the TTFT and TPOT distrib
 the finished requests); steps.png, each step's time split into compute, exposed communication per
 kind, sync wait and idle, over the run. Fabric runs (fct.csv): fct-slowdown.png, FCT slowdown
 against flow size with the median per size decade; with `monitor` on, queue.png (the deepest
-queue per sample) and link-util.png (mean and busiest link utilisation per sample).
+queue per sample) and link-util.png (mean and busiest link utilisation per sample). A
+`fabricsim calibrate` folder (points.csv): busbw.png beside its busbw.svg, measured and predicted
+bus bandwidth against size, a panel per collective and rank count.
 """
 import argparse
 import csv
@@ -127,6 +129,33 @@ def plot_fabric(run, out):
     return written
 
 
+def plot_calibrate(run, out):
+    plt = _plt()
+    panels = {}
+    for r in _rows(os.path.join(run, "points.csv")):
+        key = (r["collective"], int(r["ranks"]))
+        panels.setdefault(key, []).append((float(r["bytes"]), float(r["measured_busbw_gbps"]),
+                                           float(r["predicted_busbw_gbps"])))
+    keys = sorted(panels)
+    cols = min(3, max(1, len(keys)))
+    rows = (len(keys) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3 * rows), squeeze=False)
+    for ax, key in zip([a for row in axes for a in row], keys):
+        pts = sorted(panels[key])
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=10, label="measured")
+        ax.plot([p[0] for p in pts], [p[2] for p in pts], "r-", label="predicted")
+        ax.set_xscale("log")
+        ax.set_title("%s, %d ranks" % key)
+        ax.set_xlabel("bytes")
+        ax.set_ylabel("busbw (GB/s)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    for ax in [a for row in axes for a in row][len(keys):]:
+        ax.axis("off")
+    fig.tight_layout()
+    return [_save(fig, plt, out, "busbw.png")]
+
+
 def _save(fig, plt, out, name):
     path = os.path.join(out, name)
     fig.savefig(path, dpi=100)
@@ -144,11 +173,13 @@ def main(argv=None):
     try:
         if os.path.exists(os.path.join(a.run, "requests.csv")):
             kind = plot_inference
+        elif os.path.exists(os.path.join(a.run, "points.csv")):
+            kind = plot_calibrate
         elif os.path.exists(os.path.join(a.run, "fct.csv")):
             kind = plot_fabric
         else:
-            print("plot-run: error: %s: expected a run folder with requests.csv (inference) or "
-                  "fct.csv (fabric), found neither" % a.run, file=sys.stderr)
+            print("plot-run: error: %s: expected a run folder with requests.csv (inference), "
+                  "fct.csv (fabric) or points.csv (calibrate), found none" % a.run, file=sys.stderr)
             return 2
         try:
             _plt()

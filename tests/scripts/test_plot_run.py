@@ -14,6 +14,23 @@ from script_test_util import SCENARIOS, SCRIPTS, fabricsim_or_skip
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
+# An nccl-tests all_gather log of 4 ranks (two sizes).
+NCCL_LOG = """# Collective test starting: all_gather_perf
+# nThread 1 nGpus 1 minBytes 1024 maxBytes 1048576 step: 1024(factor) warmup iters: 5 iters: 20
+#
+# Using devices
+#  Rank  0 Group  0 Pid   1 on node device  0 [0x18] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid   2 on node device  1 [0x2a] NVIDIA H100 80GB HBM3
+#  Rank  2 Group  0 Pid   3 on node device  2 [0x3a] NVIDIA H100 80GB HBM3
+#  Rank  3 Group  0 Pid   4 on node device  3 [0x4a] NVIDIA H100 80GB HBM3
+#                                      out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+        1024            64     float    none      -1    20.50    0.05    0.04      0    20.20    0.05    0.04      0
+     1048576         65536     float    none      -1   130.25    8.05    6.04      0   130.00    8.07    6.05      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 3.04
+"""
+
 
 def png_size(path):
     with open(path, "rb") as f:
@@ -66,6 +83,19 @@ class PlotRunTest(unittest.TestCase):
         proc = self.plot(self.dir)
         self.assertEqual(proc.returncode, 2)
         self.assertIn("expected a run folder with requests.csv", proc.stderr)
+
+    def test_calibrate_folder_gets_a_png_beside_its_svg(self):
+        out = os.path.join(self.dir, "cal")
+        log = os.path.join(self.dir, "nccl.log")
+        with open(log, "w") as f:
+            f.write(NCCL_LOG)
+        scenario = os.path.join(self.dir, "s.json")
+        with open(scenario, "w") as f:
+            json.dump({"topology": {"type": "single-switch", "hosts": 4,
+                                    "host_link": {"rate": "100Gbps", "delay": "1us"}}}, f)
+        self.run_cli("calibrate", log, "--scenario", scenario, "--out", out)
+        self.assertTrue(os.path.exists(os.path.join(out, "busbw.svg")))
+        self.assert_pngs(out, ["busbw.png"])
 
 
 if __name__ == "__main__":
