@@ -8,8 +8,8 @@ from script_test_util import SOURCE_DIR, ScriptTestCase, call_main, fabricsim_or
 
 from fabricsim_tools import serving_fit
 
-LLAMA = os.path.join(SOURCE_DIR, "..", "shared", "corpus", "serving", "llmservingsim-vllm",
-                     "RTXPRO6000", "Llama-3.1-8B")
+LLAMA = os.path.join(SOURCE_DIR, "data", "serving", "llmservingsim-vllm", "RTXPRO6000",
+                     "Llama-3.1-8B")
 
 
 class ServingFitTest(ScriptTestCase):
@@ -28,10 +28,7 @@ class ServingFitTest(ScriptTestCase):
 
     def test_defaults_are_the_best_point_on_the_llama_run(self):
         fabricsim = fabricsim_or_skip(self)
-        if not os.path.isfile(os.path.join(LLAMA, "vllm", "meta.json")):
-            if os.environ.get("CI") == "true":
-                self.fail("../shared/corpus/serving is missing under CI=true")
-            self.skipTest("../shared/corpus/serving not present")
+        self.assertTrue(os.path.isfile(os.path.join(LLAMA, "vllm", "meta.json")), "data/ ships it")
         proc = call_main("serving_fit", LLAMA, "--fabricsim", fabricsim,
                          "--step", "1.5:2.5:0.5", "--sequence", "0:10:5")
         self.assertRan(proc)

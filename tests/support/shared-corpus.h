@@ -1,7 +1,8 @@
 /*
- * The shared corpus beside the repository (../shared/corpus: measured tables, traces, MSCCL
- * files), read in place. A test that needs a file of it skips when it is absent, as in a user's
- * clone, and fails when it is absent under CI=true, where it must be there.
+ * The corpus the tests read (measured tables, traces, MSCCL files): what ships in data/ (same
+ * relative paths) first, else the team's corpus, FABRICSIM_CORPUS (default ../shared/corpus
+ * beside the repository), read in place. A test that needs a file neither has skips, as in a
+ * user's clone, and fails under CI=true, where the corpus must be there.
  */
 #ifndef FABRICSIM_TESTS_SHARED_CORPUS_H
 #define FABRICSIM_TESTS_SHARED_CORPUS_H
@@ -16,13 +17,24 @@
 namespace fabricsim::test
 {
 
-/// Path of \p rel inside ../shared/corpus, or "" when it is absent.
+/// Path of \p rel inside data/, else inside FABRICSIM_CORPUS (default ../shared/corpus), or ""
+/// when neither has it.
 inline std::string
 SharedCorpusFile(const std::string& rel)
 {
-    const std::string path = std::string(FABRICSIM_SHARED_DIR) + "/corpus/" + rel;
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 ? path : "";
+    const char* corpus = std::getenv("FABRICSIM_CORPUS");
+    for (const std::string& dir :
+         {std::string(FABRICSIM_DATA_DIR),
+          corpus && *corpus ? std::string(corpus) : std::string(FABRICSIM_SHARED_DIR) + "/corpus"})
+    {
+        const std::string path = dir + "/" + rel;
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0)
+        {
+            return path;
+        }
+    }
+    return "";
 }
 
 /// True under CI (CI=true), where the shared corpus must be present.

@@ -47,11 +47,10 @@ RequestsCsv(const ServingResult& r)
         const bool started = !q.tokenPs.empty();
         const bool done = q.Finished();
         o << q.id << "," << Ms(double(q.arrivalPs)) << "," << Ms(double(q.arrivalPs)) << ","
-          << MsIfReached(q.queuedPs) << "," << (started ? Ms(double(q.FirstTokenPs())) : "")
-          << "," << (done ? Ms(double(q.tokenPs.back())) : "") << "," << q.promptTokens << ","
-          << q.outputTokens << "," << q.tokenPs.size() << ","
-          << (started ? Fixed(q.TtftMs()) : "") << ","
-          << (done && q.tokenPs.size() > 1 ? Fixed(q.TpotMs()) : "") << ","
+          << MsIfReached(q.queuedPs) << "," << (started ? Ms(double(q.FirstTokenPs())) : "") << ","
+          << (done ? Ms(double(q.tokenPs.back())) : "") << "," << q.promptTokens << ","
+          << q.outputTokens << "," << q.tokenPs.size() << "," << (started ? Fixed(q.TtftMs()) : "")
+          << "," << (done && q.tokenPs.size() > 1 ? Fixed(q.TpotMs()) : "") << ","
           << (done ? Fixed(q.E2eMs()) : "") << "," << q.preemptions << "\n";
     }
     return o.str();

@@ -1,0 +1,51 @@
+"""data/: every source folder's MANIFEST.sha256 lists exactly the files beside it (none missing,
+none unlisted) with their SHA-256, and each folder says where its data came from and under what
+licence."""
+
+import hashlib
+import os
+import unittest
+
+from script_test_util import SOURCE_DIR
+
+DATA = os.path.join(SOURCE_DIR, "data")
+
+
+def manifests():
+    for root, _, files in os.walk(DATA):
+        if "MANIFEST.sha256" in files:
+            yield root
+
+
+class DataManifestTest(unittest.TestCase):
+    def test_every_source_has_a_manifest_readme_and_licence(self):
+        folders = list(manifests())
+        self.assertGreaterEqual(len(folders), 1)
+        for folder in folders:
+            with open(os.path.join(folder, "README.md")) as f:
+                readme = f.read()
+            for word in ("Upstream", "Licence", "How made"):
+                self.assertIn(word, readme, folder)
+
+    def test_manifests_match_their_folders(self):
+        for folder in manifests():
+            listed = {}
+            with open(os.path.join(folder, "MANIFEST.sha256")) as f:
+                for line in f:
+                    digest, name = line.rstrip("\n").split("  ", 1)
+                    listed[name] = digest
+            present = set()
+            for root, _, files in os.walk(folder):
+                for fn in files:
+                    rel = os.path.relpath(os.path.join(root, fn), folder)
+                    if rel != "MANIFEST.sha256":
+                        present.add(rel)
+            self.assertEqual(sorted(present - set(listed)), [], folder + ": files not in the manifest")
+            self.assertEqual(sorted(set(listed) - present), [], folder + ": listed files missing")
+            for name, digest in listed.items():
+                with open(os.path.join(folder, name), "rb") as f:
+                    self.assertEqual(hashlib.sha256(f.read()).hexdigest(), digest, name)
+
+
+if __name__ == "__main__":
+    unittest.main()
