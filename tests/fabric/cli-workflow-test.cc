@@ -11,9 +11,9 @@
 #include <regex>
 #include <sstream>
 
-using nlohmann::json;
 using fabricsim::test::SmallInference;
 using fabricsim::test::WriteScenario;
+using nlohmann::json;
 namespace fs = std::filesystem;
 
 // The docs' record-then-replay workflow on the scenario just run: `collective` and `replay` read
