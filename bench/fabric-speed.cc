@@ -1,4 +1,4 @@
-// Speed benchmark: the load of ../shared/baselines/stock-ns3 (leaf-spine, every host sending at
+// Speed benchmark: the load of bench/stock-ns3 (leaf-spine, every host sending at
 // line rate to the host with the same index on the next leaf) carried by fabricsim's RoCE NICs
 // and switches; or a k-ary fat-tree with a random permutation at line rate. Prints one JSON line:
 // packet-hops (every frame arrival at any device: data, ACK, CNP, PFC), data-frame hops alone,

@@ -14,6 +14,7 @@ SOURCE_DIR = os.environ.get("FABRICSIM_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPTS = os.path.join(SOURCE_DIR, "scripts")
 SCENARIOS = os.path.join(SOURCE_DIR, "scenarios")
+DATA = os.path.join(SOURCE_DIR, "data")  # the measured data that ships (data/README.md)
 sys.path.insert(0, SCRIPTS)
 
 

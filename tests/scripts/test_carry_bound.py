@@ -6,9 +6,9 @@ import re
 import statistics
 import tempfile
 
-from script_test_util import SOURCE_DIR, ScriptTestCase, call_main, run_script, write_json
+from script_test_util import DATA, SOURCE_DIR, ScriptTestCase, call_main, run_script, write_json
 
-SHARED = os.path.join(SOURCE_DIR, "..", "shared", "corpus", "measurements", "nccl")
+SHARED = os.path.join(DATA, "measurements", "nccl")
 SYSTEMS = os.path.join(SOURCE_DIR, "collectives", "calibration", "systems")
 HEADER = "framework,version,device,op_name,kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
 
@@ -105,8 +105,6 @@ class CarryBound(ScriptTestCase):
         paths = {s: os.path.join(SHARED, f) for s, f in (("h100", "h100_sxm-nccl-2.29.2.csv"),
                                                         ("h200", "h200_sxm-nccl-2.29.2.csv"),
                                                         ("a100", "a100_sxm-nccl-2.27.3.csv"))}
-        if not all(os.path.isfile(p) for p in paths.values()):
-            self.skipTest("../shared/corpus/measurements not present")
         arg = {s: "%s:%s" % (p, os.path.join(SYSTEMS, s + "-8gpu.json")) for s, p in paths.items()}
         proc = call_main("carry_bound", "--fit", arg["h100"], "--carry", arg["h200"], "--carry", arg["a100"],
                          "--min-bytes", "4MiB")

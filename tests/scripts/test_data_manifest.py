@@ -1,12 +1,16 @@
-"""data/: every source folder's MANIFEST.sha256 lists exactly the files beside it (none missing,
-none unlisted) with their SHA-256, and each folder says where its data came from and under what
-licence."""
+"""data/: every source folder's MANIFEST.sha256 lists exactly the files under it (none missing,
+none unlisted; a subfolder with a manifest of its own is another source) with their SHA-256, and
+each folder says where its data came from and under what licence."""
 
 import hashlib
 import os
+import sys
 import unittest
 
 from script_test_util import SOURCE_DIR
+
+sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts"))
+from fabricsim_tools import data_manifest  # noqa: E402
 
 DATA = os.path.join(SOURCE_DIR, "data")
 
@@ -20,12 +24,26 @@ def manifests():
 class DataManifestTest(unittest.TestCase):
     def test_every_source_has_a_manifest_readme_and_licence(self):
         folders = list(manifests())
-        self.assertGreaterEqual(len(folders), 1)
+        self.assertGreaterEqual(len(folders), 5)
         for folder in folders:
             with open(os.path.join(folder, "README.md")) as f:
                 readme = f.read()
             for word in ("Upstream", "Licence", "How made"):
                 self.assertIn(word, readme, folder)
+            licences = [f for f in os.listdir(folder) if f.startswith("LICENSE")]
+            self.assertEqual(len(licences), 1, folder + ": one LICENSE file")
+
+    def test_every_file_belongs_to_a_source(self):
+        for root, dirs, files in os.walk(DATA):
+            if "MANIFEST.sha256" in files:
+                dirs[:] = []
+            elif root != DATA:
+                self.assertEqual(files, [], root + " holds files no manifest lists")
+
+    def test_the_writer_agrees(self):
+        for folder in manifests():
+            with open(os.path.join(folder, "MANIFEST.sha256")) as f:
+                self.assertEqual(f.read(), data_manifest.manifest_text(folder), folder)
 
     def test_manifests_match_their_folders(self):
         for folder in manifests():
@@ -35,7 +53,10 @@ class DataManifestTest(unittest.TestCase):
                     digest, name = line.rstrip("\n").split("  ", 1)
                     listed[name] = digest
             present = set()
-            for root, _, files in os.walk(folder):
+            for root, dirs, files in os.walk(folder):
+                if root != folder and "MANIFEST.sha256" in files:
+                    dirs[:] = []
+                    continue
                 for fn in files:
                     rel = os.path.relpath(os.path.join(root, fn), folder)
                     if rel != "MANIFEST.sha256":

@@ -6,11 +6,11 @@ import os
 import re
 import tempfile
 
-from script_test_util import SOURCE_DIR, ScriptTestCase, call_main, run_script
+from script_test_util import DATA, SOURCE_DIR, ScriptTestCase, call_main, run_script
 
 from fabricsim_tools import deepep_fit  # noqa: E402 (script_test_util puts scripts/ on the path)
 
-DEEPEP = os.path.join(SOURCE_DIR, "..", "shared", "corpus", "measurements", "deepep")
+DEEPEP = os.path.join(DATA, "measurements", "deepep")
 NORMAL_HEADER = ("framework,version,device,op_name,kernel_source,node_num,hidden_size,num_token,"
                  "num_topk,num_experts,dispatch_sms,dispatch_transmit_us,dispatch_notify_us,"
                  "combine_sms,combine_transmit_us,combine_notify_us\n")
@@ -110,10 +110,6 @@ class DeepEpFit(ScriptTestCase):
     def test_corpus_fit_is_what_the_simulator_ships(self):
         tables = [os.path.join(DEEPEP, f) for f in ("h200_sxm-wideep_deepep_normal_perf.csv",
                                                     "h200_sxm-wideep_deepep_ll_perf.csv")]
-        if not all(os.path.isfile(t) for t in tables):
-            if os.environ.get("CI") == "true":
-                self.fail("../shared/corpus/measurements/deepep is required under CI=true")
-            self.skipTest("../shared/corpus/measurements/deepep not present")
         proc = call_main("deepep_fit", *tables)
         self.assertRan(proc)
         fit = json.loads(proc.stdout)["fit"]
