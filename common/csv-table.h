@@ -23,7 +23,8 @@ class CsvTable
 {
   public:
     /**
-     * \brief Reads \p path (\p what says what it should be, for errors). Blank lines are
+     * \brief Reads \p path (\p what says what it should be, for errors), plain or gzip-compressed
+     * (the magic bytes decide; \p limits.maxBytes bounds the decompressed text). Blank lines are
      * skipped; a record with another number of fields than the header is an InputError naming
      * its line. \p required columns must all be in the header (InputError naming "line 1").
      */

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <vector>
 
 namespace fabricsim
 {
@@ -34,6 +35,66 @@ TEST(CsvTable, RecordsAndTypedFields)
     EXPECT_EQ(t.Where(1), "line 4"); // the blank line is skipped, not renumbered
     EXPECT_TRUE(t.Has("m"));
     EXPECT_FALSE(t.Has("n"));
+}
+
+std::string
+WriteBytes(const std::string& name, const std::vector<unsigned char>& bytes)
+{
+    const std::string path = ::testing::TempDir() + "/" + name;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    return path;
+}
+
+// gzip -n of "name,m,latency\r\ngemm,4096,0.5\n\ngemm,1,2" (what data/ does to large tables).
+const std::vector<unsigned char> kGzipTable
+    = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xcb, 0x4b, 0xcc, 0x4d,
+       0xd5, 0xc9, 0xd5, 0xc9, 0x49, 0x2c, 0x49, 0xcd, 0x4b, 0xae, 0xe4, 0xe5, 0x4a, 0x4f,
+       0xcd, 0xcd, 0xd5, 0x31, 0x31, 0xb0, 0x34, 0xd3, 0x31, 0xd0, 0x33, 0xe5, 0x82, 0x70,
+       0x0d, 0x75, 0x8c, 0x00, 0xb0, 0x5d, 0xc5, 0xd0, 0x27, 0x00, 0x00, 0x00};
+
+TEST(CsvTable, GzipCompressedTableReadsAsThePlainOne)
+{
+    const CsvTable plain = CsvTable::Read(
+        Write("csv-plain.csv", "name,m,latency\r\ngemm,4096,0.5\n\ngemm,1,2"), "table");
+    const std::string gz = WriteBytes("csv-gz.csv.gz", kGzipTable);
+    const CsvTable t = CsvTable::Read(gz, "table", {"m", "latency"});
+    EXPECT_EQ(t.File(), gz);
+    EXPECT_EQ(t.Columns(), plain.Columns());
+    ASSERT_EQ(t.Rows(), 2u);
+    for (size_t r = 0; r < t.Rows(); ++r)
+    {
+        EXPECT_EQ(t.Where(r), plain.Where(r));
+        for (size_t c = 0; c < t.Columns().size(); ++c)
+        {
+            EXPECT_EQ(t.Text(r, c), plain.Text(r, c));
+        }
+    }
+    // Cut short, the stream is refused naming the file; the bound holds on the text inside.
+    std::vector<unsigned char> cut(kGzipTable.begin(), kGzipTable.end() - 10);
+    const InputError e = ErrorOf([&] { CsvTable::Read(WriteBytes("csv-cut.csv.gz", cut), "t"); });
+    EXPECT_NE(e.File().find("csv-cut.csv.gz"), std::string::npos);
+    EXPECT_EQ(e.Found(), "truncated data");
+    // 1,000 records "gemm,1,2": 77 bytes compressed, 9,015 once decompressed.
+    const std::vector<unsigned char> big
+        = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xed, 0xc6, 0xb1,
+           0x0d, 0xc0, 0x20, 0x0c, 0x00, 0xb0, 0xbd, 0xb7, 0x64, 0x29, 0x1f, 0xa1, 0x2a,
+           0x62, 0x21, 0x4c, 0x2c, 0xfd, 0x9e, 0x3f, 0x90, 0x3d, 0x79, 0xf5, 0xca, 0xa8,
+           0x98, 0x7d, 0xe7, 0xfa, 0xfe, 0x67, 0x64, 0x55, 0xbc, 0xd1, 0x44, 0x44, 0x44,
+           0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44,
+           0x44, 0x6e, 0xce, 0x01, 0x03, 0x59, 0xc0, 0x1b, 0x37, 0x23, 0x00, 0x00};
+    const std::string bigPath = WriteBytes("csv-big.csv.gz", big);
+    EXPECT_EQ(CsvTable::Read(bigPath, "t").Rows(), 1000u);
+    FileLimits small = kDataFileLimits;
+    small.maxBytes = 9000; // the file passes, its text does not
+    const InputError b = ErrorOf([&] { CsvTable::Read(bigPath, "t", {}, small); });
+    EXPECT_EQ(b.Expected(), "at most 9000 bytes once decompressed");
+    // A zero byte is refused inside a compressed table as in a plain one.
+    const std::vector<unsigned char> zero
+        = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x4b, 0xd4, 0x49, 0xe2, 0x32,
+           0xd4, 0x61, 0x30, 0xe2, 0x02, 0x00, 0x25, 0xb4, 0x7a, 0xc5, 0x09, 0x00, 0x00, 0x00};
+    EXPECT_EQ(ErrorOf([&] { CsvTable::Read(WriteBytes("csv-zero.csv.gz", zero), "t"); }).Found(),
+              "a zero byte");
 }
 
 TEST(CsvTable, TextParsesAsTheFileReads)

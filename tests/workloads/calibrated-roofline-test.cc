@@ -412,13 +412,13 @@ NearestRow(const KernelTable& t, const KernelShape& s)
 
 TEST(CalibratedRoofline, ScenarioShapesHeldOutOnH200)
 {
-    REQUIRE_SHARED_CORPUS(probe, "compute/h200_sxm/h200_sxm-vllm-0.24.0-gemm.csv");
+    REQUIRE_SHARED_CORPUS(probe, "compute/h200_sxm/h200_sxm-vllm-0.24.0-gemm.csv.gz");
     const ComputeCalibration cal = ComputeCalibration::Read(kShipped);
     std::map<KernelOp, KernelTable> tables;
     for (const char* op : {"gemm", "context_attention", "generation_attention", "moe"})
     {
         const KernelTable t = ReadKernelTable(test::SharedCorpusFile(
-            std::string("compute/h200_sxm/h200_sxm-vllm-0.24.0-") + op + ".csv"));
+            std::string("compute/h200_sxm/h200_sxm-vllm-0.24.0-") + op + ".csv.gz"));
         tables.emplace(t.op, t);
     }
     std::map<KernelOp, std::set<size_t>> rows;
@@ -476,7 +476,7 @@ TEST(CalibratedRoofline, ScenarioShapesHeldOutOnH200)
 
 TEST(CalibratedRoofline, ShippedCalibrationTracksTheMeasuredKernelsInTheServingLoop)
 {
-    REQUIRE_SHARED_CORPUS(gemm, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv");
+    REQUIRE_SHARED_CORPUS(gemm, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv.gz");
     // Qwen3-30B-A3B on one H100, decode of 8 sequences: its qkv projection is the table's
     // m 8, n 5120, k 2048 GEMM, its output projection m 8, n 2048, k 4096. (Its router, m 8,
     // n 128, k 2048, is priced 3.4 us against 5.0 measured even on its own n level's line: the

@@ -464,8 +464,8 @@ CorpusTables(const std::string& sys)
     std::vector<KernelTable> tables;
     for (const char* op : {"gemm", "context_attention", "generation_attention", "moe"})
     {
-        const std::string path
-            = test::SharedCorpusFile("compute/" + sys + "/" + sys + "-vllm-0.24.0-" + op + ".csv");
+        const std::string path = test::SharedCorpusFile("compute/" + sys + "/" + sys
+                                                        + "-vllm-0.24.0-" + op + ".csv.gz");
         if (path.empty())
         {
             return {};
@@ -487,7 +487,7 @@ CorpusFit(const std::vector<KernelTable>& h100)
 
 TEST(ComputeCalibration, CorpusFitOnH100HeldOutOnItsOtherRowsAndOnH200)
 {
-    REQUIRE_SHARED_CORPUS(probe, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv");
+    REQUIRE_SHARED_CORPUS(probe, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv.gz");
     const std::vector<KernelTable> h100 = CorpusTables("h100_sxm");
     const std::vector<KernelTable> h200 = CorpusTables("h200_sxm");
     ASSERT_EQ(h100.size(), 4u);
@@ -523,7 +523,7 @@ TEST(ComputeCalibration, CorpusFitOnH100HeldOutOnItsOtherRowsAndOnH200)
 
 TEST(ComputeCalibration, ShippedH100CalibrationIsTheCorpusFit)
 {
-    REQUIRE_SHARED_CORPUS(probe, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv");
+    REQUIRE_SHARED_CORPUS(probe, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv.gz");
     const std::string shipped
         = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/h100-sxm-vllm-0.24.0.json";
     const nlohmann::json file = ComputeCalibration::Read(shipped).ToJson();

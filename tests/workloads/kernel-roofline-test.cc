@@ -69,7 +69,7 @@ TEST(KernelRoofline, BaselineErrorOnTheCorpus)
         for (const char* op : {"gemm", "context_attention", "generation_attention", "moe"})
         {
             REQUIRE_SHARED_CORPUS(
-                path, std::string("compute/") + sys + "/" + sys + "-vllm-0.24.0-" + op + ".csv");
+                path, std::string("compute/") + sys + "/" + sys + "-vllm-0.24.0-" + op + ".csv.gz");
             const KernelTable t = ReadKernelTable(path);
             size_t rows = 0;
             for (const KernelErrorClass& c : KernelRooflineErrors(t, hw))

@@ -118,26 +118,29 @@ TEST(KernelTables, CorpusTablesReadWhole)
         const char* device;
     };
     const Expect tables[] = {
-        {"h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv", KernelOp::Gemm, 15456, "NVIDIA H100 80GB HBM3"},
-        {"h100_sxm/h100_sxm-vllm-0.24.0-context_attention.csv",
+        {"h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv.gz",
+         KernelOp::Gemm,
+         15456,
+         "NVIDIA H100 80GB HBM3"},
+        {"h100_sxm/h100_sxm-vllm-0.24.0-context_attention.csv.gz",
          KernelOp::ContextAttention,
          13736,
          "NVIDIA H100 80GB HBM3"},
-        {"h100_sxm/h100_sxm-vllm-0.24.0-generation_attention.csv",
+        {"h100_sxm/h100_sxm-vllm-0.24.0-generation_attention.csv.gz",
          KernelOp::GenerationAttention,
          16929,
          "NVIDIA H100 80GB HBM3"},
-        {"h100_sxm/h100_sxm-vllm-0.24.0-moe.csv", KernelOp::Moe, 15282, "NVIDIA H100 80GB HBM3"},
-        {"h200_sxm/h200_sxm-vllm-0.24.0-gemm.csv", KernelOp::Gemm, 15456, "NVIDIA H200"},
-        {"h200_sxm/h200_sxm-vllm-0.24.0-context_attention.csv",
+        {"h100_sxm/h100_sxm-vllm-0.24.0-moe.csv.gz", KernelOp::Moe, 15282, "NVIDIA H100 80GB HBM3"},
+        {"h200_sxm/h200_sxm-vllm-0.24.0-gemm.csv.gz", KernelOp::Gemm, 15456, "NVIDIA H200"},
+        {"h200_sxm/h200_sxm-vllm-0.24.0-context_attention.csv.gz",
          KernelOp::ContextAttention,
          13736,
          "NVIDIA H200"},
-        {"h200_sxm/h200_sxm-vllm-0.24.0-generation_attention.csv",
+        {"h200_sxm/h200_sxm-vllm-0.24.0-generation_attention.csv.gz",
          KernelOp::GenerationAttention,
          16929,
          "NVIDIA H200"},
-        {"h200_sxm/h200_sxm-vllm-0.24.0-moe.csv", KernelOp::Moe, 14931, "NVIDIA H200"},
+        {"h200_sxm/h200_sxm-vllm-0.24.0-moe.csv.gz", KernelOp::Moe, 14931, "NVIDIA H200"},
     };
     for (const Expect& x : tables)
     {

@@ -1,10 +1,10 @@
 /*
- * Reads trace files that may be gzip-compressed (torch.profiler writes .json.gz): the gzip
- * magic bytes decide, not the file name. The decompressed size is capped so a small malicious
- * file cannot exhaust memory.
+ * Reads input files that may be gzip-compressed (torch.profiler writes .json.gz; data/ ships
+ * large measurement tables as .csv.gz): the gzip magic bytes decide, not the file name. The
+ * decompressed size is capped so a small malicious file cannot exhaust memory.
  */
-#ifndef FABRICSIM_TRACES_COMPRESSED_FILE_H
-#define FABRICSIM_TRACES_COMPRESSED_FILE_H
+#ifndef FABRICSIM_COMMON_COMPRESSED_FILE_H
+#define FABRICSIM_COMMON_COMPRESSED_FILE_H
 
 #include <cstdint>
 #include <string>
