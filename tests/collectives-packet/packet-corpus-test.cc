@@ -1,10 +1,11 @@
 /*
- * Every schedule of the shared MSCCL corpus (../shared/corpus/msccl, read in place) that the
+ * Every schedule of the team's MSCCL corpus (FABRICSIM_CORPUS/msccl, read in place) that the
  * manifest calls valid runs to completion on the packet fabric; invalid ones complete or end
  * with a stuck report, never a hang.
  */
 #include "packet-test-util.h"
 #include "schedule-loader.h"
+#include "shared-corpus.h"
 #include "test-util.h"
 
 #include <gtest/gtest.h>
@@ -21,8 +22,12 @@ class PacketCorpusTest : public ::testing::TestWithParam<test::CorpusEntry>
     {
         if (test::CorpusDir().empty())
         {
-            GTEST_SKIP() << "MSCCL corpus not found at " << FABRICSIM_SOURCE_DIR
-                         << "/../shared/corpus/msccl; packet corpus tests skipped";
+            if (test::SharedCorpusRequired())
+            {
+                FAIL() << "MSCCL corpus (msccl/MANIFEST.tsv) not found: CI=true needs ../shared";
+            }
+            GTEST_SKIP() << "MSCCL corpus (msccl/MANIFEST.tsv) not found in data/ or "
+                            "FABRICSIM_CORPUS; packet corpus tests skipped";
         }
     }
 };

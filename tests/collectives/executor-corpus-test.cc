@@ -1,5 +1,5 @@
 /*
- * Every schedule of the shared MSCCL corpus (../shared/corpus/msccl, read in place) that the
+ * Every schedule of the team's MSCCL corpus (FABRICSIM_CORPUS/msccl, read in place) that the
  * manifest calls valid runs to completion on the analytical backend, with every message
  * received; invalid ones either complete or end with a stuck report, never a hang.
  */
@@ -7,6 +7,7 @@
 #include "executor-test-util.h"
 #include "executor.h"
 #include "schedule-loader.h"
+#include "shared-corpus.h"
 #include "test-util.h"
 
 #include <gtest/gtest.h>
@@ -23,8 +24,12 @@ class ExecutorCorpusTest : public ::testing::TestWithParam<test::CorpusEntry>
     {
         if (test::CorpusDir().empty())
         {
-            GTEST_SKIP() << "MSCCL corpus not found at " << FABRICSIM_SOURCE_DIR
-                         << "/../shared/corpus/msccl; executor corpus tests skipped";
+            if (test::SharedCorpusRequired())
+            {
+                FAIL() << "MSCCL corpus (msccl/MANIFEST.tsv) not found: CI=true needs ../shared";
+            }
+            GTEST_SKIP() << "MSCCL corpus (msccl/MANIFEST.tsv) not found in data/ or "
+                            "FABRICSIM_CORPUS; executor corpus tests skipped";
         }
     }
 };

@@ -1,5 +1,7 @@
 #include "test-util.h"
 
+#include "shared-corpus.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,13 +18,10 @@ namespace test
 std::string
 CorpusDir()
 {
-    const std::string dir = std::string(FABRICSIM_SOURCE_DIR) + "/../shared/corpus/msccl";
-    struct stat st;
-    if (stat((dir + "/MANIFEST.tsv").c_str(), &st) != 0)
-    {
-        return "";
-    }
-    return dir;
+    const std::string manifest = SharedCorpusFile("msccl/MANIFEST.tsv");
+    return manifest.empty()
+               ? ""
+               : manifest.substr(0, manifest.size() - std::string("/MANIFEST.tsv").size());
 }
 
 std::vector<CorpusEntry>
