@@ -1,5 +1,5 @@
 /*
- * Helpers of the calibration tests: corpus paths (skipping when ../shared is absent), a fresh
+ * Helpers of the calibration tests: corpus paths (data/, then FABRICSIM_CORPUS), a fresh
  * scratch directory, and running a CLI command in process.
  */
 #ifndef FABRICSIM_TESTS_CALIBRATION_TEST_UTIL_H

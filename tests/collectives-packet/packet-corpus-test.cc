@@ -1,11 +1,10 @@
 /*
- * Every schedule of the team's MSCCL corpus (FABRICSIM_CORPUS/msccl, read in place) that the
- * manifest calls valid runs to completion on the packet fabric; invalid ones complete or end
- * with a stuck report, never a hang.
+ * Every schedule of the MSCCL corpus (data/msccl, one folder per source) that the
+ * verdict list (tests/collectives/msccl-corpus.tsv) calls valid runs to completion on the packet
+ * fabric; invalid ones complete or end with a stuck report, never a hang.
  */
 #include "packet-test-util.h"
 #include "schedule-loader.h"
-#include "shared-corpus.h"
 #include "test-util.h"
 
 #include <gtest/gtest.h>
@@ -20,15 +19,7 @@ class PacketCorpusTest : public ::testing::TestWithParam<test::CorpusEntry>
   protected:
     void SetUp() override
     {
-        if (test::CorpusDir().empty())
-        {
-            if (test::SharedCorpusRequired())
-            {
-                FAIL() << "MSCCL corpus (msccl/MANIFEST.tsv) not found: CI=true needs ../shared";
-            }
-            GTEST_SKIP() << "MSCCL corpus (msccl/MANIFEST.tsv) not found in data/ or "
-                            "FABRICSIM_CORPUS; packet corpus tests skipped";
-        }
+        ASSERT_FALSE(test::CorpusDir().empty()) << "data/msccl is missing";
     }
 };
 

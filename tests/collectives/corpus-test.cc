@@ -1,12 +1,12 @@
 /*
- * The team's MSCCL corpus (FABRICSIM_CORPUS/msccl, read in place): every file parses, its
- * verdict agrees with MANIFEST.tsv, and it survives XML and JSON round trips.
+ * The MSCCL corpus (data/msccl, one folder per source): every file parses, its
+ * verdict agrees with tests/collectives/msccl-corpus.tsv, and it survives XML and JSON round
+ * trips.
  */
 #include "msccl-xml.h"
 #include "schedule-json.h"
 #include "schedule-loader.h"
 #include "schedule-validator.h"
-#include "shared-corpus.h"
 #include "test-util.h"
 
 #include <dirent.h>
@@ -29,15 +29,7 @@ class CorpusTest : public ::testing::TestWithParam<CorpusEntry>
   protected:
     void SetUp() override
     {
-        if (CorpusDir().empty())
-        {
-            if (test::SharedCorpusRequired())
-            {
-                FAIL() << "MSCCL corpus (msccl/MANIFEST.tsv) not found: CI=true needs ../shared";
-            }
-            GTEST_SKIP() << "MSCCL corpus (msccl/MANIFEST.tsv) not found in data/ or "
-                            "FABRICSIM_CORPUS; corpus tests skipped";
-        }
+        ASSERT_FALSE(CorpusDir().empty()) << "data/msccl is missing";
     }
 
     std::string Path() const
@@ -124,7 +116,19 @@ std::vector<std::string>
 ListXml(const std::string& dir)
 {
     std::vector<std::string> out;
-    for (const char* sub : {"public", "generated"})
+    std::vector<std::string> sources;
+    if (DIR* top = opendir(dir.c_str()))
+    {
+        while (dirent* ent = readdir(top))
+        {
+            if (ent->d_name[0] != '.')
+            {
+                sources.push_back(ent->d_name);
+            }
+        }
+        closedir(top);
+    }
+    for (const std::string& sub : sources)
     {
         DIR* d = opendir((dir + "/" + sub).c_str());
         if (!d)
@@ -136,7 +140,7 @@ ListXml(const std::string& dir)
             const std::string name = ent->d_name;
             if (name.size() > 4 && name.substr(name.size() - 4) == ".xml")
             {
-                out.push_back(std::string(sub) + "/" + name);
+                out.push_back(sub + "/" + name);
             }
         }
         closedir(d);
@@ -146,28 +150,26 @@ ListXml(const std::string& dir)
 
 TEST(Corpus, ManifestCoversEveryFile)
 {
-    // Skips without the corpus, fails under CI=true: the canary for the parameterised suites,
-    // which have no instances when the corpus is absent.
-    REQUIRE_SHARED_CORPUS(manifest, "msccl/MANIFEST.tsv");
     const std::string dir = CorpusDir();
+    ASSERT_FALSE(dir.empty()) << "data/msccl is missing";
     std::set<std::string> listed;
     for (const auto& e : LoadManifest())
     {
         listed.insert(e.m_file);
     }
-    EXPECT_GE(listed.size(), 40u);
-    for (const auto& f : ListXml(dir))
+    EXPECT_EQ(listed.size(), 50u);
+    const std::vector<std::string> files = ListXml(dir);
+    for (const auto& f : files)
     {
-        EXPECT_TRUE(listed.count(f)) << f << " is not in MANIFEST.tsv";
+        EXPECT_TRUE(listed.count(f)) << f << " is not in msccl-corpus.tsv";
     }
+    EXPECT_EQ(files.size(), listed.size()) << "msccl-corpus.tsv lists files data/msccl lacks";
 }
 
 TEST(Corpus, LargestFileValidatesInSeconds)
 {
-    // Skips without the corpus, fails under CI=true: the canary for the parameterised suites,
-    // which have no instances when the corpus is absent.
-    REQUIRE_SHARED_CORPUS(manifest, "msccl/MANIFEST.tsv");
     const std::string dir = CorpusDir();
+    ASSERT_FALSE(dir.empty()) << "data/msccl is missing";
     std::string largest;
     off_t size = 0;
     for (const auto& f : ListXml(dir))

@@ -1,7 +1,5 @@
 #include "test-util.h"
 
-#include "shared-corpus.h"
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,22 +16,16 @@ namespace test
 std::string
 CorpusDir()
 {
-    const std::string manifest = SharedCorpusFile("msccl/MANIFEST.tsv");
-    return manifest.empty()
-               ? ""
-               : manifest.substr(0, manifest.size() - std::string("/MANIFEST.tsv").size());
+    const std::string dir = std::string(FABRICSIM_DATA_DIR) + "/msccl";
+    struct stat st;
+    return stat(dir.c_str(), &st) == 0 ? dir : "";
 }
 
 std::vector<CorpusEntry>
 LoadManifest()
 {
     std::vector<CorpusEntry> rows;
-    const std::string dir = CorpusDir();
-    if (dir.empty())
-    {
-        return rows;
-    }
-    std::ifstream in(dir + "/MANIFEST.tsv");
+    std::ifstream in(std::string(FABRICSIM_SOURCE_DIR) + "/tests/collectives/msccl-corpus.tsv");
     std::string line;
     bool header = true;
     while (std::getline(in, line))

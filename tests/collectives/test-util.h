@@ -16,10 +16,10 @@ namespace fabricsim
 namespace test
 {
 
-/// One MANIFEST.tsv row.
+/// One row of tests/collectives/msccl-corpus.tsv: a schedule of data/msccl and its verdict.
 struct CorpusEntry
 {
-    std::string m_file; ///< relative to the corpus folder
+    std::string m_file; ///< relative to data/msccl: "<source>/<file>.xml"
     std::string m_source;
     std::string m_coll;
     int m_ngpus = 0;
@@ -34,10 +34,10 @@ PrintTo(const CorpusEntry& e, std::ostream* os)
     *os << e.m_file;
 }
 
-/// <repo>/../shared/corpus/msccl, or "" when the folder is absent.
+/// data/msccl (one folder per source), or "" when it is absent.
 std::string CorpusDir();
 
-/// Rows of MANIFEST.tsv (empty when the corpus is absent).
+/// Rows of tests/collectives/msccl-corpus.tsv.
 std::vector<CorpusEntry> LoadManifest();
 
 /// A fresh path under the system temp folder ending in \p suffix.

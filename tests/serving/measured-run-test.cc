@@ -1,4 +1,4 @@
-// Measured vLLM serving runs (../shared/corpus/serving/llmservingsim-vllm): the metrics computed
+// Measured vLLM serving runs (data/serving/llmservingsim-vllm): the metrics computed
 // from requests.jsonl in upstream's definitions reproduce the vLLM column of its summary.txt.
 #include "input-error.h"
 #include "measured-run.h"

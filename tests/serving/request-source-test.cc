@@ -380,7 +380,7 @@ namespace fabricsim
 namespace
 {
 
-// vLLM's requests.jsonl (the measured serving runs of ../shared/corpus/serving): input_toks,
+// vLLM's requests.jsonl (the measured serving runs of data/serving/llmservingsim-vllm): input_toks,
 // output_toks and arrival_time in wall-clock epoch seconds, rebased to the first request. An
 // epoch second in picoseconds (1.8e21) once overflowed 64 bits; now the first arrives at 0.
 TEST(RequestSource, ReadsVllmRequestLogsRebasedToTheFirstArrival)

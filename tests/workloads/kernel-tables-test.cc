@@ -1,4 +1,4 @@
-// Measured kernel tables (../shared/corpus/compute): every table of the corpus reads with its
+// Measured kernel tables (data/compute): every table of the corpus reads with its
 // rows, and bad tables are refused naming file, line and column.
 #include "error-of.h"
 #include "kernel-tables.h"

@@ -37,7 +37,8 @@ TEST(ModelPresets, TotalParamsMatchTable)
     EXPECT_TRUE(Near(ModelSpec::Preset("Qwen3-30B-A3B").TotalParams(), 30.5e9, 0.01));
     EXPECT_TRUE(Near(ModelSpec::Preset("Qwen3-235B-A22B").TotalParams(), 235e9, 0.01));
     EXPECT_TRUE(Near(ModelSpec::Preset("DeepSeek-V3").TotalParams(), 671e9, 0.01));
-    // The measured serving runs' models (../shared/corpus/serving): Qwen3-32B's card says 32.8B.
+    // The measured serving runs' models (data/serving/llmservingsim-vllm): Qwen3-32B's card
+    // says 32.8B.
     EXPECT_TRUE(Near(ModelSpec::Preset("Qwen3-32B").TotalParams(), 32.8e9, 0.01));
     EXPECT_EQ(ModelSpec::Preset("Llama-3.1-8B").TotalParams(),
               ModelSpec::Preset("Llama-3-8B").TotalParams());
