@@ -180,14 +180,11 @@ TEST(CollectiveCommand, SameScenarioGivesByteIdenticalResultsOnThePacketFabric)
 
 TEST(CollectiveCommand, RunsAScheduleFile)
 {
-    if (test::CorpusDir().empty())
-    {
-        GTEST_SKIP() << "MSCCL corpus not found next to the repository; skipped";
-    }
+    ASSERT_FALSE(test::CorpusDir().empty()) << "data/msccl is missing";
     const std::string sc = WriteScenario(test::SingleSwitchScenario(8, "100Gbps"), "file");
     const std::string dir = test::FreshDir("file-out");
     const std::string file
-        = test::CorpusDir() + "/generated/mscclang-allreduce_ring_simple_8_1.xml";
+        = test::CorpusDir() + "/msccl-tools-generated/mscclang-allreduce_ring_simple_8_1.xml";
     ASSERT_EQ(Cli({"collective",
                    sc,
                    "--coll",
@@ -384,7 +381,6 @@ TEST(CollectiveCommand, BadInputIsRefusedBeforeAnythingIsWritten)
         EXPECT_THROW(Cli(args), fabricsim::InputError) << c[c.size() - 1];
         EXPECT_FALSE(Exists(dir)) << c[c.size() - 1];
     }
-    if (!test::CorpusDir().empty())
     {
         // An 8-rank schedule on a 4-host scenario.
         const std::string dir = test::FreshDir("bad-out");
@@ -393,7 +389,8 @@ TEST(CollectiveCommand, BadInputIsRefusedBeforeAnythingIsWritten)
                           "--coll",
                           "allreduce",
                           "--schedule",
-                          test::CorpusDir() + "/generated/mscclang-allreduce_ring_simple_8_1.xml",
+                          test::CorpusDir()
+                              + "/msccl-tools-generated/mscclang-allreduce_ring_simple_8_1.xml",
                           "--out",
                           dir}),
                      fabricsim::InputError);
@@ -403,23 +400,22 @@ TEST(CollectiveCommand, BadInputIsRefusedBeforeAnythingIsWritten)
 
 TEST(ValidateCommand, ExitCodesFollowTheVerdict)
 {
-    if (test::CorpusDir().empty())
-    {
-        GTEST_SKIP() << "MSCCL corpus not found next to the repository; skipped";
-    }
+    ASSERT_FALSE(test::CorpusDir().empty()) << "data/msccl is missing";
     const std::string dir = test::CorpusDir();
     std::string out;
-    EXPECT_EQ(Cli({"validate", dir + "/generated/mscclang-allreduce_ring_simple_8_1.xml"}, &out),
-              0);
+    EXPECT_EQ(
+        Cli({"validate", dir + "/msccl-tools-generated/mscclang-allreduce_ring_simple_8_1.xml"},
+            &out),
+        0);
     EXPECT_NE(out.find(": VALID"), std::string::npos) << out;
-    EXPECT_EQ(Cli({"validate", dir + "/public/ns3msccl-allreduce_ring_2_1.xml"}), 1);
+    EXPECT_EQ(Cli({"validate", dir + "/ns3-msccl/ns3msccl-allreduce_ring_2_1.xml"}), 1);
     EXPECT_EQ(Cli({"validate",
-                   dir + "/generated/mscclang-allreduce_ring_simple_8_1.xml",
+                   dir + "/msccl-tools-generated/mscclang-allreduce_ring_simple_8_1.xml",
                    "--coll",
                    "allgather"}),
               1);
     EXPECT_EQ(Cli({"validate",
-                   dir + "/generated/mscclang-allreduce_ring_simple_8_1.xml",
+                   dir + "/msccl-tools-generated/mscclang-allreduce_ring_simple_8_1.xml",
                    "--ranks",
                    "8",
                    "--coll",
