@@ -1,6 +1,6 @@
 /*
  * Measured per-kernel latency tables (aiconfigurator's vLLM collections, as in
- * ../shared/corpus/compute): GEMM, context (prefill) attention, generation (decode) attention
+ * data/compute): GEMM, context (prefill) attention, generation (decode) attention
  * and fused MoE, milliseconds per call on one GPU. The reader checks each table's columns and
  * values; the compute calibration fits and checks the roofline against them.
  */
@@ -102,7 +102,7 @@ struct KernelTable
 };
 
 /**
- * \brief Read a kernel table (CSV with the columns of ../shared/corpus/compute/README.md). The
+ * \brief Read a kernel table (CSV with the columns of data/compute/README.md). The
  * op comes from the op_name column, which must be the same on every row, as must device,
  * framework and version. InputError naming the file, "line N column", the expected and the
  * found for a missing column, a bad value (zero sizes, topk > experts, both moe_tp_size and
