@@ -212,6 +212,19 @@ CalibrationDtype(DType d)
     }
 }
 
+const CalibrationCurve*
+CalibrationCurveFor(const ComputeCalibration& cal, const KernelShape& s)
+{
+    if (s.blockScaled && s.dtype == DType::Fp8)
+    {
+        if (const CalibrationCurve* block = cal.Find(s.op, "fp8_block"))
+        {
+            return block;
+        }
+    }
+    return cal.Find(s.op, CalibrationDtype(s.dtype));
+}
+
 void
 CalibrateOp(const HardwareSpec& hw, const ComputeCalibration& cal, ComputeOp& op)
 {
@@ -225,7 +238,7 @@ CalibrateOp(const HardwareSpec& hw, const ComputeCalibration& cal, ComputeOp& op
     double prefillOverhead = 0;
     for (const KernelShape& s : op.shapes)
     {
-        const CalibrationCurve* curve = cal.Find(s.op, CalibrationDtype(s.dtype));
+        const CalibrationCurve* curve = CalibrationCurveFor(cal, s);
         if (!curve)
         {
             return; // the roofline's cost stands

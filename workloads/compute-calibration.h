@@ -129,6 +129,14 @@ class ComputeCalibration
 std::string CalibrationDtype(DType d);
 
 /**
+ * \brief The curve \p cal prices shape \p s with: a block-scaled fp8 shape takes the
+ * "fp8_block" curve of its op where the calibration has one (the corpus has MoE rows of it, no
+ * GEMM rows), else the per-tensor "fp8" one; other shapes their CalibrationDtype's. nullptr when
+ * the calibration has neither.
+ */
+const CalibrationCurve* CalibrationCurveFor(const ComputeCalibration& cal, const KernelShape& s);
+
+/**
  * \brief Price the kernels of \p op (its shapes) with \p cal on \p hw: each shape costs its
  * curve's overhead plus the slower of its compute and memory terms, its FLOPs and bytes as
  * KernelShapeOp gives them; the prompt chunks of one attention op share one overhead (one

@@ -300,6 +300,22 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         if (q->is_object() && q->value("quant_method", "") == "fp8")
         {
             m.weightDtype = DType::Fp8;
+            // Block scales ([128, 128] for DeepSeek's and MiniMax's checkpoints) select vLLM's
+            // block-scaled kernels, which cost other than per-tensor ones.
+            const JsonObject qo = o.Object("quantization_config");
+            if (qo.Has("weight_block_size"))
+            {
+                const std::vector<uint64_t> b
+                    = qo.UintArray("weight_block_size", true, 1, 1u << 16);
+                if (b.size() != 2)
+                {
+                    throw InputError(qo.File(),
+                                     qo.Field("weight_block_size"),
+                                     "two block edges, [rows, columns]",
+                                     std::to_string(b.size()) + " values");
+                }
+                m.weightBlockSize = uint32_t(b[0]);
+            }
         }
     }
     m.activationDtype = base;
@@ -574,10 +590,29 @@ ModelSpec::ActiveParams() const
     return p;
 }
 
+DType
+ModelSpec::EdgeWeightDtype() const
+{
+    return weightDtype == DType::Fp8 ? activationDtype : weightDtype;
+}
+
+uint64_t
+ModelSpec::EdgeParams() const
+{
+    uint64_t p = EmbeddingParams() + LmHeadParams() + FinalNormParams();
+    for (uint32_t l = 0; l < numLayers; ++l)
+    {
+        p += LayerNormParams() + (IsMoeLayer(l) ? RouterParams() : 0);
+    }
+    return p;
+}
+
 double
 ModelSpec::WeightBytes() const
 {
-    return double(TotalParams()) * DTypeBytes(weightDtype);
+    const uint64_t edge = EdgeParams();
+    return double(TotalParams() - edge) * DTypeBytes(weightDtype)
+           + double(edge) * DTypeBytes(EdgeWeightDtype());
 }
 
 double

@@ -88,6 +88,9 @@ struct ModelSpec
     DType weightDtype = DType::Bf16;     //!< weights (torch_dtype; fp8 with an fp8 quant config)
     DType activationDtype = DType::Bf16; //!< activations and communication payloads
     DType kvCacheDtype = DType::Bf16;    //!< KV cache elements
+    /// fp8 weights scaled per block of this edge (quantization_config.weight_block_size, e.g.
+    /// 128 for DeepSeek's and MiniMax's 128 x 128); 0 = one scale per tensor.
+    uint32_t weightBlockSize = 0;
 
     /**
      * \brief Parse a HuggingFace config.json object as is. Reads: hidden_size,
@@ -170,8 +173,23 @@ struct ModelSpec
     uint64_t TotalParams() const;
     /// Parameters one token touches (embedding and LM head included, as model cards count).
     uint64_t ActiveParams() const;
-    /// Bytes of all weights at weightDtype.
+    /// Bytes of all weights: the linear layers and experts at weightDtype, the rest (embedding,
+    /// LM head, routers, norms) at EdgeWeightDtype.
     double WeightBytes() const;
+    /**
+     * \brief The dtype of the weights an fp8 checkpoint leaves unquantised, as vLLM's fp8 methods
+     * do: the embedding and LM head (not linear layers), the MoE routers (built without a quant
+     * config) and the norms. weightDtype when that is not fp8.
+     */
+    DType EdgeWeightDtype() const;
+    /// Parameters at EdgeWeightDtype: embedding, LM head, final norm, every layer's norms and
+    /// every MoE layer's router.
+    uint64_t EdgeParams() const;
+    /// Whether the linear layers' and experts' fp8 weights are block-scaled (weightBlockSize).
+    bool BlockScaledFp8() const
+    {
+        return weightDtype == DType::Fp8 && weightBlockSize > 0;
+    }
 
     /**
      * \brief KV-cache bytes per token for the whole model: 2 L n_kv d b (GQA) or

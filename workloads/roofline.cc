@@ -93,12 +93,13 @@ namespace
 {
 
 KernelShape
-Gemm(const char* name, double m, double n, double k, DType dtype)
+Gemm(const char* name, double m, double n, double k, DType dtype, bool blockScaled = false)
 {
     KernelShape g;
     g.op = KernelOp::Gemm;
     g.name = name;
     g.dtype = dtype;
+    g.blockScaled = blockScaled;
     g.m = uint64_t(std::llround(m));
     g.n = uint64_t(std::llround(n));
     g.k = uint64_t(std::llround(k));
@@ -136,6 +137,7 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     const double bw = DTypeBytes(m.weightDtype);
     const double ba = DTypeBytes(m.activationDtype);
     const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
+    const bool block = m.BlockScaledFp8();
     const double t = batch.Tokens();
     const double h = m.hiddenSize;
     const double headsPerRank = m.numHeads / tp;
@@ -165,17 +167,17 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
         qkvParams = down + up / tp;
         qkvOut = headsPerRank * (2 * dqk + dv);
         qkv.kernels = 4;
-        qkv.shapes = {Gemm("qkv_a", t, down / h, h, gemm)};
+        qkv.shapes = {Gemm("qkv_a", t, down / h, h, gemm, block)};
         if (a.qLoraRank > 0)
         {
-            qkv.shapes.push_back(Gemm("q_b", t, headsPerRank * dqk, a.qLoraRank, gemm));
+            qkv.shapes.push_back(Gemm("q_b", t, headsPerRank * dqk, a.qLoraRank, gemm, block));
         }
         else
         {
-            qkv.shapes.push_back(Gemm("q_proj", t, headsPerRank * dqk, h, gemm));
+            qkv.shapes.push_back(Gemm("q_proj", t, headsPerRank * dqk, h, gemm, block));
         }
-        qkv.shapes.push_back(
-            Gemm("kv_b", t, headsPerRank * (a.qkNopeHeadDim + a.vHeadDim), a.kvLoraRank, gemm));
+        qkv.shapes.push_back(Gemm(
+            "kv_b", t, headsPerRank * (a.qkNopeHeadDim + a.vHeadDim), a.kvLoraRank, gemm, block));
     }
     else
     {
@@ -183,7 +185,7 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
         qkvOut = (headsPerRank + 2 * kvHeads) * m.headDim;
         qkvParams = h * qkvOut;
         qkv.kernels = 2;
-        qkv.shapes = {Gemm("qkv_proj", t, qkvOut, h, gemm)};
+        qkv.shapes = {Gemm("qkv_proj", t, qkvOut, h, gemm, block)};
     }
     qkv.elementwise = {AddRmsNorm("input_layernorm", t, h, ba, m.activationDtype)};
     if (m.qkNorm)
@@ -263,7 +265,7 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     out.kind = OpKind::OutProj;
     out.layer = l;
     double outParams = headsPerRank * dv * h;
-    out.shapes = {Gemm("o_proj", t, h, headsPerRank * dv, gemm)};
+    out.shapes = {Gemm("o_proj", t, h, headsPerRank * dv, gemm, block)};
     out.flops = 2 * t * outParams;
     out.weightBytes = outParams * bw;
     out.activationBytes = t * (headsPerRank * dv + h) * ba;
@@ -280,8 +282,8 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     mlp.layer = l;
     mlp.kernels = 4;
     double mlpParams = double(m.DenseMlpParams()) / tp;
-    mlp.shapes = {Gemm("gate_up", t, 2.0 * m.intermediateSize / tp, h, gemm),
-                  Gemm("down", t, h, double(m.intermediateSize) / tp, gemm)};
+    mlp.shapes = {Gemm("gate_up", t, 2.0 * m.intermediateSize / tp, h, gemm, block),
+                  Gemm("down", t, h, double(m.intermediateSize) / tp, gemm, block)};
     mlp.elementwise
         = {AddRmsNorm("post_attention_layernorm", t, h, ba, m.activationDtype),
            Elementwise("silu_and_mul", t, 3 * t * m.intermediateSize / tp * ba, m.activationDtype)};
@@ -304,6 +306,7 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
     const double bw = DTypeBytes(m.weightDtype);
     const double ba = DTypeBytes(m.activationDtype);
     const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
+    const bool block = m.BlockScaledFp8();
     const double h = m.hiddenSize;
     const double etp = m_par.ExpertTp();
     const double routed = TokensRoutedPerRank(batch);
@@ -313,13 +316,15 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
     router.kind = OpKind::Router;
     router.layer = l;
     router.kernels = 3;
-    router.shapes = {Gemm("router", routed, moe.numExperts, h, gemm)};
+    // vLLM builds the router without a quant config: 16-bit weights and math.
+    const DType edge = m.EdgeWeightDtype();
+    router.shapes = {Gemm("router", routed, moe.numExperts, h, edge)};
     router.elementwise
         = {AddRmsNorm("post_attention_layernorm", batch.Tokens(), h, ba, m.activationDtype)};
     router.flops = 2 * routed * double(m.RouterParams());
-    router.weightBytes = (double(m.RouterParams()) + h) * bw;
+    router.weightBytes = (double(m.RouterParams()) + h) * DTypeBytes(edge);
     router.activationBytes = routed * (h + moe.numExperts) * ba;
-    Cost(router, gemm);
+    Cost(router, edge);
     ops.push_back(router);
 
     // Routed experts held by this rank, hit by the tokens of the whole EP group.
@@ -337,6 +342,7 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
     fused.op = KernelOp::Moe;
     fused.name = "fused_moe";
     fused.dtype = gemm;
+    fused.blockScaled = block;
     fused.tokens = uint64_t(std::llround(groupTokens));
     fused.hidden = m.hiddenSize;
     fused.inter = moe.expertIntermediate;
@@ -361,8 +367,8 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
         shared.layer = l;
         shared.kernels = 3;
         const double sharedWidth = double(moe.sharedIntermediate) / shardTp;
-        shared.shapes = {Gemm("shared_gate_up", routed, 2 * sharedWidth, h, gemm),
-                         Gemm("shared_down", routed, h, sharedWidth, gemm)};
+        shared.shapes = {Gemm("shared_gate_up", routed, 2 * sharedWidth, h, gemm, block),
+                         Gemm("shared_down", routed, h, sharedWidth, gemm, block)};
         shared.elementwise = {Elementwise(
             "shared_silu_and_mul", routed, 3 * routed * sharedWidth * ba, m.activationDtype)};
         shared.flops = 2 * routed * sharedParams;
@@ -411,7 +417,7 @@ Roofline::StepOps(const StepBatch& batch, const RankPosition& pos) const
         // average) and writes a T x H partial sum (TP all-reduce follows).
         ComputeOp emb;
         emb.kind = OpKind::Embedding;
-        emb.weightBytes = t * h / tp * bw;
+        emb.weightBytes = t * h / tp * DTypeBytes(m.EdgeWeightDtype());
         emb.activationBytes = t * h * ba;
         Cost(emb, m.activationDtype);
         ops.push_back(emb);
@@ -430,13 +436,15 @@ Roofline::StepOps(const StepBatch& batch, const RankPosition& pos) const
         ComputeOp head;
         head.kind = OpKind::LmHead;
         head.kernels = 2;
-        head.shapes = {Gemm("lm_head", s, vShard, h, gemm)};
+        // The LM head is no linear layer to vLLM's fp8 methods: it stays 16 bit.
+        const DType edge = m.EdgeWeightDtype();
+        head.shapes = {Gemm("lm_head", s, vShard, h, edge)};
         head.elementwise
             = {AddRmsNorm("final_layernorm", batch.Tokens(), h, ba, m.activationDtype)};
         head.flops = 2 * s * h * vShard;
-        head.weightBytes = (h * vShard + h) * bw;
+        head.weightBytes = (h * vShard + h) * DTypeBytes(edge);
         head.activationBytes = s * (h + vShard) * ba;
-        Cost(head, gemm);
+        Cost(head, edge);
         ops.push_back(head);
     }
     return ops;

@@ -49,23 +49,24 @@ struct KernelShape
     KernelOp op = KernelOp::Gemm; //!< which table
     const char* name = "";        //!< "qkv_proj", "o_proj", "gate_up", "down", "lm_head", ...
     DType dtype = DType::Bf16;    //!< math dtype
-    uint64_t m = 0;               //!< GEMM rows (tokens)
-    uint64_t n = 0;               //!< GEMM output features
-    uint64_t k = 0;               //!< GEMM input features
-    uint64_t batch = 0;           //!< attention: sequences
-    uint64_t isl = 0;             //!< attention: new tokens per sequence
-    uint64_t cached = 0;          //!< attention: cached tokens per sequence (mean for decode)
-    uint32_t heads = 0;           //!< attention: query heads on this rank
-    uint32_t kvHeads = 0;         //!< attention: KV heads on this rank
-    uint32_t headDim = 0;         //!< attention: head size (q/k)
-    uint64_t tokens = 0;          //!< MoE: tokens entering the layer on this rank
-    uint32_t hidden = 0;          //!< MoE: hidden size
-    uint32_t inter = 0;           //!< MoE: full per-expert FFN width
-    uint32_t topk = 0;            //!< MoE: experts per token
-    uint32_t experts = 0;         //!< MoE: routed experts of the model
-    uint32_t tp = 1;              //!< MoE: expert tensor parallelism
-    uint32_t ep = 1;              //!< MoE: expert parallelism
-    double bytes = 0;             //!< elementwise: bytes read + written (its size variable)
+    bool blockScaled = false; //!< GEMM / MoE: fp8 weights with block scales (vLLM's block kernels)
+    uint64_t m = 0;           //!< GEMM rows (tokens)
+    uint64_t n = 0;           //!< GEMM output features
+    uint64_t k = 0;           //!< GEMM input features
+    uint64_t batch = 0;       //!< attention: sequences
+    uint64_t isl = 0;         //!< attention: new tokens per sequence
+    uint64_t cached = 0;      //!< attention: cached tokens per sequence (mean for decode)
+    uint32_t heads = 0;       //!< attention: query heads on this rank
+    uint32_t kvHeads = 0;     //!< attention: KV heads on this rank
+    uint32_t headDim = 0;     //!< attention: head size (q/k)
+    uint64_t tokens = 0;      //!< MoE: tokens entering the layer on this rank
+    uint32_t hidden = 0;      //!< MoE: hidden size
+    uint32_t inter = 0;       //!< MoE: full per-expert FFN width
+    uint32_t topk = 0;        //!< MoE: experts per token
+    uint32_t experts = 0;     //!< MoE: routed experts of the model
+    uint32_t tp = 1;          //!< MoE: expert tensor parallelism
+    uint32_t ep = 1;          //!< MoE: expert parallelism
+    double bytes = 0;         //!< elementwise: bytes read + written (its size variable)
 };
 
 /**

@@ -128,6 +128,10 @@ DefaultComputeCalibrationPath(const std::string& hardwarePreset)
     {
         return dir + "rtx-pro-6000-server-vllm-0.19.0.json";
     }
+    if (hardwarePreset == "H200")
+    {
+        return dir + "h200-sxm-vllm-0.24.0.json";
+    }
     return dir + "h100-sxm-vllm-0.24.0.json";
 }
 

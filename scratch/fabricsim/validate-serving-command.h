@@ -15,8 +15,8 @@ namespace fabricsim
 
 /// The shipped compute calibration a replay on \p hardwarePreset prices compute with: the RTX
 /// PRO 6000's own (its GEMMs, attention and elementwise kernels measured on the Server Edition) for
-/// either RTX PRO 6000, else the H100 fit carried by datasheet peaks
-/// (scenarios/compute/h100-sxm-vllm-0.24.0.json).
+/// either RTX PRO 6000, H200's own for H200, else the H100 fit carried by datasheet peaks
+/// (scenarios/compute/h{100,200}-sxm-vllm-0.24.0.json).
 std::string DefaultComputeCalibrationPath(const std::string& hardwarePreset);
 
 /// Parsed command line of `fabricsim validate-serving`.

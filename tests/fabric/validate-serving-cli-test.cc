@@ -3,6 +3,7 @@
 #include "scenario-runner.h"
 #include "shared-corpus.h"
 #include "test-guard.h"
+#include "validate-serving-command.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,24 @@ namespace fs = std::filesystem;
 
 namespace
 {
+
+// A run's GPU picks the calibration fitted on that GPU's kernels where one ships; others carry
+// H100's.
+TEST(Cli, ValidateServingPricesEachGpuWithItsOwnCalibration)
+{
+    auto file = [](const std::string& gpu)
+    {
+        return fs::path(fabricsim::DefaultComputeCalibrationPath(gpu)).filename().string();
+    };
+    EXPECT_EQ(file("H200"), "h200-sxm-vllm-0.24.0.json");
+    EXPECT_EQ(file("H100"), "h100-sxm-vllm-0.24.0.json");
+    EXPECT_EQ(file("B200"), "h100-sxm-vllm-0.24.0.json");
+    EXPECT_EQ(file("RTX-PRO-6000-Server"), "rtx-pro-6000-server-vllm-0.19.0.json");
+    for (const char* gpu : {"H200", "H100", "RTX-PRO-6000-Server"})
+    {
+        EXPECT_TRUE(fs::is_regular_file(fabricsim::DefaultComputeCalibrationPath(gpu))) << gpu;
+    }
+}
 
 TEST(Cli, ValidateServingRefusesRunsItCannotReplayAndWritesNothing)
 {

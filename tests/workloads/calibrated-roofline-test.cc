@@ -38,6 +38,77 @@ FlatCalibration()
     return cal;
 }
 
+/// A flat curve of \p op and \p dtype with a \p overheadNs a kernel.
+CalibrationCurve
+FlatCurve(KernelOp op, const std::string& dtype, double overheadNs)
+{
+    CalibrationCurve c;
+    c.op = op;
+    c.dtype = dtype;
+    c.points.push_back({0, overheadNs, 0.5, 0.8, 0, 0});
+    return c;
+}
+
+TEST(CalibratedRoofline, BlockScaledFp8ShapesTakeTheBlockCurveWhereThereIsOne)
+{
+    ComputeCalibration cal;
+    cal.curves = {FlatCurve(KernelOp::Moe, "fp8", 1000),
+                  FlatCurve(KernelOp::Moe, "fp8_block", 2000),
+                  FlatCurve(KernelOp::Gemm, "fp8", 3000),
+                  FlatCurve(KernelOp::Gemm, "bfloat16", 4000)};
+    KernelShape moe;
+    moe.op = KernelOp::Moe;
+    moe.dtype = DType::Fp8;
+    EXPECT_EQ(CalibrationCurveFor(cal, moe)->dtype, "fp8");
+    moe.blockScaled = true;
+    EXPECT_EQ(CalibrationCurveFor(cal, moe)->dtype, "fp8_block");
+    // GEMMs have no block curve (the corpus has no block-scaled GEMM rows): per-tensor fp8.
+    KernelShape gemm;
+    gemm.op = KernelOp::Gemm;
+    gemm.dtype = DType::Fp8;
+    gemm.blockScaled = true;
+    EXPECT_EQ(CalibrationCurveFor(cal, gemm)->dtype, "fp8");
+    gemm.dtype = DType::Bf16; // a 16-bit shape is never block-scaled fp8
+    EXPECT_EQ(CalibrationCurveFor(cal, gemm)->dtype, "bfloat16");
+    cal.curves.erase(cal.curves.begin()); // no per-tensor MoE curve: the block one still prices
+    EXPECT_EQ(CalibrationCurveFor(cal, moe)->dtype, "fp8_block");
+    moe.blockScaled = false;
+    EXPECT_EQ(CalibrationCurveFor(cal, moe), nullptr);
+}
+
+TEST(CalibratedRoofline, Fp8ModelRunsBlockKernelsAndKeepsItsEdgesSixteenBit)
+{
+    // DeepSeek-V3's checkpoint: fp8 with 128 x 128 block scales. Its linear layers and experts
+    // are block-scaled fp8 shapes; its router and LM head stay bf16, as vLLM builds them.
+    const ModelSpec m = ModelSpec::Preset("DeepSeek-V3");
+    ParallelismSpec par;
+    par.tp = 8;
+    const Roofline r(m, HardwareSpec::Preset("H200"), par);
+    size_t block = 0;
+    size_t edges = 0;
+    for (const ComputeOp& op : r.StepOps(StepBatch::Decode(16, 1024), RankPosition{}))
+    {
+        for (const KernelShape& s : op.shapes)
+        {
+            const std::string name = s.name;
+            if (name == "router" || name == "lm_head")
+            {
+                EXPECT_EQ(s.dtype, DType::Bf16) << name;
+                EXPECT_FALSE(s.blockScaled) << name;
+                ++edges;
+            }
+            else if (s.op == KernelOp::Gemm || s.op == KernelOp::Moe)
+            {
+                EXPECT_EQ(s.dtype, DType::Fp8) << name;
+                EXPECT_TRUE(s.blockScaled) << name;
+                ++block;
+            }
+        }
+    }
+    EXPECT_EQ(edges, 58u + 1u); // a router per MoE layer, one LM head
+    EXPECT_GT(block, 61u * 3);
+}
+
 TEST(CalibratedRoofline, OpCostsItsShapesAtTheirCurves)
 {
     const HardwareSpec h100 = HardwareSpec::Preset("H100");

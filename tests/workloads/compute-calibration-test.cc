@@ -476,11 +476,11 @@ CorpusTables(const std::string& sys)
 }
 
 ComputeCalibration
-CorpusFit(const std::vector<KernelTable>& h100)
+CorpusFit(const std::vector<KernelTable>& tables, const HardwareSpec& hw = kH100)
 {
     CalibrationFitOptions half;
     half.use = CalibrationFitRow;
-    ComputeCalibration cal = FitComputeCalibration(h100, kH100, half);
+    ComputeCalibration cal = FitComputeCalibration(tables, hw, half);
     cal.rows = "the fixed pseudo-random half of each table's rows (CalibrationFitRow)";
     return cal;
 }
@@ -521,31 +521,38 @@ TEST(ComputeCalibration, CorpusFitOnH100HeldOutOnItsOtherRowsAndOnH200)
     }
 }
 
-TEST(ComputeCalibration, ShippedH100CalibrationIsTheCorpusFit)
+// Each shipped calibration of a corpus GPU is what scripts/fit-compute makes of its tables.
+TEST(ComputeCalibration, ShippedH100AndH200CalibrationsAreTheCorpusFits)
 {
     REQUIRE_SHARED_CORPUS(probe, "compute/h100_sxm/h100_sxm-vllm-0.24.0-gemm.csv.gz");
-    const std::string shipped
-        = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/h100-sxm-vllm-0.24.0.json";
-    const nlohmann::json file = ComputeCalibration::Read(shipped).ToJson();
-    const nlohmann::json fresh = CorpusFit(CorpusTables("h100_sxm")).ToJson();
-    EXPECT_EQ(file["fitted_on"], fresh["fitted_on"]);
-    ASSERT_EQ(file["curves"].size(), fresh["curves"].size());
-    for (size_t i = 0; i < fresh["curves"].size(); ++i)
+    for (const auto& [sys, preset] : {std::pair<std::string, std::string>{"h100", "H100"},
+                                      std::pair<std::string, std::string>{"h200", "H200"}})
     {
-        const auto& a = file["curves"][i];
-        const auto& b = fresh["curves"][i];
-        ASSERT_EQ(a["op"], b["op"]);
-        ASSERT_EQ(a["dtype"], b["dtype"]);
-        ASSERT_EQ(a["points"].size(), b["points"].size()) << a["op"] << " " << a["dtype"];
-        for (size_t k = 0; k < a["points"].size(); ++k)
+        SCOPED_TRACE(sys);
+        const std::string shipped = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/compute/" + sys
+                                    + "-sxm-vllm-0.24.0.json";
+        const nlohmann::json file = ComputeCalibration::Read(shipped).ToJson();
+        const nlohmann::json fresh
+            = CorpusFit(CorpusTables(sys + "_sxm"), HardwareSpec::Preset(preset)).ToJson();
+        EXPECT_EQ(file["fitted_on"], fresh["fitted_on"]);
+        ASSERT_EQ(file["curves"].size(), fresh["curves"].size());
+        for (size_t i = 0; i < fresh["curves"].size(); ++i)
         {
-            for (const char* f : {"log2_size", "overhead_us", "eta_compute", "eta_memory"})
+            const auto& a = file["curves"][i];
+            const auto& b = fresh["curves"][i];
+            ASSERT_EQ(a["op"], b["op"]);
+            ASSERT_EQ(a["dtype"], b["dtype"]);
+            ASSERT_EQ(a["points"].size(), b["points"].size()) << a["op"] << " " << a["dtype"];
+            for (size_t k = 0; k < a["points"].size(); ++k)
             {
-                const double x = a["points"][k][f];
-                const double y = b["points"][k][f];
-                EXPECT_NEAR(x, y, 1e-6 * std::max(1.0, std::fabs(y)))
-                    << a["op"] << " " << a["dtype"] << " point " << k << " " << f
-                    << ": regenerate with scripts/fit-compute";
+                for (const char* f : {"log2_size", "overhead_us", "eta_compute", "eta_memory"})
+                {
+                    const double x = a["points"][k][f];
+                    const double y = b["points"][k][f];
+                    EXPECT_NEAR(x, y, 1e-6 * std::max(1.0, std::fabs(y)))
+                        << a["op"] << " " << a["dtype"] << " point " << k << " " << f
+                        << ": regenerate with scripts/fit-compute";
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
 #include "../unique-temp-path.h"
+#include "error-of.h"
 #include "input-error.h"
 #include "model-spec.h"
 
@@ -83,8 +84,43 @@ TEST(ModelPresets, DeepSeekV3Structure)
     //      + o 128x128x7168
     EXPECT_EQ(m.AttentionParams(), 187107328ULL);
     EXPECT_EQ(m.weightDtype, DType::Fp8); // quantization_config fp8
+    EXPECT_EQ(m.weightBlockSize, 128u);   // weight_block_size [128, 128]
+    EXPECT_TRUE(m.BlockScaledFp8());
     EXPECT_EQ(m.kvCacheDtype, DType::Bf16);
-    EXPECT_DOUBLE_EQ(m.WeightBytes(), double(m.TotalParams()));
+    // vLLM leaves the embedding, LM head, routers and norms 16 bit: 2 x V x H, 58 routers of
+    // E x H, two norms a layer and the final one, at 2 bytes; every other weight at 1.
+    const uint64_t edge = 2ULL * 129280 * 7168 + 58ULL * 256 * 7168 + 61ULL * 2 * 7168 + 7168;
+    EXPECT_EQ(m.EdgeParams(), edge);
+    EXPECT_EQ(m.EdgeWeightDtype(), DType::Bf16);
+    EXPECT_DOUBLE_EQ(m.WeightBytes(), double(m.TotalParams() - edge) + 2.0 * double(edge));
+}
+
+TEST(ModelSpec, Fp8BlockScalesReadFromTheQuantizationConfig)
+{
+    nlohmann::json c = {{"hidden_size", 1024},
+                        {"num_hidden_layers", 2},
+                        {"num_attention_heads", 8},
+                        {"intermediate_size", 4096},
+                        {"vocab_size", 1000},
+                        {"quantization_config", {{"quant_method", "fp8"}}}};
+    ModelSpec perTensor = ModelSpec::FromConfig(c);
+    EXPECT_EQ(perTensor.weightDtype, DType::Fp8);
+    EXPECT_EQ(perTensor.weightBlockSize, 0u);
+    EXPECT_FALSE(perTensor.BlockScaledFp8());
+    c["quantization_config"]["weight_block_size"] = {128, 128};
+    EXPECT_TRUE(ModelSpec::FromConfig(c).BlockScaledFp8());
+    // Not fp8 once overridden: no block kernels, and nothing left at another dtype.
+    c["weight_dtype"] = "bfloat16";
+    const ModelSpec bf16 = ModelSpec::FromConfig(c);
+    EXPECT_FALSE(bf16.BlockScaledFp8());
+    EXPECT_DOUBLE_EQ(bf16.WeightBytes(), 2.0 * double(bf16.TotalParams()));
+    c.erase("weight_dtype");
+    c["quantization_config"]["weight_block_size"] = {128};
+    const InputError e = test::ErrorOf([&] { ModelSpec::FromConfig(c, "m.json"); });
+    EXPECT_EQ(e.Field(), "quantization_config.weight_block_size");
+    EXPECT_EQ(e.Found(), "1 values");
+    c["quantization_config"]["weight_block_size"] = {0, 128};
+    EXPECT_THROW(ModelSpec::FromConfig(c), InputError);
 }
 
 TEST(ModelPresets, LookupIsCaseAndPunctuationInsensitive)

@@ -43,10 +43,14 @@ WeightBytesPerRank(const ModelSpec& m, const ParallelismSpec& par, uint32_t stag
     uint32_t first = par.FirstLayer(m, stage);
     double tp = par.tp;
     double params = 0;
+    // What an fp8 checkpoint leaves 16-bit (ModelSpec::EdgeWeightDtype): norms, routers,
+    // embedding and LM head.
+    double edge = 0;
     for (uint32_t l = first; l < first + layers[stage]; ++l)
     {
         double repl = ReplicatedAttentionParams(m);
-        params += repl + (double(m.AttentionParams()) - repl) / tp + double(m.LayerNormParams());
+        params += repl + (double(m.AttentionParams()) - repl) / tp;
+        edge += double(m.LayerNormParams());
         if (!m.IsMoeLayer(l))
         {
             params += double(m.DenseMlpParams()) / tp;
@@ -54,18 +58,18 @@ WeightBytesPerRank(const ModelSpec& m, const ParallelismSpec& par, uint32_t stag
         else if (par.ep > 1)
         {
             // Whole experts spread over ep ranks; shared expert and router replicated.
-            params += double(m.ExpertsParams()) / par.ep + double(m.SharedExpertParams())
-                      + double(m.RouterParams());
+            params += double(m.ExpertsParams()) / par.ep + double(m.SharedExpertParams());
+            edge += double(m.RouterParams());
         }
         else
         {
-            params += (double(m.ExpertsParams()) + double(m.SharedExpertParams())) / tp
-                      + double(m.RouterParams());
+            params += (double(m.ExpertsParams()) + double(m.SharedExpertParams())) / tp;
+            edge += double(m.RouterParams());
         }
     }
     if (stage == 0)
     {
-        params += double(m.EmbeddingParams()) / tp;
+        edge += double(m.EmbeddingParams()) / tp;
         if (m.encoder)
         {
             params += double(m.encoder->TotalParams()) / tp;
@@ -76,9 +80,9 @@ WeightBytesPerRank(const ModelSpec& m, const ParallelismSpec& par, uint32_t stag
         // A tied LM head on a later stage than the embedding needs its own copy.
         double head = m.tieWordEmbeddings ? (par.pp > 1 ? double(m.EmbeddingParams()) : 0.0)
                                           : double(m.LmHeadParams());
-        params += head / tp + double(m.FinalNormParams());
+        edge += head / tp + double(m.FinalNormParams());
     }
-    return params * DTypeBytes(m.weightDtype);
+    return params * DTypeBytes(m.weightDtype) + edge * DTypeBytes(m.EdgeWeightDtype());
 }
 
 double
