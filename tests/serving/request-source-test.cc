@@ -136,6 +136,50 @@ TEST(RequestSource, ZeroRateIsAnOfflineBatchAtTimeZero)
     }
 }
 
+// A benchmark client's fields: warm-up requests come first, each phase's times from 0, and the
+// measured requests are the ones an unwarmed spec would draw after the warm-up's draws.
+TEST(RequestSource, WarmupRequestsComeFirstWithTheirOwnClock)
+{
+    const json base = {{"rate_per_s", 4},
+                       {"count", 6},
+                       {"prompt_tokens", {{"dist", "uniform"}, {"min", 10}, {"max", 1000}}},
+                       {"output_tokens", 16},
+                       {"concurrency", 2}};
+    json warm = base;
+    warm["warmup"] = 3;
+    const RequestSpec s = Spec(warm);
+    EXPECT_EQ(s.concurrency, 2u);
+    EXPECT_EQ(s.warmup, 3u);
+    const std::vector<Request> r = GenerateRequests(s);
+    ASSERT_EQ(r.size(), 9u);
+    EXPECT_EQ(r[0].arrivalPs, 0);
+    EXPECT_EQ(r[3].arrivalPs, 0); // the measured phase's clock
+    EXPECT_GT(r[4].arrivalPs, 0);
+    for (size_t i = 0; i < r.size(); ++i)
+    {
+        EXPECT_EQ(r[i].id, i);
+    }
+    json nine = base;
+    nine["count"] = 9;
+    const std::vector<Request> plain = GenerateRequests(Spec(nine));
+    for (size_t i = 0; i < r.size(); ++i)
+    {
+        EXPECT_EQ(r[i].promptTokens, plain[i].promptTokens) << i;
+    }
+    EXPECT_EQ(FieldOf({{"rate_per_s", 0},
+                       {"count", 1},
+                       {"prompt_tokens", 1},
+                       {"output_tokens", 1},
+                       {"concurrency", 0}}),
+              "serving.requests.concurrency");
+    EXPECT_EQ(FieldOf({{"rate_per_s", 0},
+                       {"count", 1},
+                       {"prompt_tokens", 1},
+                       {"output_tokens", 1},
+                       {"warmup", -1}}),
+              "serving.requests.warmup");
+}
+
 TEST(RequestSource, ReadsCsvAndJsonLinesTraces)
 {
     std::string csv = WriteTemp("trace.csv",

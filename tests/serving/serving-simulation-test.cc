@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fabricsim
@@ -73,6 +74,109 @@ TEST(ServingSimulation, SingleRequestLatencyIsItsSteps)
     // Decode of an 8B model at TP 1 streams 16 GB of weights: about 5.6 ms on H100 at 85%,
     // after the engine's 2.5 ms + 10 us of host work for its one sequence.
     EXPECT_NEAR(decode, 16.06e9 / (3.35e12 * 0.85) * 1e3 + 2.51, 0.1 * decode);
+}
+
+// A benchmark client of concurrency 1 sends the next request when the last one finishes: every
+// request runs alone, so each takes the lone request's TTFT and E2E, back to back, and the
+// throughput is its output over that E2E.
+TEST(ServingSimulation, ClosedLoopOfOneRunsRequestsBackToBack)
+{
+    const ServingResult lone = RunOnFake(MakeScenario(
+        {{"serving", {{"requests", {{"rate_per_s", 0}, {"count", 1}, {"output_tokens", 4}}}}}}));
+    const ServingResult r = RunOnFake(MakeScenario(
+        {{"serving",
+          {{"requests",
+            {{"rate_per_s", 0}, {"count", 5}, {"output_tokens", 4}, {"concurrency", 1}}}}}}));
+    ASSERT_EQ(r.requests.size(), 5u);
+    ASSERT_TRUE(r.incomplete.empty());
+    const RequestRecord& one = lone.requests[0];
+    const double e2e = double(one.tokenPs.back() - one.arrivalPs);
+    for (size_t i = 0; i < r.requests.size(); ++i)
+    {
+        const RequestRecord& q = r.requests[i];
+        EXPECT_NEAR(q.TtftMs(), one.TtftMs(), 1e-6) << i;
+        EXPECT_NEAR(double(q.tokenPs.back() - q.arrivalPs), e2e, 1.0) << i;
+        if (i > 0)
+        {
+            EXPECT_EQ(q.arrivalPs, r.requests[i - 1].tokenPs.back()) << i;
+        }
+    }
+    EXPECT_NEAR(r.ToJson()["throughput_tokens_per_s"].get<double>(),
+                5 * (512 + 4) / (5 * e2e / 1e12),
+                1e-6 * 5 * (512 + 4) / (5 * e2e / 1e12));
+}
+
+// Concurrency C with C requests is the offline batch (all sent at 0); with more, no more than C
+// are ever in flight and the next goes out at the instant one finishes.
+TEST(ServingSimulation, ClosedLoopKeepsAtMostItsConcurrencyInFlight)
+{
+    auto requests = [](const json& extra)
+    {
+        json r = {{"rate_per_s", 0}, {"count", 12}, {"output_tokens", 8}};
+        r.merge_patch(extra);
+        return MakeScenario({{"serving", {{"requests", r}}}});
+    };
+    const ServingResult batch = RunOnFake(requests({{"count", 3}}));
+    const ServingResult three = RunOnFake(requests({{"count", 3}, {"concurrency", 3}}));
+    ASSERT_EQ(three.requests.size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+    {
+        EXPECT_EQ(three.requests[i].arrivalPs, 0);
+        EXPECT_EQ(three.requests[i].tokenPs, batch.requests[i].tokenPs) << i;
+    }
+    const ServingResult r = RunOnFake(requests({{"concurrency", 3}}));
+    ASSERT_EQ(r.requests.size(), 12u);
+    ASSERT_TRUE(r.incomplete.empty());
+    std::vector<int64_t> finishes;
+    for (const RequestRecord& q : r.requests)
+    {
+        int64_t inFlight = 0;
+        for (const RequestRecord& o : r.requests)
+        {
+            inFlight += o.arrivalPs <= q.arrivalPs && o.tokenPs.back() > q.arrivalPs;
+        }
+        EXPECT_LE(inFlight, 3) << q.id;
+        finishes.push_back(q.tokenPs.back());
+    }
+    std::sort(finishes.begin(), finishes.end());
+    // The 4th request is sent when the first finishes, the 5th when the second does, ...
+    for (size_t i = 3; i < r.requests.size(); ++i)
+    {
+        EXPECT_EQ(r.requests[i].arrivalPs, finishes[i - 3]) << i;
+    }
+}
+
+// Warm-up requests run first and are left out: the measured ones are sent once the last of them
+// is done, and the figures are theirs alone.
+TEST(ServingSimulation, WarmupRequestsRunFirstAndAreLeftOut)
+{
+    const ServingResult r = RunOnFake(MakeScenario({{"serving",
+                                                     {{"requests",
+                                                       {{"rate_per_s", 0},
+                                                        {"count", 4},
+                                                        {"output_tokens", 4},
+                                                        {"concurrency", 2},
+                                                        {"warmup", 2}}}}}}));
+    ASSERT_EQ(r.requests.size(), 4u);
+    ASSERT_TRUE(r.incomplete.empty());
+    EXPECT_EQ(r.requests[0].id, 2u); // ids 0 and 1 were the warm-up
+    const int64_t start = r.requests[0].arrivalPs;
+    EXPECT_GT(start, 0);
+    for (const RequestRecord& q : r.requests)
+    {
+        EXPECT_GE(q.arrivalPs, start);
+    }
+    for (const StepRecord& st : r.steps)
+    {
+        EXPECT_GE(st.launchPs, start);
+    }
+    const json j = r.ToJson();
+    EXPECT_EQ(j["requests"]["count"], 4);
+    EXPECT_EQ(j["requests"]["warmup"], 2);
+    // The measured pair runs as the first pair did: the same TTFT as an unwarmed run of two.
+    const ServingResult cold = RunOnFake(MakeScenario(
+        {{"serving", {{"requests", {{"rate_per_s", 0}, {"count", 2}, {"output_tokens", 4}}}}}}));
+    EXPECT_NEAR(r.requests[0].TtftMs(), cold.requests[0].TtftMs(), 1e-6);
 }
 
 TEST(ServingSimulation, SmallKvCachePreemptsAndStillFinishes)

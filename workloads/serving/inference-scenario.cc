@@ -466,7 +466,7 @@ InferenceScenario::CheckFitsMemory() const
     // Estimated before anything is generated.
     const LengthDistribution& out = requests.output;
     const double meanOutput = std::clamp(out.Mean(), out.min, out.max);
-    const double n = double(requests.count);
+    const double n = double(requests.count) + double(requests.warmup);
     // The longest request sets the fewest steps a pool takes: a tail of a few deviations.
     using K = LengthDistribution::Kind;
     const double longest = out.kind == K::Constant ? out.value

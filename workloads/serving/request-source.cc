@@ -224,7 +224,9 @@ RequestSpec::FromJson(const json& j,
                  "arrival",
                  "images",
                  "audio_seconds",
-                 "seed"});
+                 "seed",
+                 "concurrency",
+                 "warmup"});
     if (!o.Has("rate_per_s"))
     {
         throw fabricsim::InputError(file,
@@ -264,6 +266,8 @@ RequestSpec::FromJson(const json& j,
             file, o.Field("arrival"), "\"poisson\" or \"uniform\"", "\"" + arrival + "\"");
     }
     s.poisson = arrival == "poisson";
+    s.concurrency = o.OptionalUint("concurrency", 0, 1);
+    s.warmup = o.OptionalUint("warmup", 0, 0);
     s.images = o.OptionalNumber("images", 0, 0, 1e6);
     s.audioSeconds = o.OptionalNumber("audio_seconds", 0, 0, 1e7);
     return s;
@@ -281,11 +285,16 @@ GenerateRequests(const RequestSpec& spec)
     SeededStream prompts(spec.seed, 2);
     SeededStream outputs(spec.seed, 3);
     std::vector<Request> out;
-    out.reserve(spec.count);
+    const uint64_t total = units::CheckedAdd(spec.count, spec.warmup, "requests with warm-up");
+    out.reserve(total);
     double t = 0;
-    for (uint64_t i = 0; i < spec.count; ++i)
+    for (uint64_t i = 0; i < total; ++i)
     {
-        if (spec.ratePerSec > 0 && i > 0)
+        if (i == spec.warmup)
+        {
+            t = 0; // the measured phase starts its own clock
+        }
+        else if (spec.ratePerSec > 0 && i > 0)
         {
             t += spec.poisson ? gaps.Exponential(spec.ratePerSec) : 1.0 / spec.ratePerSec;
         }

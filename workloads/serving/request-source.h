@@ -33,9 +33,13 @@ struct Request
  * \brief The "requests" object of a serving scenario.
  *
  * Synthetic: {"rate_per_s": r, "count": n, "prompt_tokens": dist, "output_tokens": dist,
- * "arrival": "poisson" | "uniform", "images": x, "audio_seconds": y, "seed": s}. rate 0 makes
- * every request arrive at time 0 (offline batch). Trace: {"trace": path} with optional
- * "time_scale" (multiplies arrival times) and "limit" (first n requests).
+ * "arrival": "poisson" | "uniform", "images": x, "audio_seconds": y, "seed": s, "concurrency": c,
+ * "warmup": w}. rate 0 makes every request arrive at time 0 (offline batch). A benchmark
+ * client's closed loop: "concurrency" keeps at most c requests in flight (the next is sent when
+ * one finishes; the rate's times are then the earliest sends), "warmup" runs w more requests
+ * first, left out of the metrics, and sends the measured ones once all of them are done. Trace:
+ * {"trace": path} with optional "time_scale" (multiplies arrival times) and "limit" (first n
+ * requests).
  */
 struct RequestSpec
 {
@@ -51,6 +55,8 @@ struct RequestSpec
     double images = 0;         //!< images per request
     double audioSeconds = 0;   //!< seconds of audio per request
     uint64_t seed = 1;         //!< random seed (default: the scenario's seed)
+    uint64_t concurrency = 0;  //!< closed loop: at most this many in flight (0: open loop)
+    uint64_t warmup = 0;       //!< warm-up requests run first, outside the metrics
 
     /**
      * \brief Parse; \p file is the scenario file (also the base of a relative trace path),
@@ -63,7 +69,9 @@ struct RequestSpec
 };
 
 /**
- * \brief Generate (or load) the requests of \p spec, sorted by arrival, ids 0..n-1.
+ * \brief Generate (or load) the requests of \p spec, sorted by arrival, ids 0..n-1. With
+ * warm-up requests, ids 0..w-1 are those (their times from 0) and the measured ones follow, their
+ * times again from 0 (the start of the measured phase).
  */
 std::vector<Request> GenerateRequests(const RequestSpec& spec);
 

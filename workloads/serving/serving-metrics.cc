@@ -389,6 +389,10 @@ ServingResult::ToJson(bool perStep) const
                             requests.end(),
                             uint64_t(0),
                             [](uint64_t a, const RequestRecord& r) { return a + r.preemptions; })}};
+    if (warmupRequests > 0)
+    {
+        j["requests"]["warmup"] = warmupRequests;
+    }
     j["duration_s"] = DurationSec();
     j["ttft_ms"] = Ttft().ToJson();
     j["tpot_ms"] = Tpot().ToJson();

@@ -140,7 +140,8 @@ struct ServingResult
     double peakFlops = 0;                //!< peak FLOP/s per accelerator (model's math dtype)
     double hbmBwBytesPerSec = 0;         //!< HBM bandwidth per accelerator
     nlohmann::json pools = nlohmann::json::array(); //!< per pool: layout and KV budget
-    std::vector<std::string> incomplete;      //!< why requests did not finish (empty when all did)
+    std::vector<std::string> incomplete; //!< why requests did not finish (empty when all did)
+    uint64_t warmupRequests = 0; //!< warm-up requests run first and left out of every figure
     std::vector<nlohmann::json> programTrace; //!< recorded programs (JSON lines), if asked
     std::shared_ptr<ChromeTrace> timeline;    //!< timeline, if asked
 

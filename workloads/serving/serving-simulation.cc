@@ -132,6 +132,13 @@ class ServingSimulation::Impl
     bool PickSlot(uint32_t pool, const std::function<bool(ServingScheduler&)>& ok, SlotRef& out);
     void OnArrival(uint64_t id);
     void ScheduleArrival(uint64_t id);
+    /// Hands request \p id to the least-loaded engine of the first pool, now.
+    void Admit(uint64_t id);
+    /// The benchmark client (serving.requests.concurrency / warmup): sends what its limit,
+    /// its phase and the requests' earliest send times allow, now.
+    void ClientSend();
+    /// The client saw request \p id's last token.
+    void ClientDone(uint64_t id);
     void TryLaunch(const SlotRef& s);
     void Launch(SlotRef s);
     void OnStepDone(SlotRef s, StepRecord rec, const StepStats& stats);
@@ -148,6 +155,17 @@ class ServingSimulation::Impl
     StepExecutor m_exec;
     std::vector<Request> m_requests;
     std::vector<RequestRecord> m_records;
+    // The benchmark client: at most m_concurrency requests in flight (0: no limit); the
+    // warm-up requests (ids below m_warmup) run first, the rest only once all of them are
+    // done, their earliest send times counted from then.
+    bool m_client = false;
+    uint64_t m_concurrency = 0;
+    uint64_t m_warmup = 0;
+    uint64_t m_inFlight = 0;
+    uint64_t m_nextSend = 0;
+    uint64_t m_warmupLeft = 0;
+    int64_t m_phaseStartPs = 0;
+    bool m_sendPending = false;
     ServingProgress m_progressState; ///< what m_progress is told
     std::vector<Pool> m_pools;
     std::vector<StepRecord> m_steps;
@@ -247,6 +265,10 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
         }
     }
     m_requests = GenerateRequests(m_sc.requests);
+    m_warmup = m_sc.requests.warmup;
+    m_warmupLeft = m_warmup;
+    m_concurrency = m_sc.requests.concurrency;
+    m_client = m_concurrency > 0 || m_warmup > 0;
     if (m_sc.requests.fromTrace)
     {
         // The reader checked the requests alone; the steps depend on this scenario's batching.
@@ -386,7 +408,61 @@ ServingSimulation::Impl::Validate()
 void
 ServingSimulation::Impl::Start()
 {
+    if (m_client)
+    {
+        ClientSend();
+        return;
+    }
     ScheduleArrival(0);
+}
+
+void
+ServingSimulation::Impl::ClientSend()
+{
+    while (m_nextSend < m_requests.size() && (m_concurrency == 0 || m_inFlight < m_concurrency))
+    {
+        const uint64_t id = m_nextSend;
+        if (id >= m_warmup && m_warmupLeft > 0)
+        {
+            return; // the measured requests wait for the warm-up to end
+        }
+        const int64_t earliest = (id < m_warmup ? 0 : m_phaseStartPs) + m_requests[id].arrivalPs;
+        if (earliest > m_api.NowPs())
+        {
+            if (!m_sendPending)
+            {
+                m_sendPending = true;
+                m_api.Schedule(earliest - m_api.NowPs(),
+                               [this]()
+                               {
+                                   m_sendPending = false;
+                                   ClientSend();
+                               });
+            }
+            return;
+        }
+        m_records[id].arrivalPs = m_api.NowPs();
+        ++m_inFlight;
+        ++m_nextSend;
+        Admit(id);
+    }
+}
+
+void
+ServingSimulation::Impl::ClientDone(uint64_t id)
+{
+    if (!m_client)
+    {
+        return;
+    }
+    --m_inFlight;
+    if (id < m_warmup && --m_warmupLeft == 0)
+    {
+        m_phaseStartPs = m_api.NowPs();
+    }
+    // After this step's completion is handled: the next request reaches the engine as a new
+    // arrival would, not in the middle of its bookkeeping.
+    m_api.Schedule(0, [this]() { ClientSend(); });
 }
 
 void
@@ -446,18 +522,24 @@ ServingSimulation::Impl::OnArrival(uint64_t id)
     uint64_t next = id;
     while (next < m_requests.size() && m_requests[next].arrivalPs <= m_api.NowPs())
     {
-        Role role = m_pools[0].role;
-        SlotRef slot;
-        PickSlot(0, nullptr, slot);
-        SequenceState seq = NewSequence(next, role);
-        seq.enqueuedPs = m_api.NowPs();
-        Sched(slot).Enqueue(seq);
-        VirtualEngine& ve = Ve(slot);
-        ve.deps.notBeforePs = std::max(ve.deps.notBeforePs, m_api.NowPs());
-        TryLaunch(slot);
+        Admit(next);
         ++next;
     }
     ScheduleArrival(next);
+}
+
+void
+ServingSimulation::Impl::Admit(uint64_t id)
+{
+    Role role = m_pools[0].role;
+    SlotRef slot;
+    PickSlot(0, nullptr, slot);
+    SequenceState seq = NewSequence(id, role);
+    seq.enqueuedPs = m_api.NowPs();
+    Sched(slot).Enqueue(seq);
+    VirtualEngine& ve = Ve(slot);
+    ve.deps.notBeforePs = std::max(ve.deps.notBeforePs, m_api.NowPs());
+    TryLaunch(slot);
 }
 
 void
@@ -645,9 +727,11 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
         {
             m_records[id].tokenPs.push_back(now);
             m_progressState.tokensGenerated++;
-            m_progressState.requestsFinished
-                += m_records[id].tokenPs.size()
-                   == std::max<uint64_t>(1, m_records[id].outputTokens);
+            if (m_records[id].tokenPs.size() == std::max<uint64_t>(1, m_records[id].outputTokens))
+            {
+                m_progressState.requestsFinished++;
+                ClientDone(id);
+            }
         }
         freed = freed || !out.finished.empty();
         for (uint64_t id : out.finished)
@@ -864,8 +948,18 @@ ServingResult
 ServingSimulation::Impl::Finish()
 {
     ServingResult r;
-    r.requests = m_records;
-    r.steps = m_steps;
+    // The warm-up requests, and the steps before the measured ones were sent, are left out of
+    // the metrics, as the benchmark leaves them out.
+    r.requests.assign(m_records.begin() + std::min<size_t>(m_warmup, m_records.size()),
+                      m_records.end());
+    for (const StepRecord& st : m_steps)
+    {
+        if (m_warmup == 0 || st.launchPs >= m_phaseStartPs)
+        {
+            r.steps.push_back(st);
+        }
+    }
+    r.warmupRequests = m_warmup;
     r.slo = m_sc.slo;
     r.accelerators = m_sc.NumAccelerators();
     r.pricePerHour = m_sc.hw.pricePerHour;
