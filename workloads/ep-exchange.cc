@@ -304,6 +304,8 @@ EpWireOf(EpBackend backend, uint32_t hidden, double activationBytes)
         break;
     case EpBackend::DeepEpAuto:
         throw std::logic_error("EpWireOf: deepep-auto is resolved per step (ResolveEpBackend)");
+    case EpBackend::TpAllReduce:
+        throw std::logic_error("EpWireOf: tp-allreduce moves no tokens (EpExchangesTokens)");
     }
     return w;
 }
@@ -343,6 +345,7 @@ EpKernelCostOf(EpBackend backend, bool dispatch)
         throw std::logic_error("EpKernelCostOf: deepep-auto is resolved per step");
     case EpBackend::AllToAll:
     case EpBackend::AllGatherReduceScatter:
+    case EpBackend::TpAllReduce:
         break;
     }
     return std::nullopt;

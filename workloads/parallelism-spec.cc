@@ -25,6 +25,8 @@ EpBackendName(EpBackend b)
         return "deepep-auto";
     case EpBackend::DeepEpLowLatency:
         return "deepep-low-latency";
+    case EpBackend::TpAllReduce:
+        return "tp-allreduce";
     }
     return "";
 }
@@ -80,7 +82,8 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
                         EpBackend::AllGatherReduceScatter,
                         EpBackend::DeepEpNormal,
                         EpBackend::DeepEpLowLatency,
-                        EpBackend::DeepEpAuto})
+                        EpBackend::DeepEpAuto,
+                        EpBackend::TpAllReduce})
     {
         if (backend == EpBackendName(b))
         {
@@ -93,7 +96,8 @@ ParallelismSpec::FromJson(const json& j, const std::string& file, const std::str
         throw fabricsim::InputError(file,
                                     o.Field("ep_backend"),
                                     "\"all-to-all\", \"allgather-reducescatter\", "
-                                    "\"deepep-normal\", \"deepep-low-latency\" or \"deepep-auto\"",
+                                    "\"deepep-normal\", \"deepep-low-latency\", \"deepep-auto\" "
+                                    "or \"tp-allreduce\"",
                                     "\"" + backend + "\"");
     }
     // No GPU has more than a few hundred SMs (H100 132, B200 148).
@@ -184,6 +188,15 @@ ParallelismSpec::Validate(const ModelSpec& m,
     if (e % ep != 0)
     {
         fail("ep", "a divisor of the number of experts " + std::to_string(e), ep);
+    }
+    if (epBackend == EpBackend::TpAllReduce && (ep != tp || dpAttention))
+    {
+        // Every rank of the EP group holds the same tokens only when it is the TP group.
+        fail("ep",
+             "tp = " + std::to_string(tp)
+                 + " without dp_attention for ep_backend tp-allreduce (the experts sharded "
+                   "over the TP group)",
+             ep);
     }
     if (!dpAttention && ep != tp)
     {

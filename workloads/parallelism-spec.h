@@ -34,8 +34,12 @@ enum class EpBackend
                             //!< its experts, fp8 with scales; combine bf16, one per such rank
     DeepEpLowLatency,       //!< DeepEP's low-latency kernels: one fp8 copy per chosen expert,
                             //!< combine bf16 per copy
-    DeepEpAuto //!< SGLang's --deepep-mode auto: the normal kernels for a step that carries
-               //!< prefill tokens in any group of the EP group, low latency for decode-only steps
+    DeepEpAuto, //!< SGLang's --deepep-mode auto: the normal kernels for a step that carries
+                //!< prefill tokens in any group of the EP group, low latency for decode-only steps
+    TpAllReduce //!< no token exchange: the experts sharded over the TP group, every rank routes
+                //!< all the step's tokens to its own, one TP all-reduce sums the MoE output
+                //!< (vLLM's --enable-expert-parallel at data_parallel_size 1, where it runs no
+                //!< all-to-all kernels)
 };
 
 /// The DeepEP kernels \p b runs for a step (\p prefill: a step carrying prefill tokens);
@@ -43,7 +47,7 @@ enum class EpBackend
 EpBackend ResolveEpBackend(EpBackend b, bool prefill);
 
 /// The JSON name ("all-to-all", "allgather-reducescatter", "deepep-normal",
-/// "deepep-low-latency", "deepep-auto").
+/// "deepep-low-latency", "deepep-auto", "tp-allreduce").
 std::string EpBackendName(EpBackend b);
 
 /**
@@ -111,6 +115,12 @@ struct ParallelismSpec
 
     /// Tensor split of each expert: tp when ep = 1, else 1.
     uint32_t ExpertTp() const;
+    /// Whether the EP group moves tokens to their experts (dispatch and combine): ep > 1 on
+    /// every backend but tp-allreduce, whose ranks all hold every token.
+    bool EpExchangesTokens() const
+    {
+        return ep > 1 && epBackend != EpBackend::TpAllReduce;
+    }
 
     /// Attention groups whose tokens meet in one EP group: ep / tp when ep > 1, else 1.
     uint32_t AttentionGroupsPerEpGroup() const;

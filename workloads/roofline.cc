@@ -86,7 +86,7 @@ Roofline::TokensPerEpGroup(const StepBatch& batch) const
 double
 Roofline::TokensRoutedPerRank(const StepBatch& batch) const
 {
-    return m_par.ep > 1 ? batch.Tokens() / m_par.tp : batch.Tokens();
+    return m_par.EpExchangesTokens() ? batch.Tokens() / m_par.tp : batch.Tokens();
 }
 
 namespace
@@ -359,8 +359,9 @@ Roofline::AppendMoeOps(std::vector<ComputeOp>& ops,
 
     if (moe.sharedIntermediate > 0)
     {
-        // Split by tp like a dense MLP when ep = 1; replicated on each EP rank otherwise.
-        double shardTp = m_par.ep > 1 ? 1.0 : double(m_par.tp);
+        // Split by tp like a dense MLP without a token exchange; replicated on each EP rank
+        // when tokens are dispatched.
+        double shardTp = m_par.EpExchangesTokens() ? 1.0 : double(m_par.tp);
         double sharedParams = double(m.SharedExpertParams()) / shardTp;
         ComputeOp shared;
         shared.kind = OpKind::SharedExperts;

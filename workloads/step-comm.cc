@@ -95,7 +95,7 @@ StepComm::Collectives(const StepBatch& batch,
     const double t = batch.Tokens();
     const double h = m_model.hiddenSize;
     const double hidden = t * h * ba; // T H b
-    const bool ep = m_par.ep > 1;
+    const bool ep = m_par.EpExchangesTokens();
     // deepep-auto: the normal kernels when the EP group's step carries prefill tokens (the
     // builder says so for the whole group; alone, this rank's batch decides).
     const bool prefill = m_prefillStep.value_or(batch.HasPrefill());

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -303,4 +304,43 @@ TEST(Cli, InferenceRunsWriteRequestAndStepTables)
         compute += std::stod(steps[i][9]);
     }
     EXPECT_NEAR(compute, s["breakdown"]["compute_ms"].get<double>(), 1e-4);
+}
+
+// vLLM's TP + EP at data_parallel_size 1 (ep_backend tp-allreduce) on both backends: no
+// dispatch, combine or all-gather, only the TP all-reduces, which now sum the MoE output too;
+// the packet fabric and the flow model agree inside the servers.
+TEST(Cli, TpAllReduceExpertParallelRunsOnBothBackends)
+{
+    const std::string dir = fabricsim::test::TempDir("tp-ep");
+    json sc = SmallInference({{"rate_per_s", 0},
+                              {"count", 8},
+                              {"prompt_tokens", 64},
+                              {"output_tokens", 4},
+                              {"concurrency", 4}});
+    sc["parallelism"] = {{"tp", 4}, {"dp", 2}, {"ep", 4}, {"ep_backend", "tp-allreduce"}};
+    const std::string path = WriteScenario(dir, "tp-ep.json", sc);
+    std::map<std::string, json> runs;
+    for (const std::string backend : {"packet", "analytical"})
+    {
+        std::string log;
+        ASSERT_EQ(fabricsim::test::RunCli("run " + path + " --backend " + backend + " --out " + dir
+                                              + "/" + backend,
+                                          log),
+                  0)
+            << log;
+        runs[backend]
+            = json::parse(fabricsim::test::ReadFile(dir + "/" + backend + "/summary.json"));
+        const json& comm = runs[backend]["breakdown"]["exposed_comm_ms"];
+        EXPECT_TRUE(runs[backend]["complete"].get<bool>()) << backend;
+        EXPECT_GT(comm.value("tp_allreduce", 0.0), 0) << backend;
+        for (const char* none : {"ep_dispatch", "ep_combine", "tp_allgather"})
+        {
+            EXPECT_FALSE(comm.contains(none)) << backend << " " << none;
+        }
+    }
+    for (const char* m : {"ttft_ms", "tpot_ms"})
+    {
+        const double p = runs["packet"][m]["mean"].get<double>();
+        EXPECT_NEAR(runs["analytical"][m]["mean"].get<double>(), p, 0.01 * p) << m;
+    }
 }

@@ -106,6 +106,21 @@ TEST(MeasuredRunConfig, EngineKwargsAndResolvedBlocks)
     // Two GPUs on one PCIe Gen5 x16 switch, at the 22.2 GB/s NCCL reaches over it.
     EXPECT_EQ(sc["topology"]["hosts"], 2);
     EXPECT_EQ(sc["topology"]["host_link"]["rate"], "177.6Gbps");
+
+    // The same flags at data_parallel_size 1, tensor_parallel_size 2: vLLM runs no all-to-all
+    // kernels there (dp_size > 1 is one of their conditions): the experts are sharded over the
+    // TP group and one all-reduce sums their output.
+    meta["engine_kwargs"]["tensor_parallel_size"] = 2;
+    meta["engine_kwargs"]["data_parallel_size"] = 1;
+    const json tp
+        = MeasuredRunScenario(ReadMeasuredRunConfig(MakeRun("mrc-tp-ep", meta)), "r.jsonl");
+    EXPECT_EQ(tp["parallelism"],
+              json({{"tp", 2},
+                    {"pp", 1},
+                    {"dp", 1},
+                    {"ep", 2},
+                    {"dp_attention", false},
+                    {"ep_backend", "tp-allreduce"}}));
 }
 
 TEST(MeasuredRunConfig, GpuFromConfigJsonAndDefaultsNoted)

@@ -74,6 +74,24 @@ TEST(ParallelismSpec, ErrorsNameTheField)
     EXPECT_EQ(ErrorField(json{{"pp_send", "nccl"}}, "Llama-3-70B"), "parallelism.pp_send");
     EXPECT_EQ(ErrorField(json{{"ep_backend", "deepep"}}, "Llama-3-70B"), "parallelism.ep_backend");
     EXPECT_EQ(ErrorField(json{{"ep_sms", 0}}, "Llama-3-70B"), "parallelism.ep_sms");
+    // tp-allreduce shards the experts over the TP group: ep must be tp, without DP attention.
+    EXPECT_EQ(
+        ErrorField(json{{"tp", 8}, {"ep", 8}, {"ep_backend", "tp-allreduce"}}, "Mixtral-8x7B"),
+        "ok");
+    EXPECT_EQ(ErrorField(json{{"tp", 4},
+                              {"ep", 8},
+                              {"dp", 2},
+                              {"dp_attention", true},
+                              {"ep_backend", "tp-allreduce"}},
+                         "Mixtral-8x7B"),
+              "parallelism.ep");
+    EXPECT_EQ(ErrorField(json{{"tp", 1},
+                              {"ep", 8},
+                              {"dp", 8},
+                              {"dp_attention", true},
+                              {"ep_backend", "tp-allreduce"}},
+                         "Mixtral-8x7B"),
+              "parallelism.ep");
     EXPECT_EQ(ErrorField(json{{"ep_sms", 5000}}, "Llama-3-70B"), "parallelism.ep_sms");
 }
 
@@ -83,7 +101,8 @@ TEST(ParallelismSpec, EveryEpBackendNameRoundTrips)
                         EpBackend::AllGatherReduceScatter,
                         EpBackend::DeepEpNormal,
                         EpBackend::DeepEpLowLatency,
-                        EpBackend::DeepEpAuto})
+                        EpBackend::DeepEpAuto,
+                        EpBackend::TpAllReduce})
     {
         const ParallelismSpec p
             = ParallelismSpec::FromJson(json{{"ep_backend", EpBackendName(b)}}, "s.json", "p");
@@ -95,6 +114,7 @@ TEST(ParallelismSpec, EveryEpBackendNameRoundTrips)
     EXPECT_EQ(ParallelismSpec::FromJson(json{{"ep_sms", 24}}, "s.json", "p").epSms, 24u);
     EXPECT_EQ(EpBackendName(EpBackend::DeepEpLowLatency), "deepep-low-latency");
     EXPECT_EQ(EpBackendName(EpBackend::DeepEpAuto), "deepep-auto");
+    EXPECT_EQ(EpBackendName(EpBackend::TpAllReduce), "tp-allreduce");
     // Auto picks the normal kernels for prefill, low latency for decode; others are themselves.
     EXPECT_EQ(ResolveEpBackend(EpBackend::DeepEpAuto, true), EpBackend::DeepEpNormal);
     EXPECT_EQ(ResolveEpBackend(EpBackend::DeepEpAuto, false), EpBackend::DeepEpLowLatency);

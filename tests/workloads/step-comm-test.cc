@@ -208,3 +208,54 @@ TEST(StepComm, ExpertParallelInsideTensorParallelGroup)
     EXPECT_EQ(Count(sp, StepCollectiveKind::ReduceScatter, "attn_out"), 32u);
     EXPECT_EQ(Count(sp, StepCollectiveKind::AllGather, "attn_out"), 0u);
 }
+
+// vLLM's --tensor-parallel-size 8 --enable-expert-parallel at data_parallel_size 1: no
+// all-to-all kernels (use_all2all_kernels needs dp_size > 1). Every rank holds every token after
+// the attention all-reduce, runs its 1/8 of the experts on all of them, and one TP all-reduce
+// sums the MoE output: per MoE layer two all-reduces of T x H x b, nothing else.
+TEST(StepComm, TpAllReduceBackendShardsExpertsOverTheTpGroup)
+{
+    ModelSpec m = ModelSpec::Preset("Mixtral-8x7B");
+    ParallelismSpec p;
+    p.tp = 8;
+    p.ep = 8;
+    p.epBackend = EpBackend::TpAllReduce;
+    ASSERT_FALSE(p.EpExchangesTokens());
+    const StepBatch b = StepBatch::Decode(64, 500);
+    const Roofline r(m, HardwareSpec::Preset("H100"), p);
+    auto ops = r.StepOps(b, RankPosition{0, 3});
+    auto cs = StepComm(m, p).Collectives(b, ops, RankPosition{0, 3});
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllReduce, "attn_out"), 32u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllReduce, "moe_out"), 32u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllReduce), 32u * 2 + 1); // and the embedding's
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllToAll), 0u);
+    EXPECT_EQ(Count(cs, StepCollectiveKind::AllGather), 0u);
+    for (const auto& c : cs)
+    {
+        if (c.kind == StepCollectiveKind::AllReduce)
+        {
+            EXPECT_DOUBLE_EQ(c.bytes, 64.0 * 4096 * 2);
+            EXPECT_EQ(c.groupSize, 8u);
+        }
+    }
+    // The router runs on all 64 tokens; rank 3's one expert (of 8) takes its share of their
+    // 128 copies, whole (no tensor split of the expert).
+    ParallelismSpec exchange = p;
+    exchange.epBackend = EpBackend::AllToAll;
+    const auto dispatched
+        = Roofline(m, HardwareSpec::Preset("H100"), exchange).StepOps(b, RankPosition{0, 3});
+    for (size_t i = 0; i < ops.size(); ++i)
+    {
+        if (ops[i].kind == OpKind::Router)
+        {
+            EXPECT_EQ(ops[i].shapes[0].m, 64u);
+            EXPECT_EQ(dispatched[i].shapes[0].m, 8u); // T / tp after a dispatch
+        }
+        if (ops[i].kind == OpKind::MoeExperts)
+        {
+            EXPECT_EQ(ops[i].shapes[0].tp, 1u);
+            EXPECT_EQ(ops[i].shapes[0].ep, 8u);
+            EXPECT_DOUBLE_EQ(ops[i].flops, dispatched[i].flops);
+        }
+    }
+}

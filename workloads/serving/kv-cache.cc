@@ -55,7 +55,7 @@ WeightBytesPerRank(const ModelSpec& m, const ParallelismSpec& par, uint32_t stag
         {
             params += double(m.DenseMlpParams()) / tp;
         }
-        else if (par.ep > 1)
+        else if (par.EpExchangesTokens())
         {
             // Whole experts spread over ep ranks; shared expert and router replicated.
             params += double(m.ExpertsParams()) / par.ep + double(m.SharedExpertParams());
@@ -63,6 +63,7 @@ WeightBytesPerRank(const ModelSpec& m, const ParallelismSpec& par, uint32_t stag
         }
         else
         {
+            // Experts split by tp, or whole over the TP group (tp-allreduce: ep = tp).
             params += (double(m.ExpertsParams()) + double(m.SharedExpertParams())) / tp;
             edge += double(m.RouterParams());
         }

@@ -365,9 +365,11 @@ MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath)
             // tp x dp GPUs of a stage; attention stays data-parallel between the dp groups.
             par["ep"] = run.tp * run.dp;
             par["dp_attention"] = run.dp > 1;
-            // Without DeepEP vLLM gathers every token to every EP rank and reduce-scatters the
-            // results back.
-            par["ep_backend"] = "allgather-reducescatter";
+            // vLLM runs its all-to-all kernels only at dp > 1 (use_all2all_kernels: dp_size > 1
+            // and use_ep). There, without DeepEP, it gathers every token to every EP rank and
+            // reduce-scatters the results back; at dp 1 the experts are sharded over the TP
+            // group, every rank runs every token and one all-reduce sums the MoE output.
+            par["ep_backend"] = run.dp > 1 ? "allgather-reducescatter" : "tp-allreduce";
         }
     }
 

@@ -446,7 +446,7 @@ StepProgramBuilder::Build(uint64_t step,
     prog.step = step;
 
     // Two micro-batches only when every group can split, so EP members stay matched.
-    bool split = m_sc.exec.epOverlap == EpOverlap::TwoBatch && par.ep > 1;
+    bool split = m_sc.exec.epOverlap == EpOverlap::TwoBatch && par.EpExchangesTokens();
     for (const auto& b : batches)
     {
         split = split && b.sequences.size() >= 2;
