@@ -179,11 +179,13 @@ const std::vector<std::string> kConfigKeys = {"_name_or_path",
                                               "q_lora_rank",
                                               "qk_nope_head_dim",
                                               "qk_norm",
+                                              "qk_norm_type",
                                               "qk_rope_head_dim",
                                               "quantization_config",
                                               "shared_expert_intermediate_size",
                                               "tie_word_embeddings",
                                               "torch_dtype",
+                                              "use_qk_norm",
                                               "v_head_dim",
                                               "vocab_size",
                                               "weight_dtype"};
@@ -270,7 +272,20 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     bool attentionBias = o.OptionalBool("attention_bias", false);
     m.qkvBias = attentionBias || qwen2;
     m.outBias = attentionBias;
-    m.qkNorm = o.OptionalBool("qk_norm", m.modelType.rfind("qwen3", 0) == 0);
+    // MiniMax-M2's use_qk_norm with qk_norm_type "per_layer": one RMSNorm over every head's q
+    // (and one over k), not one per head. Its elements are split over the TP ranks, so vLLM
+    // all-reduces the variances (MiniMaxText01RMSNormTP.forward_qk: q's and k's together).
+    const bool useQkNorm = o.OptionalBool("use_qk_norm", false);
+    const std::string qkNormType = o.OptionalString("qk_norm_type", "per_head");
+    if (qkNormType != "per_head" && qkNormType != "per_layer")
+    {
+        throw fabricsim::InputError(o.File(),
+                                    o.Field("qk_norm_type"),
+                                    "\"per_head\" or \"per_layer\"",
+                                    "\"" + qkNormType + "\"");
+    }
+    m.qkNormAcrossHeads = useQkNorm && qkNormType == "per_layer";
+    m.qkNorm = o.OptionalBool("qk_norm", m.modelType.rfind("qwen3", 0) == 0 || useQkNorm);
 
     m.moe = ReadMoe(o, m.numLayers);
     bool anyDense = !m.moe || m.NumMoeLayers() < m.numLayers;
@@ -482,7 +497,8 @@ ModelSpec::AttentionParams() const
     }
     if (qkNorm)
     {
-        p += 2 * d;
+        // A weight per element of q and k across heads, else one head's worth each.
+        p += qkNormAcrossHeads ? (nh + uint64_t(numKvHeads)) * d : 2 * d;
     }
     return p;
 }

@@ -78,9 +78,12 @@ struct ModelSpec
     uint32_t intermediateSize = 0;  //!< dense MLP width I (0 when no dense layer exists)
     uint32_t vocabSize = 0;         //!< V
     bool tieWordEmbeddings = false; //!< LM head shares the embedding matrix
-    bool qkNorm = false;            //!< per-head RMSNorm on q and k (Qwen3)
-    bool qkvBias = false;           //!< bias on q, k, v projections (Qwen2, attention_bias)
-    bool outBias = false;           //!< bias on the output projection (attention_bias)
+    bool qkNorm = false;            //!< RMSNorm on q and k (Qwen3: per head)
+    /// The q and k norms span every head (MiniMax-M2's qk_norm_type "per_layer"): their
+    /// variance is all-reduced over the TP group once a layer.
+    bool qkNormAcrossHeads = false;
+    bool qkvBias = false; //!< bias on q, k, v projections (Qwen2, attention_bias)
+    bool outBias = false; //!< bias on the output projection (attention_bias)
     AttentionKind attention = AttentionKind::Gqa; //!< GQA or MLA
     MlaSpec mla;                                  //!< MLA dimensions (attention == Mla)
     std::optional<MoeSpec> moe;                   //!< MoE block, if any

@@ -219,6 +219,22 @@ StepComm::Collectives(const StepBatch& batch,
         case OpKind::Embedding:
             AppendTpReduce(out, -1, idx, hidden, "embedding");
             break;
+        case OpKind::QkvProj:
+            if (m_model.qkNormAcrossHeads && m_par.tp > 1)
+            {
+                // q's and k's fp32 variance per token, summed over the TP ranks before the
+                // norms apply (vLLM's MiniMaxText01RMSNormTP.forward_qk: one all-reduce).
+                CollectiveCall c;
+                c.kind = StepCollectiveKind::AllReduce;
+                c.group = RankGroup::Tp;
+                c.groupSize = m_par.tp;
+                c.layer = op.layer;
+                c.afterOp = idx;
+                c.bytes = t * 2 * 4.0;
+                c.label = "qk_norm";
+                out.push_back(c);
+            }
+            break;
         case OpKind::OutProj:
             if (ep && m_par.tp > 1 && m_par.sequenceParallel)
             {

@@ -1,3 +1,4 @@
+#include "input-error.h"
 #include "step-comm.h"
 
 #include <gtest/gtest.h>
@@ -258,4 +259,50 @@ TEST(StepComm, TpAllReduceBackendShardsExpertsOverTheTpGroup)
             EXPECT_DOUBLE_EQ(ops[i].flops, dispatched[i].flops);
         }
     }
+}
+
+// MiniMax-M2's QK norm spans every head (qk_norm_type "per_layer"): with its q and k split over
+// the TP ranks, vLLM all-reduces their fp32 variances, q's and k's in one call, every layer.
+TEST(StepComm, QkNormAcrossHeadsAllReducesItsVariancesOnceALayer)
+{
+    nlohmann::json cfg = {{"model_type", "minimax_m2"},
+                          {"hidden_size", 3072},
+                          {"num_hidden_layers", 4},
+                          {"num_attention_heads", 48},
+                          {"num_key_value_heads", 8},
+                          {"head_dim", 128},
+                          {"intermediate_size", 1536},
+                          {"num_local_experts", 16},
+                          {"num_experts_per_tok", 2},
+                          {"vocab_size", 1000},
+                          {"use_qk_norm", true},
+                          {"qk_norm_type", "per_layer"}};
+    const ModelSpec m = ModelSpec::FromConfig(cfg);
+    EXPECT_TRUE(m.qkNorm);
+    EXPECT_TRUE(m.qkNormAcrossHeads);
+    ParallelismSpec p;
+    p.tp = 8;
+    const StepBatch b = StepBatch::Decode(32, 500);
+    auto ops = Roofline(m, HardwareSpec::Preset("H200"), p).StepOps(b);
+    auto cs = StepComm(m, p).Collectives(b, ops);
+    ASSERT_EQ(Count(cs, StepCollectiveKind::AllReduce, "qk_norm"), 4u);
+    for (const auto& c : cs)
+    {
+        if (c.label == "qk_norm")
+        {
+            EXPECT_DOUBLE_EQ(c.bytes, 32.0 * 2 * 4);
+            EXPECT_EQ(ops[size_t(c.afterOp)].kind, OpKind::QkvProj);
+        }
+    }
+    // Per head (Qwen3's kind), or on one rank, there is nothing to reduce.
+    cfg["qk_norm_type"] = "per_head";
+    const ModelSpec perHead = ModelSpec::FromConfig(cfg);
+    EXPECT_TRUE(perHead.qkNorm);
+    EXPECT_EQ(
+        Count(StepComm(perHead, p).Collectives(b, ops), StepCollectiveKind::AllReduce, "qk_norm"),
+        0u);
+    // Its weights: one per element of q and of k, not one head's worth each.
+    EXPECT_EQ(m.AttentionParams() - perHead.AttentionParams(), (48u + 8u - 2u) * 128u);
+    cfg["qk_norm_type"] = "per_token";
+    EXPECT_THROW(ModelSpec::FromConfig(cfg), fabricsim::InputError);
 }
