@@ -3,7 +3,9 @@ none unlisted; a subfolder with a manifest of its own is another source) with th
 each folder says where its data came from and under what licence."""
 
 import hashlib
+import json
 import os
+import re
 import sys
 import unittest
 
@@ -66,6 +68,33 @@ class DataManifestTest(unittest.TestCase):
             for name, digest in listed.items():
                 with open(os.path.join(folder, name), "rb") as f:
                     self.assertEqual(hashlib.sha256(f.read()).hexdigest(), digest, name)
+
+
+class InferenceXResultsTest(unittest.TestCase):
+    """The closed-loop sweeps say what their README says: 10 x C prompts of ISL tokens in and 128
+    out at concurrency C (from the file name), every one completed, throughputs over the duration
+    in tokens/s, latencies in seconds."""
+
+    def test_each_run_is_its_benchmark(self):
+        folder = os.path.join(DATA, "serving", "inferencex-minimax-m2.5", "results")
+        names = sorted(os.listdir(folder))
+        self.assertEqual(len(names), 30)
+        for name in names:
+            m = re.fullmatch(r"minimax_m25_vllm_tep8_isl(\d+)_osl128_conc(\d+)\.json", name)
+            self.assertIsNotNone(m, name)
+            isl, conc = int(m.group(1)), int(m.group(2))
+            with open(os.path.join(folder, name)) as f:
+                r = json.load(f)
+            self.assertEqual(r["max_concurrency"], conc, name)
+            self.assertEqual(r["num_prompts"], 10 * conc, name)
+            self.assertEqual(r["completed"], r["num_prompts"], name)
+            self.assertEqual(r["total_input_tokens"], isl * r["completed"], name)
+            self.assertEqual(r["total_output_tokens"], 128 * r["completed"], name)
+            self.assertAlmostEqual(r["output_throughput"] * r["duration"], r["total_output_tokens"],
+                                   delta=1e-6 * r["total_output_tokens"], msg=name)
+            # Seconds: a TPOT of tens of milliseconds, a TTFT below the run's duration.
+            self.assertLess(r["median_tpot"], 0.2, name)
+            self.assertLess(r["p99_ttft"], r["duration"], name)
 
 
 if __name__ == "__main__":
