@@ -216,6 +216,35 @@ ModelPresets()
                           {"fmt", "e4m3"},
                           {"activation_scheme", "dynamic"},
                           {"weight_block_size", {128, 128}}}}});
+    // MiniMaxAI/MiniMax-M2.5's published config.json (model type minimax_m2): every layer MoE,
+    // 256 experts of width intermediate_size, top-8 by a sigmoid router, no shared expert; a
+    // full-width QK norm; fp8 weights in 128 x 128 blocks but the router and LM head. The MTP
+    // modules (num_mtp_modules 3) are not part of the main model.
+    p.emplace_back(
+        "MiniMax-M2.5",
+        json{{"_name_or_path", "MiniMaxAI/MiniMax-M2.5"},
+             {"architectures", {"MiniMaxM2ForCausalLM"}},
+             {"model_type", "minimax_m2"},
+             {"hidden_size", 3072},
+             {"intermediate_size", 1536},
+             {"num_hidden_layers", 62},
+             {"num_attention_heads", 48},
+             {"num_key_value_heads", 8},
+             {"head_dim", 128},
+             {"num_local_experts", 256},
+             {"num_experts_per_tok", 8},
+             {"use_qk_norm", true},
+             {"qk_norm_type", "per_layer"},
+             {"vocab_size", 200064},
+             {"max_position_embeddings", 196608},
+             {"tie_word_embeddings", false},
+             {"torch_dtype", "bfloat16"},
+             {"quantization_config",
+              {{"quant_method", "fp8"},
+               {"fmt", "float8_e4m3fn"},
+               {"activation_scheme", "dynamic"},
+               {"weight_block_size", {128, 128}},
+               {"modules_to_not_convert", {"gate", "e_score_correction_bias", "lm_head"}}}}});
     return p;
 }
 

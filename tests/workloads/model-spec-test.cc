@@ -95,6 +95,28 @@ TEST(ModelPresets, DeepSeekV3Structure)
     EXPECT_DOUBLE_EQ(m.WeightBytes(), double(m.TotalParams() - edge) + 2.0 * double(edge));
 }
 
+// MiniMax-M2.5 from its published config.json: 62 MoE layers of 256 experts (width 1536, top-8),
+// 48 / 8 heads of 128 with a full-width QK norm, fp8 in 128 x 128 blocks. Its model card says
+// 230 B total and 10 B active; the exact counts (MTP modules left out) are 228.69 B and, without
+// the embedding and LM head, 9.80 B.
+TEST(ModelPresets, MiniMaxM25Structure)
+{
+    const ModelSpec m = ModelSpec::Preset("MiniMax-M2.5");
+    EXPECT_EQ(m.NumMoeLayers(), 62u);
+    EXPECT_EQ(m.moe->numExperts, 256u);
+    EXPECT_EQ(m.moe->expertIntermediate, 1536u);
+    EXPECT_EQ(m.moe->topK, 8u);
+    EXPECT_EQ(m.moe->sharedIntermediate, 0u);
+    EXPECT_TRUE(m.qkNormAcrossHeads);
+    EXPECT_TRUE(m.BlockScaledFp8());
+    // Per layer: q, k, v, o 3072 x (48 + 16) x 128 + 48 x 128 x 3072, the norms' 56 x 128 + 2 x
+    // 3072, the router 256 x 3072, the experts 256 x 3 x 3072 x 1536.
+    const uint64_t layer = 44040192ULL + 7168 + 6144 + 786432 + 3623878656ULL;
+    EXPECT_EQ(m.TotalParams(), 62 * layer + 2ULL * 200064 * 3072 + 3072);
+    EXPECT_EQ(m.TotalParams(), 228689748992ULL);
+    EXPECT_EQ(m.ActiveParams() - 2ULL * 200064 * 3072 - 3072, 9801340928ULL);
+}
+
 TEST(ModelSpec, Fp8BlockScalesReadFromTheQuantizationConfig)
 {
     nlohmann::json c = {{"hidden_size", 1024},
@@ -127,7 +149,7 @@ TEST(ModelPresets, LookupIsCaseAndPunctuationInsensitive)
 {
     EXPECT_EQ(ModelSpec::Preset("llama-3.1-405b").numLayers, 126u);
     EXPECT_EQ(ModelSpec::Preset("meta-llama/LLAMA_3_70B").numLayers, 80u);
-    EXPECT_EQ(ModelSpec::PresetNames().size(), 10u);
+    EXPECT_EQ(ModelSpec::PresetNames().size(), 11u);
     EXPECT_THROW(ModelSpec::Preset("GPT-5"), fabricsim::InputError);
 }
 
