@@ -179,6 +179,29 @@ TEST(ServingSimulation, WarmupRequestsRunFirstAndAreLeftOut)
     EXPECT_NEAR(r.requests[0].TtftMs(), cold.requests[0].TtftMs(), 1e-6);
 }
 
+// The frontend's time (HTTP, API server, tokeniser) delays the engine's queue by a fixed part and
+// one per prompt token: a lone request's TTFT and E2E grow by exactly that, its steps do not.
+TEST(ServingSimulation, FrontendOverheadDelaysTheEngineNotTheSteps)
+{
+    const json one = {{"rate_per_s", 0}, {"count", 1}, {"output_tokens", 4}};
+    const ServingResult plain = RunOnFake(MakeScenario({{"serving", {{"requests", one}}}}));
+    const ServingResult front = RunOnFake(MakeScenario(
+        {{"serving",
+          {{"requests", one},
+           {"execution", {{"request_overhead", "5ms"}, {"prompt_token_overhead", "1us"}}}}}}));
+    const double extraMs = 5 + 512 * 1e-3;
+    ASSERT_TRUE(front.incomplete.empty());
+    EXPECT_NEAR(front.requests[0].TtftMs(), plain.requests[0].TtftMs() + extraMs, 1e-6);
+    EXPECT_NEAR(front.requests[0].E2eMs(), plain.requests[0].E2eMs() + extraMs, 1e-6);
+    ASSERT_EQ(front.steps.size(), plain.steps.size());
+    for (size_t i = 0; i < front.steps.size(); ++i)
+    {
+        EXPECT_EQ(front.steps[i].DurationPs(), plain.steps[i].DurationPs()) << i;
+    }
+    EXPECT_THROW(MakeScenario({{"serving", {{"execution", {{"request_overhead", "2h"}}}}}}),
+                 InputError);
+}
+
 TEST(ServingSimulation, SmallKvCachePreemptsAndStillFinishes)
 {
     InferenceScenario sc = MakeScenario(

@@ -175,6 +175,8 @@ ReadExecution(const std::optional<JsonObject>& j)
                  "graph_kernel_overhead",
                  "step_overhead",
                  "sequence_overhead",
+                 "request_overhead",
+                 "prompt_token_overhead",
                  "async_scheduling"});
     std::string ov = o.OptionalString("ep_overlap", "none");
     if (ov == "none")
@@ -200,13 +202,19 @@ ReadExecution(const std::optional<JsonObject>& j)
         = o.OptionalQuantity("step_overhead", UnitKind::Seconds, e.stepOverheadSec, true);
     e.sequenceOverheadSec
         = o.OptionalQuantity("sequence_overhead", UnitKind::Seconds, e.sequenceOverheadSec, true);
+    e.requestOverheadSec
+        = o.OptionalQuantity("request_overhead", UnitKind::Seconds, e.requestOverheadSec, true);
+    e.promptTokenOverheadSec = o.OptionalQuantity(
+        "prompt_token_overhead", UnitKind::Seconds, e.promptTokenOverheadSec, true);
     e.asyncScheduling = o.OptionalBool("async_scheduling", e.asyncScheduling);
     // Host work per step is milliseconds; past an hour a value is a typo (a unit left off), and
     // an engine step that long would not fit the simulator's clock once summed.
     for (const auto& [key, sec] :
          {std::pair<const char*, double>{"graph_kernel_overhead", e.graphKernelOverheadSec},
           {"step_overhead", e.stepOverheadSec},
-          {"sequence_overhead", e.sequenceOverheadSec}})
+          {"sequence_overhead", e.sequenceOverheadSec},
+          {"request_overhead", e.requestOverheadSec},
+          {"prompt_token_overhead", e.promptTokenOverheadSec}})
     {
         if (sec > 3600)
         {

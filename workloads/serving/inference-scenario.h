@@ -126,6 +126,11 @@ struct ExecutionSpec
     /// GPU (docs/validation.md).
     double stepOverheadSec = 2e-3;
     double sequenceOverheadSec = 0; //!< per sequence scheduled in the step
+    /// What a request spends between the client's send and the engine's queue (HTTP, the API
+    /// server, tokenisation, the frontend's hand-off): a fixed part and one per prompt token.
+    /// Counted in its TTFT and E2E, not in the engine's steps; 0 for in-process engines.
+    double requestOverheadSec = 0;
+    double promptTokenOverheadSec = 0;
     /// The scheduler runs one step ahead of the GPU (vLLM's default since 0.12): a step that
     /// follows another was decided when that one launched, so a request the engine takes while
     /// a step runs joins the step after next (at once when the GPU would otherwise idle).

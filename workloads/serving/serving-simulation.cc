@@ -132,8 +132,11 @@ class ServingSimulation::Impl
     bool PickSlot(uint32_t pool, const std::function<bool(ServingScheduler&)>& ok, SlotRef& out);
     void OnArrival(uint64_t id);
     void ScheduleArrival(uint64_t id);
-    /// Hands request \p id to the least-loaded engine of the first pool, now.
+    /// Hands request \p id, sent now, to the least-loaded engine of the first pool once the
+    /// frontend has passed it on (serving.execution.request_overhead, prompt_token_overhead).
     void Admit(uint64_t id);
+    /// Queues request \p id at the least-loaded engine of the first pool, now.
+    void Enqueue(uint64_t id);
     /// The benchmark client (serving.requests.concurrency / warmup): sends what its limit,
     /// its phase and the requests' earliest send times allow, now.
     void ClientSend();
@@ -530,6 +533,22 @@ ServingSimulation::Impl::OnArrival(uint64_t id)
 
 void
 ServingSimulation::Impl::Admit(uint64_t id)
+{
+    // The frontend's time before the engine sees the request (0 by default: at once).
+    const double frontendSec
+        = m_sc.exec.requestOverheadSec
+          + m_sc.exec.promptTokenOverheadSec * double(m_records[id].promptTokens);
+    if (frontendSec > 0)
+    {
+        m_api.Schedule(units::SecondsToPs(frontendSec, "request overhead"),
+                       [this, id]() { Enqueue(id); });
+        return;
+    }
+    Enqueue(id);
+}
+
+void
+ServingSimulation::Impl::Enqueue(uint64_t id)
 {
     Role role = m_pools[0].role;
     SlotRef slot;
