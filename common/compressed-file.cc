@@ -87,14 +87,24 @@ Gunzip(std::string_view bytes, const std::string& file, uint64_t maxBytes)
 }
 
 std::string
-ReadMaybeGzipFile(const std::string& path, uint64_t maxBytes)
+ReadMaybeGzipFile(const std::string& path, const std::string& what, const FileLimits& limits)
 {
-    // Only a gzip file may hold any byte; a plain trace is text (a zero byte is refused).
-    if (IsGzip(ReadFileHead(path, "trace file", 2)))
+    // Only the compressed bytes may be anything; the text is text either way.
+    if (IsGzip(ReadFileHead(path, what, 2)))
     {
-        return Gunzip(ReadFileBounded(path, "trace file", kBinaryDataFileLimits), path, maxBytes);
+        FileLimits raw = kBinaryDataFileLimits;
+        raw.maxBytes = limits.maxBytes;
+        std::string text = Gunzip(ReadFileBounded(path, what, raw), path, limits.maxBytes);
+        if (text.find('\0') != std::string::npos)
+        {
+            throw fabricsim::InputError(
+                path, "", what + " (text once decompressed)", "a zero byte");
+        }
+        return text;
     }
-    return ReadFileBounded(path, "trace file", kDataFileLimits);
+    FileLimits text = limits;
+    text.binary = false;
+    return ReadFileBounded(path, what, text);
 }
 
 } // namespace fabricsim

@@ -6,6 +6,8 @@
 #ifndef FABRICSIM_COMMON_COMPRESSED_FILE_H
 #define FABRICSIM_COMMON_COMPRESSED_FILE_H
 
+#include "file-reader.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -28,8 +30,14 @@ std::string Gunzip(std::string_view bytes,
                    const std::string& file,
                    uint64_t maxBytes = kMaxDecompressedBytes);
 
-/// The contents of \p path, decompressed when it is gzip. InputError when unreadable.
-std::string ReadMaybeGzipFile(const std::string& path, uint64_t maxBytes = kMaxDecompressedBytes);
+/**
+ * \brief The text of \p path (\p what says what it should be, for errors), decompressed when
+ * it is gzip. \p limits.maxBytes bounds the text either way; a zero byte in it is refused, in a
+ * plain file as in a compressed one. InputError when unreadable.
+ */
+std::string ReadMaybeGzipFile(const std::string& path,
+                              const std::string& what = "trace file",
+                              const FileLimits& limits = kDataFileLimits);
 
 } // namespace fabricsim
 

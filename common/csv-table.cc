@@ -49,14 +49,7 @@ CsvTable::Read(const std::string& path,
     // bound on its decompressed size.
     if (IsGzip(ReadFileHead(path, what, 2)))
     {
-        FileLimits raw = kBinaryDataFileLimits;
-        raw.maxBytes = limits.maxBytes;
-        const std::string text = Gunzip(ReadFileBounded(path, what, raw), path, limits.maxBytes);
-        if (text.find('\0') != std::string::npos)
-        {
-            throw InputError(path, "", what + " (text once decompressed)", "a zero byte");
-        }
-        return Parse(text, path, required);
+        return Parse(ReadMaybeGzipFile(path, what, limits), path, required);
     }
     CsvTable t;
     t.m_file = path;
