@@ -1,5 +1,6 @@
 #include "serving-simulation.h"
 
+#include "benchmark-client.h"
 #include "collective-api.h"
 #include "input-error.h"
 #include "kv-cache.h"
@@ -137,11 +138,6 @@ class ServingSimulation::Impl
     void Admit(uint64_t id);
     /// Queues request \p id at the least-loaded engine of the first pool, now.
     void Enqueue(uint64_t id);
-    /// The benchmark client (serving.requests.concurrency / warmup): sends what its limit,
-    /// its phase and the requests' earliest send times allow, now.
-    void ClientSend();
-    /// The client saw request \p id's last token.
-    void ClientDone(uint64_t id);
     void TryLaunch(const SlotRef& s);
     void Launch(SlotRef s);
     void OnStepDone(SlotRef s, StepRecord rec, const StepStats& stats);
@@ -158,17 +154,9 @@ class ServingSimulation::Impl
     StepExecutor m_exec;
     std::vector<Request> m_requests;
     std::vector<RequestRecord> m_records;
-    // The benchmark client: at most m_concurrency requests in flight (0: no limit); the
-    // warm-up requests (ids below m_warmup) run first, the rest only once all of them are
-    // done, their earliest send times counted from then.
-    bool m_client = false;
-    uint64_t m_concurrency = 0;
+    // The benchmark client (serving.requests.concurrency / warmup), when there is one.
+    std::unique_ptr<BenchmarkClient> m_client;
     uint64_t m_warmup = 0;
-    uint64_t m_inFlight = 0;
-    uint64_t m_nextSend = 0;
-    uint64_t m_warmupLeft = 0;
-    int64_t m_phaseStartPs = 0;
-    bool m_sendPending = false;
     ServingProgress m_progressState; ///< what m_progress is told
     std::vector<Pool> m_pools;
     std::vector<StepRecord> m_steps;
@@ -269,9 +257,30 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
     }
     m_requests = GenerateRequests(m_sc.requests);
     m_warmup = m_sc.requests.warmup;
-    m_warmupLeft = m_warmup;
-    m_concurrency = m_sc.requests.concurrency;
-    m_client = m_concurrency > 0 || m_warmup > 0;
+    if (m_sc.requests.concurrency > 0 || m_warmup > 0)
+    {
+        std::vector<int64_t> earliest;
+        for (const Request& r : m_requests)
+        {
+            earliest.push_back(r.arrivalPs);
+        }
+        BenchmarkClient::Hooks hooks;
+        hooks.nowPs = [this]()
+        {
+            return m_api.NowPs();
+        };
+        hooks.schedule = [this](int64_t delayPs, std::function<void()> f)
+        {
+            m_api.Schedule(delayPs, std::move(f));
+        };
+        hooks.send = [this](uint64_t id)
+        {
+            m_records[id].arrivalPs = m_api.NowPs();
+            Admit(id);
+        };
+        m_client = std::make_unique<BenchmarkClient>(
+            std::move(earliest), m_sc.requests.concurrency, m_warmup, std::move(hooks));
+    }
     if (m_sc.requests.fromTrace)
     {
         // The reader checked the requests alone; the steps depend on this scenario's batching.
@@ -413,59 +422,10 @@ ServingSimulation::Impl::Start()
 {
     if (m_client)
     {
-        ClientSend();
+        m_client->Send();
         return;
     }
     ScheduleArrival(0);
-}
-
-void
-ServingSimulation::Impl::ClientSend()
-{
-    while (m_nextSend < m_requests.size() && (m_concurrency == 0 || m_inFlight < m_concurrency))
-    {
-        const uint64_t id = m_nextSend;
-        if (id >= m_warmup && m_warmupLeft > 0)
-        {
-            return; // the measured requests wait for the warm-up to end
-        }
-        const int64_t earliest = (id < m_warmup ? 0 : m_phaseStartPs) + m_requests[id].arrivalPs;
-        if (earliest > m_api.NowPs())
-        {
-            if (!m_sendPending)
-            {
-                m_sendPending = true;
-                m_api.Schedule(earliest - m_api.NowPs(),
-                               [this]()
-                               {
-                                   m_sendPending = false;
-                                   ClientSend();
-                               });
-            }
-            return;
-        }
-        m_records[id].arrivalPs = m_api.NowPs();
-        ++m_inFlight;
-        ++m_nextSend;
-        Admit(id);
-    }
-}
-
-void
-ServingSimulation::Impl::ClientDone(uint64_t id)
-{
-    if (!m_client)
-    {
-        return;
-    }
-    --m_inFlight;
-    if (id < m_warmup && --m_warmupLeft == 0)
-    {
-        m_phaseStartPs = m_api.NowPs();
-    }
-    // After this step's completion is handled: the next request reaches the engine as a new
-    // arrival would, not in the middle of its bookkeeping.
-    m_api.Schedule(0, [this]() { ClientSend(); });
 }
 
 void
@@ -749,7 +709,10 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
             if (m_records[id].tokenPs.size() == std::max<uint64_t>(1, m_records[id].outputTokens))
             {
                 m_progressState.requestsFinished++;
-                ClientDone(id);
+                if (m_client)
+                {
+                    m_client->Done(id);
+                }
             }
         }
         freed = freed || !out.finished.empty();
@@ -973,7 +936,7 @@ ServingSimulation::Impl::Finish()
                       m_records.end());
     for (const StepRecord& st : m_steps)
     {
-        if (m_warmup == 0 || st.launchPs >= m_phaseStartPs)
+        if (!m_client || st.launchPs >= m_client->MeasuredStartPs())
         {
             r.steps.push_back(st);
         }
