@@ -9,11 +9,11 @@ BenchmarkClient::BenchmarkClient(std::vector<int64_t> earliestPs,
                                  uint64_t concurrency,
                                  uint64_t warmup,
                                  Hooks hooks)
-    : m_earliestPs(std::move(earliestPs)),
-      m_concurrency(concurrency),
-      m_warmup(warmup),
-      m_hooks(std::move(hooks)),
-      m_warmupLeft(warmup)
+    : m_earliestPs(std::move(earliestPs))
+    , m_concurrency(concurrency)
+    , m_warmup(warmup)
+    , m_hooks(std::move(hooks))
+    , m_warmupLeft(warmup)
 {
 }
 

@@ -25,7 +25,7 @@ class BenchmarkClient
     {
         std::function<int64_t()> nowPs;                                       //!< the clock
         std::function<void(int64_t delayPs, std::function<void()>)> schedule; //!< a timer
-        std::function<void(uint64_t id)> send;                                 //!< send it now
+        std::function<void(uint64_t id)> send;                                //!< send it now
     };
 
     /// \p earliestPs: each request's earliest send time within its phase; \p concurrency 0: no
