@@ -51,30 +51,6 @@ SplitList(const std::string& v, const std::string& opt)
     return out;
 }
 
-uint64_t
-Count(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi)
-{
-    size_t used = 0;
-    unsigned long long x = 0;
-    try
-    {
-        x = std::stoull(v, &used);
-    }
-    catch (const std::exception&)
-    {
-        used = 0;
-    }
-    if (used != v.size() || v.empty() || v[0] == '-' || x < lo || x > hi)
-    {
-        throw fabricsim::InputError(kCli,
-                                    opt,
-                                    "an integer in [" + std::to_string(lo) + ", "
-                                        + std::to_string(hi) + "]",
-                                    "\"" + v + "\"");
-    }
-    return x;
-}
-
 nlohmann::json
 WithParameters(nlohmann::json doc,
                const std::map<std::string, double>& values,
@@ -153,7 +129,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         {
             for (const std::string& r : SplitList(v, "--ranks"))
             {
-                o.ranks.push_back(uint32_t(Count(r, "--ranks", 1, 1 << 20)));
+                o.ranks.push_back(uint32_t(CountOption(r, "--ranks", 1, 1 << 20)));
             }
         }
         else if (TakeOption(a, i, "--dtype", v))
@@ -174,7 +150,7 @@ ParseCalibrateArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "--max-evals", v))
         {
-            o.maxEvals = int(Count(v, "--max-evals", 1, 10000));
+            o.maxEvals = int(CountOption(v, "--max-evals", 1, 10000));
         }
         else if (TakeOption(a, i, "--deepep-dispatch-dtype", v))
         {

@@ -103,7 +103,20 @@ const CommandUsage kCommands[] = {
      "DIR/summary.json,\n"
      "      DIR/validation.md, each run's scenario and the command that reproduces its figures "
      "(RUN.command),\n"
-     "      and RUN.per-request.csv (each request measured beside simulated).\n"},
+     "      and RUN.per-request.csv (each request measured beside simulated).\n"
+     "  fabricsim validate-serving RESULTS... --model CONFIG.json|PRESET --hardware GPU [--gpus "
+     "N]\n"
+     "                [--parallel tp8|tep8|dep8] [--vllm-version V] [--warmups N] "
+     "[--fit-frontend conc=C] [--out DIR] ...\n"
+     "      Replay serving benchmark results (files or folders of vLLM bench serve "
+     "--save-result JSONs or\n"
+     "      InferenceX's <model>_vllm_<tag>_isl<I>_osl<O>_conc<C>.json) with the closed-loop "
+     "client; writes\n"
+     "      DIR/comparison.csv (file, metric, measured, simulated, error), validation.md and "
+     "summary.json.\n"
+     "      --fit-frontend fits the request and per-prompt-token frontend costs on the points "
+     "at C and scores\n"
+     "      the others.\n"},
     {"fit-compute",
      "  fabricsim fit-compute TABLE... --hardware GPU [--held-out TABLE... --held-out-hardware "
      "GPU] [--rows half|all]\n"

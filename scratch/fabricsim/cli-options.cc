@@ -4,6 +4,7 @@
 #include "provenance.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace fabricsim
 {
@@ -43,6 +44,29 @@ std::string
 ProvenanceText(const nlohmann::json& scenario, const std::vector<std::string>& ns3Args)
 {
     return ProvenanceJson(scenario, ns3Args, FABRICSIM_SOURCE_DIR).dump(2) + "\n";
+}
+
+uint64_t
+CountOption(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi)
+{
+    size_t used = 0;
+    unsigned long long x = 0;
+    try
+    {
+        x = std::stoull(v, &used);
+    }
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    if (used != v.size() || v.empty() || v[0] == '-' || x < lo || x > hi)
+    {
+        throw InputError(kCommandLineSource,
+                         opt,
+                         "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]",
+                         "\"" + v + "\"");
+    }
+    return x;
 }
 
 } // namespace fabricsim

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ bool TakeOption(const std::vector<std::string>& args,
                 size_t& i,
                 const std::string& opt,
                 std::string& value);
+
+/// The value \p v of option \p opt as an integer in [lo, hi]; InputError naming the option.
+uint64_t CountOption(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi);
 
 /// \p v with \p digits decimals ("%.*f"), as the commands' tables print figures.
 std::string Fixed(double v, int digits);

@@ -9,7 +9,9 @@
 #include "measured-run.h"
 #include "output-writer.h"
 #include "serving-comparison.h"
+#include "validate-benchmarks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -160,6 +162,41 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
             o.computeCalibration = v == "none" ? "" : v;
             o.calibrationPerGpu = false;
         }
+        else if (TakeOption(a, i, "--model", v))
+        {
+            o.model = v;
+        }
+        else if (TakeOption(a, i, "--hardware", v))
+        {
+            o.hardware = v;
+        }
+        else if (TakeOption(a, i, "--gpus", v))
+        {
+            o.gpus = uint32_t(CountOption(v, "--gpus", 1, 65535));
+        }
+        else if (TakeOption(a, i, "--parallel", v))
+        {
+            o.parallel = v;
+        }
+        else if (TakeOption(a, i, "--vllm-version", v))
+        {
+            o.vllmVersion = v;
+        }
+        else if (TakeOption(a, i, "--warmups", v))
+        {
+            o.warmups = int64_t(CountOption(v, "--warmups", 0, 1u << 30));
+        }
+        else if (TakeOption(a, i, "--fit-frontend", v))
+        {
+            if (v.rfind("conc=", 0) != 0)
+            {
+                throw InputError(kCommandLineSource,
+                                 "--fit-frontend",
+                                 "conc=C (fit on the results measured at concurrency C)",
+                                 "\"" + v + "\"");
+            }
+            o.fitConcurrency = uint32_t(CountOption(v.substr(5), "--fit-frontend", 1, 1u << 30));
+        }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
             o.ns3Args.push_back(a[i]);
@@ -172,7 +209,8 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
         {
             throw InputError(kCommandLineSource,
                              a[i],
-                             "a run directory or an option of 'fabricsim validate-serving'",
+                             "a run directory, a benchmark result (file or folder) or an option of "
+                             "'fabricsim validate-serving'",
                              "\"" + a[i] + "\"");
         }
     }
@@ -180,8 +218,29 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
     {
         throw InputError(kCommandLineSource,
                          "RUN_DIR",
-                         "at least one measured run directory (RUN/vllm/meta.json)",
+                         "at least one measured run directory (RUN/vllm/meta.json) or benchmark "
+                         "result (file or folder)",
                          "none");
+    }
+    const size_t benchmarks = size_t(std::count_if(o.runs.begin(), o.runs.end(), IsBenchmarkInput));
+    if (benchmarks != 0 && benchmarks != o.runs.size())
+    {
+        throw InputError(kCommandLineSource,
+                         "RUN_DIR",
+                         "measured run directories or benchmark results, one kind per call",
+                         "both");
+    }
+    const bool benchmarkOnly
+        = benchmarks == 0
+          && (!o.model.empty() || !o.hardware.empty() || o.gpus > 0 || !o.parallel.empty()
+              || !o.vllmVersion.empty() || o.warmups >= 0 || o.fitConcurrency > 0);
+    if (benchmarkOnly)
+    {
+        throw InputError(kCommandLineSource,
+                         "--model",
+                         "--model, --hardware, --gpus, --parallel, --vllm-version, --warmups and "
+                         "--fit-frontend only with benchmark results (a measured run says these)",
+                         "a measured run directory");
     }
     return o;
 }
@@ -189,6 +248,10 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
 int
 RunValidateServingCommand(const ValidateServingOptions& opt, std::ostream& out, std::ostream& err)
 {
+    if (IsBenchmarkInput(opt.runs.front()))
+    {
+        return RunValidateBenchmarks(opt, out, err);
+    }
     // Every run is read and its scenario built before anything runs or is written.
     struct Prepared
     {

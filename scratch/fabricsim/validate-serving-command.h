@@ -1,11 +1,14 @@
 /*
  * `fabricsim validate-serving RUN_DIR... --out DIR`: replays measured vLLM serving runs
  * (LLMServingSim's bench layout) with the serving loop and reports fabricsim's error per metric
- * beside the other simulator's: the first measured error of the main job.
+ * beside the other simulator's: the first measured error of the main job. Given benchmark
+ * result files or folders instead (with --model and --hardware), it replays those
+ * (validate-benchmarks.h).
  */
 #ifndef FABRICSIM_VALIDATE_SERVING_COMMAND_H
 #define FABRICSIM_VALIDATE_SERVING_COMMAND_H
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -32,7 +35,15 @@ struct ValidateServingOptions
     std::string computeCalibration;
     /// No --compute-calibration: each run's GPU's DefaultComputeCalibrationPath.
     bool calibrationPerGpu = true;
-    std::vector<std::string> sets;    ///< --set overrides applied to every run's scenario
+    std::vector<std::string> sets; ///< --set overrides applied to every run's scenario
+    // Benchmark result files (validate-benchmarks.h) only:
+    std::string model;                ///< --model CONFIG.json|PRESET
+    std::string hardware;             ///< --hardware PRESET
+    uint32_t gpus = 0;                ///< --gpus N (0: the layout's)
+    std::string parallel;             ///< --parallel tp8|tep8|dep8 (else each file name's)
+    std::string vllmVersion;          ///< --vllm-version (engine defaults; "": the newest)
+    int64_t warmups = -1;             ///< --warmups N (-1: the format's client default)
+    uint32_t fitConcurrency = 0;      ///< --fit-frontend conc=C (0: no fit)
     std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
 };
 

@@ -326,8 +326,6 @@ MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath)
                          "a model with a preset: " + e.Expected(),
                          "\"" + run.model + "\"");
     }
-    const HardwareSpec hw = HardwareSpec::Preset(*hwPreset);
-
     json modelField = run.model;
     json overrides = json::object();
     if (run.dtype == "float16" || run.dtype == "half")
@@ -347,7 +345,17 @@ MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath)
         overrides["preset"] = run.model;
         modelField = overrides;
     }
+    return ServingReplayScenario(run, *hwPreset, model, modelField, {{"trace", tracePath}});
+}
 
+nlohmann::json
+ServingReplayScenario(const MeasuredRunConfig& run,
+                      const std::string& hwPreset,
+                      const ModelSpec& model,
+                      const nlohmann::json& modelField,
+                      const nlohmann::json& requests)
+{
+    const HardwareSpec hw = HardwareSpec::Preset(hwPreset);
     json par = {{"tp", run.tp}, {"pp", run.pp}, {"dp", run.dp}};
     if (model.moe)
     {
@@ -394,13 +402,13 @@ MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath)
 
     json sc = {{"name",
                 "measured vLLM run " + run.label + ": " + run.model + " on "
-                    + std::to_string(run.Gpus()) + " x " + *hwPreset},
+                    + std::to_string(run.Gpus()) + " x " + hwPreset},
                {"seed", run.seed == 0 ? 1 : run.seed},
                {"model", modelField},
-               {"hardware", *hwPreset},
+               {"hardware", hwPreset},
                {"parallelism", par},
                {"serving",
-                {{"requests", {{"trace", tracePath}}},
+                {{"requests", requests},
                  {"batching",
                   {{"max_num_batched_tokens", run.maxNumBatchedTokens},
                    {"max_num_seqs", run.maxNumSeqs},

@@ -8,6 +8,7 @@
 #define FABRICSIM_SERVING_MEASURED_RUN_CONFIG_H
 
 #include "measured-run.h"
+#include "model-spec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -89,6 +90,17 @@ std::optional<std::string> HardwarePresetForDevice(const std::string& device);
  * naming meta.json for an unknown GPU or model.
  */
 nlohmann::json MeasuredRunScenario(const MeasuredRunConfig& run, const std::string& tracePath);
+
+/**
+ * \brief MeasuredRunScenario's scenario for a GPU preset and a model already resolved: \p
+ * modelField is what the scenario's "model" says (a preset name, or an object of a preset or
+ * config.json with overrides) and \p requests its serving.requests.
+ */
+nlohmann::json ServingReplayScenario(const MeasuredRunConfig& run,
+                                     const std::string& hwPreset,
+                                     const ModelSpec& model,
+                                     const nlohmann::json& modelField,
+                                     const nlohmann::json& requests);
 
 /**
  * \brief The arrival schedule of \p reqs as a fabricsim request trace (JSON lines: arrival_s,

@@ -1,0 +1,199 @@
+// `fabricsim validate-serving` on benchmark result files: the frontend-cost fit on constructed
+// tables, refusals by option before anything is written, and a constructed sweep replayed
+// deterministically, its fit recovering the TTFT offset the table was built with.
+#include "scenario-runner.h"
+#include "test-guard.h"
+#include "validate-benchmarks.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace
+{
+
+TEST(FrontendFit, RecoversALineAndKeepsCostsNonNegative)
+{
+    // residual = 0.2 s + 50 us x ISL, exactly.
+    const std::vector<double> isl = {1024, 2048, 4096, 8192};
+    std::vector<double> y;
+    for (double x : isl)
+    {
+        y.push_back(0.2 + 50e-6 * x);
+    }
+    fabricsim::FrontendFit f = fabricsim::FitFrontend(isl, y);
+    EXPECT_NEAR(f.requestS, 0.2, 1e-12);
+    EXPECT_NEAR(f.perTokenS, 50e-6, 1e-15);
+    EXPECT_FALSE(f.constantOnly);
+
+    // One input length: the mean residual as the request cost, no per-token cost.
+    f = fabricsim::FitFrontend({512, 512}, {0.1, 0.3});
+    EXPECT_TRUE(f.constantOnly);
+    EXPECT_NEAR(f.requestS, 0.2, 1e-12);
+    EXPECT_EQ(f.perTokenS, 0.0);
+
+    // A falling line has no per-token cost: the request cost is the mean residual.
+    f = fabricsim::FitFrontend({1000, 2000}, {0.4, 0.2});
+    EXPECT_EQ(f.perTokenS, 0.0);
+    EXPECT_NEAR(f.requestS, 0.3, 1e-12);
+    // A line through a negative intercept: the slope through the origin, no request cost.
+    f = fabricsim::FitFrontend({1000, 2000}, {0.05, 0.25});
+    EXPECT_EQ(f.requestS, 0.0);
+    EXPECT_NEAR(f.perTokenS, (1000 * 0.05 + 2000 * 0.25) / (1000.0 * 1000 + 2000.0 * 2000), 1e-15);
+    // Residuals all negative (the engine alone is already slower): no cost at all.
+    f = fabricsim::FitFrontend({1000, 2000}, {-0.1, -0.2});
+    EXPECT_EQ(f.requestS, 0.0);
+    EXPECT_EQ(f.perTokenS, 0.0);
+}
+
+/// An InferenceX-style result at concurrency \p conc with \p ttftS as its median TTFT.
+json
+Result(uint32_t conc, uint64_t prompts, double ttftS)
+{
+    return {{"num_prompts", prompts},
+            {"request_rate", "inf"},
+            {"max_concurrency", conc},
+            {"duration", 2.0},
+            {"completed", prompts},
+            {"total_input_tokens", prompts * 256},
+            {"total_output_tokens", prompts * 16},
+            {"request_throughput", prompts / 2.0},
+            {"input_throughput", prompts * 128.0},
+            {"output_throughput", prompts * 8.0},
+            {"median_ttft", ttftS},
+            {"p99_ttft", ttftS * 2},
+            {"median_e2el", 0.5},
+            {"p99_e2el", 0.8},
+            {"median_tpot", 0.02},
+            {"p99_tpot", 0.03}};
+}
+
+std::string
+Sweep(const std::string& dir, double ttftC2, double ttftC4)
+{
+    const std::string d = dir + "/results";
+    fs::create_directories(d);
+    std::ofstream(d + "/llama_vllm_tp1_isl256_osl16_conc2.json") << Result(2, 8, ttftC2).dump();
+    std::ofstream(d + "/llama_vllm_tp1_isl256_osl16_conc4.json") << Result(4, 16, ttftC4).dump();
+    return d;
+}
+
+const std::string kDeployment = " --model Llama-3-8B --hardware H100 ";
+
+TEST(Cli, ValidateServingRefusesBenchmarkOptionsItCannotUseAndWritesNothing)
+{
+    auto dir = fabricsim::test::TempDir("validate-benchmarks-refuse");
+    const std::string results = Sweep(dir, 0.1, 0.1);
+    const std::string run = dir + "/run";
+    fs::create_directories(run + "/vllm");
+    std::ofstream(run + "/vllm/meta.json") << "{}";
+    struct Case
+    {
+        std::string args;
+        std::string needle;
+    };
+    const Case cases[] = {
+        {results + " --hardware H100", "--model"},
+        {results + " --model Llama-3-8B", "--hardware"},
+        {results + " --model acme-7b --hardware H100", "--model"},
+        {results + " --model Llama-3-8B --hardware T4", "--hardware"},
+        {results + kDeployment + "--parallel ep8", "--parallel"},
+        {results + kDeployment + "--gpus 2", "--gpus"},
+        {results + kDeployment + "--fit-frontend conc=3", "--fit-frontend"},
+        {results + kDeployment + "--fit-frontend c8", "--fit-frontend"},
+        {results + kDeployment + "--vllm-version latest", "--vllm-version"},
+        {results + " " + run + kDeployment, "one kind per call"},
+        {run + " --model Llama-3-8B", "only with benchmark results"},
+        {dir + "/empty.json" + kDeployment, "empty.json"},
+    };
+    std::ofstream(dir + "/empty.json") << "{}";
+    for (const Case& c : cases)
+    {
+        std::string out;
+        EXPECT_EQ(
+            fabricsim::test::RunCli("validate-serving " + c.args + " --out " + dir + "/out", out),
+            2)
+            << c.args << "\n"
+            << out;
+        EXPECT_NE(out.find(c.needle), std::string::npos) << c.args << "\n" << out;
+        EXPECT_FALSE(fs::exists(dir + "/out")) << c.args;
+    }
+}
+
+TEST(Cli, ValidateServingReplaysABenchmarkSweepAndFitsTheFrontend)
+{
+    auto dir = fabricsim::test::TempDir("validate-benchmarks-run");
+    const std::string results = Sweep(dir, 0.1, 0.1);
+    std::string out;
+    ASSERT_EQ(fabricsim::test::RunCli(
+                  "validate-serving " + results + kDeployment + "--out " + dir + "/a", out),
+              0)
+        << out;
+    auto slurp = [](const std::string& p)
+    {
+        return fabricsim::test::ReadFile(p);
+    };
+    const json a = json::parse(slurp(dir + "/a/summary.json"));
+    ASSERT_EQ(a["points"].size(), 2u);
+    const json& c2 = a["points"][0];
+    EXPECT_EQ(c2["label"], "llama_vllm_tp1_isl256_osl16_conc2");
+    EXPECT_EQ(c2["warmup"], 4); // InferenceX's 2 x C
+    EXPECT_TRUE(c2["complete"].get<bool>());
+    EXPECT_EQ(c2["simulation"]["requests"]["count"], 8);
+    EXPECT_EQ(c2["simulation"]["requests"]["warmup"], 4);
+    EXPECT_DOUBLE_EQ(c2["metrics"]["median_ttft_ms"]["measured"].get<double>(), 100.0);
+    const double simTtft = c2["metrics"]["median_ttft_ms"]["fabricsim"].get<double>();
+    EXPECT_DOUBLE_EQ(simTtft, c2["simulation"]["ttft_ms"]["p50"].get<double>());
+    EXPECT_NEAR(c2["metrics"]["median_ttft_ms"]["error_pct"].get<double>(),
+                (simTtft - 100.0) / 100.0 * 100,
+                1e-9);
+    // comparison.csv: a row per point and metric that both sides have.
+    const std::string csv = slurp(dir + "/a/comparison.csv");
+    EXPECT_EQ(csv.rfind("file,role,metric,measured,simulated,error_pct\n", 0), 0u);
+    EXPECT_NE(csv.find("llama_vllm_tp1_isl256_osl16_conc4,held out,median_tpot_ms,20.0000,"),
+              std::string::npos)
+        << csv;
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 2 * 9);
+    // Deterministic: same inputs, same bytes.
+    ASSERT_EQ(fabricsim::test::RunCli(
+                  "validate-serving " + results + kDeployment + "--out " + dir + "/b", out),
+              0);
+    EXPECT_EQ(slurp(dir + "/a/summary.json"), slurp(dir + "/b/summary.json"));
+    EXPECT_EQ(slurp(dir + "/a/comparison.csv"), slurp(dir + "/b/comparison.csv"));
+    // The scenario it wrote runs as is, to the same figures.
+    ASSERT_EQ(fabricsim::test::RunCli("run " + dir
+                                          + "/a/llama_vllm_tp1_isl256_osl16_conc2.scenario.json"
+                                          + " --backend analytical --out " + dir + "/rerun",
+                                      out),
+              0)
+        << out;
+    const json rerun = json::parse(slurp(dir + "/rerun/summary.json"));
+    EXPECT_DOUBLE_EQ(rerun["ttft_ms"]["p50"].get<double>(), simTtft);
+
+    // A table built 300 ms above the engine alone at C = 2: the fit finds 300 ms per request
+    // (one input length: no per-token cost) and the fitted replay comes within 5% there.
+    const std::string fitted = Sweep(dir + "/fit", simTtft / 1e3 + 0.3, 0.5);
+    ASSERT_EQ(fabricsim::test::RunCli("validate-serving " + fitted + kDeployment
+                                          + "--fit-frontend conc=2 --out " + dir + "/f",
+                                      out),
+              0)
+        << out;
+    const json f = json::parse(slurp(dir + "/f/summary.json"));
+    EXPECT_NEAR(f["frontend_fit"]["request_overhead_s"].get<double>(), 0.3, 1e-9);
+    EXPECT_EQ(f["frontend_fit"]["prompt_token_overhead_s"].get<double>(), 0.0);
+    EXPECT_TRUE(f["frontend_fit"]["constant_only"].get<bool>());
+    EXPECT_EQ(f["points"][0]["role"], "fit");
+    EXPECT_EQ(f["points"][1]["role"], "held out");
+    EXPECT_LE(std::abs(f["points"][0]["metrics"]["median_ttft_ms"]["error_pct"].get<double>()),
+              5.0);
+    EXPECT_TRUE(f["medians_abs_error_pct"]["held_out"].contains("median_ttft_ms"));
+    const json scenario
+        = json::parse(slurp(dir + "/f/llama_vllm_tp1_isl256_osl16_conc4.scenario.json"));
+    EXPECT_EQ(scenario["serving"]["execution"]["request_overhead"], "0.3s");
+}
+
+} // namespace
