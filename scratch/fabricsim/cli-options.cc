@@ -3,6 +3,7 @@
 #include "input-error.h"
 #include "provenance.h"
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -67,6 +68,18 @@ CountOption(const std::string& v, const std::string& opt, uint64_t lo, uint64_t 
                          "\"" + v + "\"");
     }
     return x;
+}
+
+std::string
+SignedPercent(double pct)
+{
+    if (!std::isfinite(pct))
+    {
+        return pct > 0 ? "+inf" : "-inf";
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
+    return buf;
 }
 
 } // namespace fabricsim

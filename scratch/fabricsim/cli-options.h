@@ -27,6 +27,9 @@ uint64_t CountOption(const std::string& v, const std::string& opt, uint64_t lo, 
 /// \p v with \p digits decimals ("%.*f"), as the commands' tables print figures.
 std::string Fixed(double v, int digits);
 
+/// \p pct as "+12.3%" ("+inf" / "-inf" when not finite), as the commands' tables print errors.
+std::string SignedPercent(double pct);
+
 /// provenance.json's text for a command's output folder (common/provenance.h): the command
 /// line and input files of the current ProvenanceScope, \p scenario (null: none) and
 /// \p ns3Args, paths inside this source tree as "<fabricsim>/...".

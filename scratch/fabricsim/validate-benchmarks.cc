@@ -67,18 +67,6 @@ ErrorPct(double measured, double simulated)
     return (simulated - measured) / measured * 100.0;
 }
 
-std::string
-SignedPct(double pct)
-{
-    if (!std::isfinite(pct))
-    {
-        return pct > 0 ? "+inf" : "-inf";
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
-    return buf;
-}
-
 double
 Median(std::vector<double> v)
 {
@@ -89,6 +77,18 @@ Median(std::vector<double> v)
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// \p names joined by ", ".
+std::string
+Joined(const std::vector<std::string>& names)
+{
+    std::string list;
+    for (const std::string& n : names)
+    {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    return list;
 }
 
 /// \p path relative to \p dir, where a scenario that names it is written.
@@ -123,14 +123,9 @@ Deployment(const ValidateServingOptions& opt)
     {
         if (!IsReadableRegularFile(opt.model))
         {
-            std::string list;
-            for (const std::string& p : presets)
-            {
-                list += (list.empty() ? "" : ", ") + p;
-            }
             throw InputError(kCommandLineSource,
                              "--model",
-                             "a model preset (" + list + ") or a readable config.json",
+                             "a model preset (" + Joined(presets) + ") or a readable config.json",
                              "\"" + opt.model + "\"");
         }
         dep.model = ModelSpec::FromFile(opt.model);
@@ -140,14 +135,9 @@ Deployment(const ValidateServingOptions& opt)
     const std::vector<std::string> gpus = HardwareSpec::PresetNames();
     if (std::find(gpus.begin(), gpus.end(), opt.hardware) == gpus.end())
     {
-        std::string list;
-        for (const std::string& p : gpus)
-        {
-            list += (list.empty() ? "" : ", ") + p;
-        }
         throw InputError(kCommandLineSource,
                          "--hardware",
-                         "a hardware preset (" + list + ")",
+                         "a hardware preset (" + Joined(gpus) + ")",
                          "\"" + opt.hardware + "\"");
     }
     dep.hardwarePreset = opt.hardware;
@@ -531,7 +521,7 @@ RunValidateBenchmarks(const ValidateServingOptions& opt, std::ostream& out, std:
             const int digits = k == "output_throughput" ? 0 : 1;
             table << " " << Fixed(metrics[k]["measured"].get<double>(), digits) << " | "
                   << Fixed(metrics[k]["fabricsim"].get<double>(), digits) << " | "
-                  << SignedPct(metrics[k]["error_pct"].get<double>()) << " |";
+                  << SignedPercent(metrics[k]["error_pct"].get<double>()) << " |";
         }
         table << "\n";
         report["points"].push_back({{"file", p.result.path},

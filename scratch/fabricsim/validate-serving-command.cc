@@ -27,18 +27,6 @@ using nlohmann::json;
 namespace
 {
 
-std::string
-Signed(double pct)
-{
-    if (!std::isfinite(pct))
-    {
-        return pct > 0 ? "+inf" : "-inf";
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
-    return buf;
-}
-
 /// The markdown table of one run.
 std::string
 RunTable(const MeasuredRunConfig& run,
@@ -61,8 +49,8 @@ RunTable(const MeasuredRunConfig& run,
         const int digits = c.name == "Throughput" ? 0 : 1;
         o << "| " << c.name << (c.name == "Throughput" ? " (tok/s)" : " (ms)") << " | "
           << Fixed(c.measured, digits) << " | " << Fixed(c.simulated, digits) << " | "
-          << Signed(c.ErrorPct()) << " | " << (c.other ? Fixed(*c.other, digits) : "-") << " | "
-          << (c.OtherErrorPct() ? Signed(*c.OtherErrorPct()) : "-") << " |\n";
+          << SignedPercent(c.ErrorPct()) << " | " << (c.other ? Fixed(*c.other, digits) : "-")
+          << " | " << (c.OtherErrorPct() ? SignedPercent(*c.OtherErrorPct()) : "-") << " |\n";
     }
     return o.str();
 }
