@@ -197,3 +197,35 @@ TEST(Cli, ValidateServingReplaysABenchmarkSweepAndFitsTheFrontend)
 }
 
 } // namespace
+
+namespace
+{
+
+// docs/validation.md's row for the shipped MiniMax-M2.5 point ISL 1,024, C 4 (held out), with
+// the frontend costs the C = 8 fit found there: the published figures come from this code.
+TEST(Cli, ValidateServingMiniMaxPointMatchesTheDocumentedRow)
+{
+    const std::string file = std::string(FABRICSIM_SOURCE_DIR)
+                             + "/data/serving/inferencex-minimax-m2.5/results/"
+                               "minimax_m25_vllm_tep8_isl1024_osl128_conc4.json";
+    auto dir = fabricsim::test::TempDir("validate-benchmarks-minimax");
+    std::string out;
+    ASSERT_EQ(fabricsim::test::RunCli(
+                  "validate-serving " + file
+                      + " --model MiniMax-M2.5 --hardware H200"
+                        " --set serving.execution.request_overhead=0.115873891s"
+                        " --set serving.execution.prompt_token_overhead=0.000110235408s --out "
+                      + dir + "/o",
+                  out),
+              0)
+        << out;
+    const json s = json::parse(fabricsim::test::ReadFile(dir + "/o/summary.json"));
+    const json& m = s["points"][0]["metrics"];
+    EXPECT_NEAR(m["output_throughput"]["error_pct"].get<double>(), 53.1, 0.1);
+    EXPECT_NEAR(m["median_e2el_ms"]["error_pct"].get<double>(), -34.5, 0.1);
+    EXPECT_NEAR(m["median_tpot_ms"]["error_pct"].get<double>(), -24.7, 0.1);
+    EXPECT_NEAR(m["median_ttft_ms"]["error_pct"].get<double>(), -41.9, 0.1);
+    EXPECT_EQ(s["points"][0]["simulation"]["requests"]["warmup"], 8);
+}
+
+} // namespace
