@@ -205,6 +205,11 @@ namespace
 // the frontend costs the C = 8 fit found there: the published figures come from this code.
 TEST(Cli, ValidateServingMiniMaxPointMatchesTheDocumentedRow)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    // 30 s in a release build, past the unit timeout under ASan; the sanitizer pass runs the
+    // same code on the constructed sweep above, and the release pass holds these figures.
+    GTEST_SKIP() << "the release build holds the documented figures";
+#endif
     const std::string file = std::string(FABRICSIM_SOURCE_DIR)
                              + "/data/serving/inferencex-minimax-m2.5/results/"
                                "minimax_m25_vllm_tep8_isl1024_osl128_conc4.json";
