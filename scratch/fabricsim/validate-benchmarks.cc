@@ -168,6 +168,18 @@ Deployment(const ValidateServingOptions& opt)
     return dep;
 }
 
+/// \p scenario's serving.execution frontend costs set to \p f (seconds, 9 digits).
+void
+SetFrontendCosts(json& scenario, const FrontendFit& f)
+{
+    char a[64];
+    char b[64];
+    std::snprintf(a, sizeof a, "%.9gs", f.requestS);
+    std::snprintf(b, sizeof b, "%.9gs", f.perTokenS);
+    scenario["serving"]["execution"]["request_overhead"] = a;
+    scenario["serving"]["execution"]["prompt_token_overhead"] = b;
+}
+
 /// One result and its replay, read and built before anything runs.
 struct Point
 {
@@ -195,12 +207,7 @@ RunPoint(Point& p,
     }
     if (overheads)
     {
-        char a[64];
-        char b[64];
-        std::snprintf(a, sizeof a, "%.9gs", overheads->requestS);
-        std::snprintf(b, sizeof b, "%.9gs", overheads->perTokenS);
-        staged["serving"]["execution"]["request_overhead"] = a;
-        staged["serving"]["execution"]["prompt_token_overhead"] = b;
+        SetFrontendCosts(staged, *overheads);
     }
     InferenceRunOptions iopt;
     iopt.backend = opt.backend;
@@ -471,12 +478,7 @@ RunValidateBenchmarks(const ValidateServingOptions& opt, std::ostream& out, std:
         json scenario = p.replay.scenario;
         if (fit)
         {
-            char a[64];
-            char b[64];
-            std::snprintf(a, sizeof a, "%.9gs", fit->requestS);
-            std::snprintf(b, sizeof b, "%.9gs", fit->perTokenS);
-            scenario["serving"]["execution"]["request_overhead"] = a;
-            scenario["serving"]["execution"]["prompt_token_overhead"] = b;
+            SetFrontendCosts(scenario, *fit);
         }
         if (!calibration.empty())
         {
