@@ -214,7 +214,7 @@ RunPoint(Point& p,
     iopt.run.outDir = opt.outDir;
     iopt.run.ns3Args = opt.ns3Args;
     err << "validate-serving: " << p.result.label
-        << (overheads ? "" : " (frontend fit, no overhead)") << "\n";
+        << (!overheads && opt.fitConcurrency > 0 ? " (frontend fit, no overhead)" : "") << "\n";
     InferenceRunResult r
         = ExecuteInferenceScenario(staged, dir.Path(p.result.label + ".scenario.json"), iopt, err);
     p.complete = r.stuck.empty();

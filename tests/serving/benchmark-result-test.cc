@@ -90,6 +90,14 @@ TEST(BenchmarkResult, InferenceXFileMustAgreeWithItsName)
     const InputError name
         = ErrorOf([] { ReadBenchmarkResult(Write("run16.json", InferenceX(160, 1024, 128, 16))); });
     EXPECT_EQ(name.Field(), "file name");
+    // A length past what a name can state is refused as a name, not overflowed.
+    const InputError huge = ErrorOf(
+        []
+        {
+            ReadBenchmarkResult(Write("m_vllm_tp8_isl99999999999999999999999_osl128_conc16.json",
+                                      InferenceX(160, 1024, 128, 16)));
+        });
+    EXPECT_EQ(huge.Field(), "file name");
     json lost = InferenceX(160, 1024, 128, 16);
     lost["completed"] = 150;
     const InputError incomplete = ErrorOf(
@@ -145,6 +153,13 @@ TEST(BenchmarkResult, VllmSaveResultGivesMeansAndLengthsFromTotalsOrLists)
     const BenchmarkResult listed = ReadBenchmarkResult(Write("lists.json", v));
     EXPECT_EQ(listed.outputTokens, 100u);
     EXPECT_TRUE(listed.outputLens.empty()); // all equal: one length
+
+    // More than 10^12 tokens a request is refused by the total that says it.
+    v.erase("input_lens");
+    v.erase("output_lens");
+    v["total_input_tokens"] = 4000000000000000000ULL;
+    const InputError huge = ErrorOf([&] { ReadBenchmarkResult(Write("huge.json", v)); });
+    EXPECT_EQ(huge.Field(), "total_input_tokens");
 
     const InputError neither = ErrorOf(
         [] {

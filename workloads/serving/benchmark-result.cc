@@ -78,7 +78,7 @@ LengthPerRequest(const JsonObject& o,
 {
     if (o.Has(listKey))
     {
-        lens = o.UintArray(listKey, true, 0, UINT32_MAX);
+        lens = o.UintArray(listKey, true, 0, 1000000000000ULL);
         if (lens.size() != completed)
         {
             o.Fail(listKey,
@@ -86,7 +86,12 @@ LengthPerRequest(const JsonObject& o,
                    std::to_string(lens.size()) + " lengths");
         }
     }
-    const uint64_t total = o.Uint(totalKey, 1, UINT64_MAX / 2);
+    // At most 10^12 tokens a request, as a scenario's lengths (and no overflow of the sum).
+    constexpr uint64_t kMaxPerRequest = 1000000000000ULL;
+    const uint64_t total = o.Uint(
+        totalKey,
+        1,
+        completed > UINT64_MAX / 2 / kMaxPerRequest ? UINT64_MAX / 2 : completed * kMaxPerRequest);
     if (!lens.empty())
     {
         uint64_t sum = 0;
@@ -225,8 +230,9 @@ ReadBenchmarkResult(const std::string& path)
     r.durationS = o.Number("duration", 1e-9, 1e9);
 
     // Lengths: an InferenceX file name states them; else the lists or the totals.
+    // At most 9 digits a number: lengths and concurrency a name can state without overflow.
     static const std::regex kInferenceX(
-        "(.+)_vllm_([A-Za-z]+[0-9]+)_isl([0-9]+)_osl([0-9]+)_conc([0-9]+)");
+        "(.+)_vllm_([A-Za-z]+[0-9]{1,5})_isl([0-9]{1,9})_osl([0-9]{1,9})_conc([0-9]{1,9})");
     std::smatch m;
     const bool named = std::regex_match(r.label, m, kInferenceX);
     if (r.format == "inferencex")
