@@ -202,6 +202,70 @@ TEST(ServingSimulation, FrontendOverheadDelaysTheEngineNotTheSteps)
                  InputError);
 }
 
+// One frontend server (vLLM's single API server process) takes requests one at a time, first
+// come first served: of four sent together, the k-th reaches the engine at (k + 1) x its
+// frontend time; as many servers as requests is the plain delay, byte for byte.
+TEST(ServingSimulation, SerialFrontendQueuesRequestsInArrivalOrder)
+{
+    const json four = {{"rate_per_s", 0}, {"count", 4}, {"output_tokens", 4}};
+    auto run = [&](uint32_t servers)
+    {
+        json exec = {{"request_overhead", "5ms"}, {"prompt_token_overhead", "1us"}};
+        if (servers > 0)
+        {
+            exec["frontend_servers"] = servers;
+        }
+        return RunOnFake(MakeScenario({{"serving", {{"requests", four}, {"execution", exec}}}}));
+    };
+    const int64_t servicePs = int64_t(5.512e9); // 5 ms + 512 tokens x 1 us
+    const ServingResult delay = run(0);
+    const ServingResult serial = run(1);
+    const ServingResult pairs = run(2);
+    ASSERT_TRUE(serial.incomplete.empty());
+    for (uint64_t k = 0; k < 4; ++k)
+    {
+        EXPECT_GE(delay.requests[k].prefillStartPs, servicePs) << k;
+        EXPECT_LT(delay.requests[k].prefillStartPs, 2 * servicePs) << k;
+        EXPECT_GE(serial.requests[k].prefillStartPs, int64_t(k + 1) * servicePs) << k;
+        EXPECT_GE(pairs.requests[k].prefillStartPs, int64_t(k / 2 + 1) * servicePs) << k;
+    }
+    // Sent at 0, the last of the serial four cannot see its first token before four services.
+    EXPECT_GT(serial.requests[3].TtftMs(), 4 * 5.512);
+    EXPECT_EQ(run(4).ToJson().dump(), delay.ToJson().dump());
+    EXPECT_THROW(MakeScenario({{"serving", {{"execution", {{"frontend_servers", -1}}}}}}),
+                 InputError);
+}
+
+// A step with prompt work costs prefill_overhead once and prefill_token_overhead per prompt token
+// it computes; decode-only steps do not move.
+TEST(ServingSimulation, PrefillOverheadLengthensOnlyStepsWithPromptWork)
+{
+    const json one = {{"rate_per_s", 0}, {"count", 1}, {"output_tokens", 4}};
+    const ServingResult plain = RunOnFake(MakeScenario({{"serving", {{"requests", one}}}}));
+    const ServingResult slow = RunOnFake(MakeScenario(
+        {{"serving",
+          {{"requests", one},
+           {"execution", {{"prefill_overhead", "3ms"}, {"prefill_token_overhead", "2us"}}}}}}));
+    ASSERT_EQ(slow.steps.size(), plain.steps.size());
+    uint32_t prompts = 0;
+    for (size_t i = 0; i < slow.steps.size(); ++i)
+    {
+        const int64_t extraPs = slow.steps[i].DurationPs() - plain.steps[i].DurationPs();
+        if (plain.steps[i].prefillTokens > 0)
+        {
+            ++prompts;
+            EXPECT_NEAR(
+                double(extraPs), (3e-3 + 2e-6 * double(plain.steps[i].prefillTokens)) * 1e12, 1.0)
+                << i;
+        }
+        else
+        {
+            EXPECT_EQ(extraPs, 0) << i;
+        }
+    }
+    EXPECT_EQ(prompts, 1u);
+}
+
 TEST(ServingSimulation, SmallKvCachePreemptsAndStillFinishes)
 {
     InferenceScenario sc = MakeScenario(

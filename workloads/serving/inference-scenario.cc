@@ -175,8 +175,11 @@ ReadExecution(const std::optional<JsonObject>& j)
                  "graph_kernel_overhead",
                  "step_overhead",
                  "sequence_overhead",
+                 "prefill_overhead",
+                 "prefill_token_overhead",
                  "request_overhead",
                  "prompt_token_overhead",
+                 "frontend_servers",
                  "async_scheduling"});
     std::string ov = o.OptionalString("ep_overlap", "none");
     if (ov == "none")
@@ -202,10 +205,15 @@ ReadExecution(const std::optional<JsonObject>& j)
         = o.OptionalQuantity("step_overhead", UnitKind::Seconds, e.stepOverheadSec, true);
     e.sequenceOverheadSec
         = o.OptionalQuantity("sequence_overhead", UnitKind::Seconds, e.sequenceOverheadSec, true);
+    e.prefillOverheadSec
+        = o.OptionalQuantity("prefill_overhead", UnitKind::Seconds, e.prefillOverheadSec, true);
+    e.prefillTokenOverheadSec = o.OptionalQuantity(
+        "prefill_token_overhead", UnitKind::Seconds, e.prefillTokenOverheadSec, true);
     e.requestOverheadSec
         = o.OptionalQuantity("request_overhead", UnitKind::Seconds, e.requestOverheadSec, true);
     e.promptTokenOverheadSec = o.OptionalQuantity(
         "prompt_token_overhead", UnitKind::Seconds, e.promptTokenOverheadSec, true);
+    e.frontendServers = uint32_t(o.OptionalUint("frontend_servers", 0, 0, 1024));
     e.asyncScheduling = o.OptionalBool("async_scheduling", e.asyncScheduling);
     // Host work per step is milliseconds; past an hour a value is a typo (a unit left off), and
     // an engine step that long would not fit the simulator's clock once summed.
@@ -213,6 +221,8 @@ ReadExecution(const std::optional<JsonObject>& j)
          {std::pair<const char*, double>{"graph_kernel_overhead", e.graphKernelOverheadSec},
           {"step_overhead", e.stepOverheadSec},
           {"sequence_overhead", e.sequenceOverheadSec},
+          {"prefill_overhead", e.prefillOverheadSec},
+          {"prefill_token_overhead", e.prefillTokenOverheadSec},
           {"request_overhead", e.requestOverheadSec},
           {"prompt_token_overhead", e.promptTokenOverheadSec}})
     {

@@ -126,11 +126,19 @@ struct ExecutionSpec
     /// GPU (docs/validation.md).
     double stepOverheadSec = 2e-3;
     double sequenceOverheadSec = 0; //!< per sequence scheduled in the step
+    /// Engine time a step with prompt work spends beyond its priced kernels, in which the GPU
+    /// does not decode: fixed per such step, and per prompt token it computes. 0 by default;
+    /// validate-serving can fit them on declared points of a benchmark (docs/validation.md).
+    double prefillOverheadSec = 0;
+    double prefillTokenOverheadSec = 0;
     /// What a request spends between the client's send and the engine's queue (HTTP, the API
     /// server, tokenisation, the frontend's hand-off): a fixed part and one per prompt token.
     /// Counted in its TTFT and E2E, not in the engine's steps; 0 for in-process engines.
     double requestOverheadSec = 0;
     double promptTokenOverheadSec = 0;
+    /// Requests the frontend handles at once (vLLM's API server processes count): a request
+    /// waits for a free one, first come first served. 0: no limit, the frontend time a delay.
+    uint32_t frontendServers = 0;
     /// The scheduler runs one step ahead of the GPU (vLLM's default since 0.12): a step that
     /// follows another was decided when that one launched, so a request the engine takes while
     /// a step runs joins the step after next (at once when the GPU would otherwise idle).

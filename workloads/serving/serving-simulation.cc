@@ -166,6 +166,9 @@ class ServingSimulation::Impl
     uint64_t m_nextStep = 0;
     int64_t m_nextTransfer = 0;
     std::vector<json> m_trace;
+    /// When each frontend server is next free (serving.execution.frontend_servers; empty: as
+    /// many as requests, the frontend time a pure delay).
+    std::vector<int64_t> m_frontendFreePs;
     std::shared_ptr<ChromeTrace> m_timeline;
 };
 
@@ -500,8 +503,21 @@ ServingSimulation::Impl::Admit(uint64_t id)
           + m_sc.exec.promptTokenOverheadSec * double(m_records[id].promptTokens);
     if (frontendSec > 0)
     {
-        m_api.Schedule(units::SecondsToPs(frontendSec, "request overhead"),
-                       [this, id]() { Enqueue(id); });
+        int64_t delayPs = units::SecondsToPs(frontendSec, "request overhead");
+        if (m_sc.exec.frontendServers > 0)
+        {
+            // A request waits for the first free server in arrival order (FIFO), then holds
+            // it for its frontend time.
+            if (m_frontendFreePs.empty())
+            {
+                m_frontendFreePs.assign(m_sc.exec.frontendServers, 0);
+            }
+            auto it = std::min_element(m_frontendFreePs.begin(), m_frontendFreePs.end());
+            const int64_t start = std::max(*it, m_api.NowPs());
+            *it = start + delayPs;
+            delayPs = *it - m_api.NowPs();
+        }
+        m_api.Schedule(delayPs, [this, id]() { Enqueue(id); });
         return;
     }
     Enqueue(id);

@@ -207,7 +207,8 @@ RankItems(const InferenceScenario& sc,
           uint32_t stream,
           bool graphs,
           const std::vector<LayerwiseKvSend>& sends,
-          const std::vector<size_t>& seqIndex)
+          const std::vector<size_t>& seqIndex,
+          double prefillHostSec)
 {
     const ParallelismSpec& par = layout.par;
     const uint32_t me = layout.Host(g, s, t);
@@ -307,8 +308,9 @@ RankItems(const InferenceScenario& sc,
     std::vector<ProgramItem> items;
     // The engine's host work for the step (scheduling, input preparation, sampling and output
     // processing): the GPU waits for it before the first stage's forward.
-    const double hostSec
-        = sc.exec.stepOverheadSec + sc.exec.sequenceOverheadSec * double(batch.sequences.size());
+    const double hostSec = sc.exec.stepOverheadSec
+                           + sc.exec.sequenceOverheadSec * double(batch.sequences.size())
+                           + prefillHostSec;
     if (s == 0 && mb == 0 && hostSec > 0)
     {
         ProgramItem h;
@@ -540,6 +542,25 @@ StepProgramBuilder::Build(uint64_t step,
         const std::vector<size_t>& a = gp.a;
         const std::vector<size_t>& b = gp.b;
         const std::vector<StepBatch>& parts = gp.parts;
+        // A step with prompt work: its fixed and per-prompt-token engine time, on the first
+        // stage of the group's step (a prompt chunk is more than one new token or none cached,
+        // as the graph test above reads a decode).
+        double prefillHost = 0;
+        for (const SequenceWork& w : batch.sequences)
+        {
+            if (w.newTokens != 1 || w.cachedTokens == 0)
+            {
+                prefillHost = m_sc.exec.prefillOverheadSec;
+                break;
+            }
+        }
+        for (const SequenceWork& w : batch.sequences)
+        {
+            if (w.newTokens != 1 || w.cachedTokens == 0)
+            {
+                prefillHost += m_sc.exec.prefillTokenOverheadSec * double(w.newTokens);
+            }
+        }
         for (uint32_t s = 0; s < par.pp; ++s)
         {
             if (par.ep > 1 && m_sc.placement.servers)
@@ -582,8 +603,20 @@ StepProgramBuilder::Build(uint64_t step,
                 rp.rank = m_layout.Host(g, s, t);
                 if (!split)
                 {
-                    rp.items = RankItems(
-                        m_sc, m_layout, work(0, t), step, batch, g, s, t, 0, 0, graphs, sends, all);
+                    rp.items = RankItems(m_sc,
+                                         m_layout,
+                                         work(0, t),
+                                         step,
+                                         batch,
+                                         g,
+                                         s,
+                                         t,
+                                         0,
+                                         0,
+                                         graphs,
+                                         sends,
+                                         all,
+                                         prefillHost);
                 }
                 else
                 {
@@ -599,7 +632,8 @@ StepProgramBuilder::Build(uint64_t step,
                                                    0,
                                                    graphs,
                                                    sends,
-                                                   a));
+                                                   a,
+                                                   prefillHost));
                     auto segB = Segments(RankItems(m_sc,
                                                    m_layout,
                                                    work(1, t),
@@ -612,7 +646,8 @@ StepProgramBuilder::Build(uint64_t step,
                                                    1,
                                                    graphs,
                                                    sends,
-                                                   b));
+                                                   b,
+                                                   0));
                     rp.streams = 2;
                     for (size_t k = 0; k < std::max(segA.size(), segB.size()); ++k)
                     {
