@@ -107,7 +107,7 @@ const CommandUsage kCommands[] = {
      "  fabricsim validate-serving RESULTS... --model CONFIG.json|PRESET --hardware GPU [--gpus "
      "N]\n"
      "                [--parallel tp8|tep8|dep8] [--vllm-version V] [--warmups N] "
-     "[--fit-frontend conc=C] [--out DIR] ...\n"
+     "[--fit-frontend conc=C | --fitted-on conc=C] [--out DIR] ...\n"
      "      Replay serving benchmark results (files or folders of vLLM bench serve "
      "--save-result JSONs or\n"
      "      InferenceX's <model>_vllm_<tag>_isl<I>_osl<O>_conc<C>.json) with the closed-loop "
@@ -116,7 +116,9 @@ const CommandUsage kCommands[] = {
      "summary.json.\n"
      "      --fit-frontend fits the request and per-prompt-token frontend costs on the points "
      "at C and scores\n"
-     "      the others.\n"},
+     "      the others; --fitted-on marks the points at C as those the --set costs were fitted "
+     "on\n"
+     "      (scripts/fit-benchmark-overheads).\n"},
     {"fit-compute",
      "  fabricsim fit-compute TABLE... --hardware GPU [--held-out TABLE... --held-out-hardware "
      "GPU] [--rows half|all]\n"

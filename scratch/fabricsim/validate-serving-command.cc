@@ -185,6 +185,17 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
             }
             o.fitConcurrency = uint32_t(CountOption(v.substr(5), "--fit-frontend", 1, 1u << 30));
         }
+        else if (TakeOption(a, i, "--fitted-on", v))
+        {
+            if (v.rfind("conc=", 0) != 0)
+            {
+                throw InputError(kCommandLineSource,
+                                 "--fitted-on",
+                                 "conc=C (the --set costs were fitted on the results at C)",
+                                 "\"" + v + "\"");
+            }
+            o.fittedOnConcurrency = uint32_t(CountOption(v.substr(5), "--fitted-on", 1, 1u << 30));
+        }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
             o.ns3Args.push_back(a[i]);
@@ -221,14 +232,24 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
     const bool benchmarkOnly
         = benchmarks == 0
           && (!o.model.empty() || !o.hardware.empty() || o.gpus > 0 || !o.parallel.empty()
-              || !o.vllmVersion.empty() || o.warmups >= 0 || o.fitConcurrency > 0);
+              || !o.vllmVersion.empty() || o.warmups >= 0 || o.fitConcurrency > 0
+              || o.fittedOnConcurrency > 0);
     if (benchmarkOnly)
     {
         throw InputError(kCommandLineSource,
                          "--model",
-                         "--model, --hardware, --gpus, --parallel, --vllm-version, --warmups and "
-                         "--fit-frontend only with benchmark results (a measured run says these)",
+                         "--model, --hardware, --gpus, --parallel, --vllm-version, --warmups, "
+                         "--fit-frontend and --fitted-on only with benchmark results (a measured "
+                         "run says these)",
                          "a measured run directory");
+    }
+    if (o.fitConcurrency > 0 && o.fittedOnConcurrency > 0)
+    {
+        throw InputError(kCommandLineSource,
+                         "--fitted-on",
+                         "either --fit-frontend (fit here) or --fitted-on (fitted before, given "
+                         "by --set)",
+                         "both");
     }
     return o;
 }

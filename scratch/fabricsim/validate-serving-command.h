@@ -37,13 +37,16 @@ struct ValidateServingOptions
     bool calibrationPerGpu = true;
     std::vector<std::string> sets; ///< --set overrides applied to every run's scenario
     // Benchmark result files (validate-benchmarks.h) only:
-    std::string model;                ///< --model CONFIG.json|PRESET
-    std::string hardware;             ///< --hardware PRESET
-    uint32_t gpus = 0;                ///< --gpus N (0: the layout's)
-    std::string parallel;             ///< --parallel tp8|tep8|dep8 (else each file name's)
-    std::string vllmVersion;          ///< --vllm-version (engine defaults; "": the newest)
-    int64_t warmups = -1;             ///< --warmups N (-1: the format's client default)
-    uint32_t fitConcurrency = 0;      ///< --fit-frontend conc=C (0: no fit)
+    std::string model;           ///< --model CONFIG.json|PRESET
+    std::string hardware;        ///< --hardware PRESET
+    uint32_t gpus = 0;           ///< --gpus N (0: the layout's)
+    std::string parallel;        ///< --parallel tp8|tep8|dep8 (else each file name's)
+    std::string vllmVersion;     ///< --vllm-version (engine defaults; "": the newest)
+    int64_t warmups = -1;        ///< --warmups N (-1: the format's client default)
+    uint32_t fitConcurrency = 0; ///< --fit-frontend conc=C (0: no fit)
+    /// --fitted-on conc=C: the --set costs were fitted on the points at C (scripts/
+    /// fit-benchmark-overheads); they are reported as fit and left out of the held-out medians
+    uint32_t fittedOnConcurrency = 0;
     std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
 };
 

@@ -105,6 +105,8 @@ TEST(Cli, ValidateServingRefusesBenchmarkOptionsItCannotUseAndWritesNothing)
         {results + kDeployment + "--gpus 2", "--gpus"},
         {results + kDeployment + "--fit-frontend conc=3", "--fit-frontend"},
         {results + kDeployment + "--fit-frontend c8", "--fit-frontend"},
+        {results + kDeployment + "--fitted-on conc=3", "--fitted-on"},
+        {results + kDeployment + "--fitted-on conc=2 --fit-frontend conc=2", "both"},
         {results + kDeployment + "--vllm-version latest", "--vllm-version"},
         {results + " " + run + kDeployment, "one kind per call"},
         {run + " --model Llama-3-8B", "only with benchmark results"},
@@ -194,6 +196,27 @@ TEST(Cli, ValidateServingReplaysABenchmarkSweepAndFitsTheFrontend)
     const json scenario
         = json::parse(slurp(dir + "/f/llama_vllm_tp1_isl256_osl16_conc4.scenario.json"));
     EXPECT_EQ(scenario["serving"]["execution"]["request_overhead"], "0.3s");
+
+    // Costs fitted elsewhere (scripts/fit-benchmark-overheads) and given by --set: --fitted-on
+    // names their fitting set, reported as fit and left out of the held-out medians.
+    ASSERT_EQ(fabricsim::test::RunCli(
+                  "validate-serving " + fitted + kDeployment
+                      + "--fitted-on conc=2 --set serving.execution.request_overhead=0.3s"
+                        " --set serving.execution.frontend_servers=1 --out "
+                      + dir + "/g",
+                  out),
+              0)
+        << out;
+    const json g = json::parse(slurp(dir + "/g/summary.json"));
+    EXPECT_EQ(g["fitted_on_concurrency"], 2);
+    EXPECT_TRUE(g["frontend_fit"].is_null());
+    EXPECT_EQ(g["points"][0]["role"], "fit");
+    EXPECT_EQ(g["points"][1]["role"], "held out");
+    EXPECT_DOUBLE_EQ(
+        g["medians_abs_error_pct"]["held_out"]["median_ttft_ms"].get<double>(),
+        std::abs(g["points"][1]["metrics"]["median_ttft_ms"]["error_pct"].get<double>()));
+    EXPECT_NE(slurp(dir + "/g/validation.md").find("fitted on the 1 points at C = 2"),
+              std::string::npos);
 }
 
 } // namespace
