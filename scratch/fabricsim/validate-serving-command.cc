@@ -108,6 +108,18 @@ ReproduceCommand(const ValidateServingOptions& opt, const std::string& label)
     return cmd;
 }
 
+/// The C of a "conc=C" option value.
+uint32_t
+ConcurrencyOption(const std::string& v, const char* option, const char* meaning)
+{
+    if (v.rfind("conc=", 0) != 0)
+    {
+        throw InputError(
+            kCommandLineSource, option, std::string("conc=C (") + meaning + ")", "\"" + v + "\"");
+    }
+    return uint32_t(CountOption(v.substr(5), option, 1, 1u << 30));
+}
+
 } // namespace
 
 std::string
@@ -176,25 +188,13 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "--fit-frontend", v))
         {
-            if (v.rfind("conc=", 0) != 0)
-            {
-                throw InputError(kCommandLineSource,
-                                 "--fit-frontend",
-                                 "conc=C (fit on the results measured at concurrency C)",
-                                 "\"" + v + "\"");
-            }
-            o.fitConcurrency = uint32_t(CountOption(v.substr(5), "--fit-frontend", 1, 1u << 30));
+            o.fitConcurrency = ConcurrencyOption(
+                v, "--fit-frontend", "fit on the results measured at concurrency C");
         }
         else if (TakeOption(a, i, "--fitted-on", v))
         {
-            if (v.rfind("conc=", 0) != 0)
-            {
-                throw InputError(kCommandLineSource,
-                                 "--fitted-on",
-                                 "conc=C (the --set costs were fitted on the results at C)",
-                                 "\"" + v + "\"");
-            }
-            o.fittedOnConcurrency = uint32_t(CountOption(v.substr(5), "--fitted-on", 1, 1u << 30));
+            o.fittedOnConcurrency = ConcurrencyOption(
+                v, "--fitted-on", "the --set costs were fitted on the results at C");
         }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
