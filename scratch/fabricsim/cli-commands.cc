@@ -107,7 +107,7 @@ const CommandUsage kCommands[] = {
      "  fabricsim validate-serving RESULTS... --model CONFIG.json|PRESET --hardware GPU [--gpus "
      "N]\n"
      "                [--parallel tp8|tep8|dep8] [--vllm-version V] [--warmups N] "
-     "[--fit-frontend conc=C | --fitted-on conc=C] [--out DIR] ...\n"
+     "[--fit-frontend conc=C | --fitted-on conc=C[,C...]] [--out DIR] ...\n"
      "      Replay serving benchmark results (files or folders of vLLM bench serve "
      "--save-result JSONs or\n"
      "      InferenceX's <model>_vllm_<tag>_isl<I>_osl<O>_conc<C>.json) with the closed-loop "

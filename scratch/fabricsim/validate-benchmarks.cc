@@ -392,8 +392,8 @@ RunValidateBenchmarks(const ValidateServingOptions& opt, std::ostream& out, std:
         {
             ApplySet(p.replay.scenario, s, kCommandLineSource);
         }
-        const uint32_t fitC = std::max(opt.fitConcurrency, opt.fittedOnConcurrency);
-        p.fit = fitC > 0 && p.result.concurrency == fitC;
+        p.fit = (opt.fitConcurrency > 0 && p.result.concurrency == opt.fitConcurrency)
+                || std::count(opt.fittedOn.begin(), opt.fittedOn.end(), p.result.concurrency) > 0;
         if (opt.fitConcurrency > 0 && p.replay.scenario["serving"].contains("execution")
             && (p.replay.scenario["serving"]["execution"].contains("request_overhead")
                 || p.replay.scenario["serving"]["execution"].contains("prompt_token_overhead")))
@@ -405,14 +405,23 @@ RunValidateBenchmarks(const ValidateServingOptions& opt, std::ostream& out, std:
         }
         points.push_back(std::move(p));
     }
-    if ((opt.fitConcurrency > 0 || opt.fittedOnConcurrency > 0)
-        && std::none_of(points.begin(), points.end(), [](const Point& p) { return p.fit; }))
+    // Every declared C names points some result was measured at.
+    std::vector<uint32_t> declared = opt.fittedOn;
+    if (opt.fitConcurrency > 0)
     {
-        throw InputError(
-            kCommandLineSource,
-            opt.fitConcurrency > 0 ? "--fit-frontend" : "--fitted-on",
-            "a concurrency some result was measured at",
-            "conc=" + std::to_string(std::max(opt.fitConcurrency, opt.fittedOnConcurrency)));
+        declared.push_back(opt.fitConcurrency);
+    }
+    for (uint32_t c : declared)
+    {
+        if (std::none_of(points.begin(),
+                         points.end(),
+                         [c](const Point& p) { return p.result.concurrency == c; }))
+        {
+            throw InputError(kCommandLineSource,
+                             opt.fitConcurrency > 0 ? "--fit-frontend" : "--fitted-on",
+                             "a concurrency some result was measured at",
+                             "conc=" + std::to_string(c));
+        }
     }
     const std::string calibration = opt.calibrationPerGpu
                                         ? DefaultComputeCalibrationPath(dep.hardwarePreset)
@@ -567,8 +576,7 @@ RunValidateBenchmarks(const ValidateServingOptions& opt, std::ostream& out, std:
     report["medians_abs_error_pct"] = medians;
     report["oddities"] = {{"counts", oddCounts}, {"list", odd}};
     report["frontend_fit"] = fitJson;
-    report["fitted_on_concurrency"]
-        = opt.fittedOnConcurrency > 0 ? json(opt.fittedOnConcurrency) : json(nullptr);
+    report["fitted_on_concurrency"] = opt.fittedOn.empty() ? json(nullptr) : json(opt.fittedOn);
     report["deployment"]
         = {{"model", dep.modelName},
            {"hardware", dep.hardwarePreset},
@@ -594,12 +602,20 @@ RunValidateBenchmarks(const ValidateServingOptions& opt, std::ostream& out, std:
            << " ms, prompt_token_overhead " << Fixed(fit->perTokenS * 1e6, 2)
            << " us per token.\n\n";
     }
-    else if (opt.fittedOnConcurrency > 0)
+    else if (!opt.fittedOn.empty())
     {
         md << "Costs given by --set were fitted on the "
            << std::count_if(points.begin(), points.end(), [](const Point& p) { return p.fit; })
-           << " points at C = " << opt.fittedOnConcurrency
-           << " (reported as fit, left out of the held-out medians).\n\n";
+           << " points at C = " <<
+            [&]
+        {
+            std::vector<std::string> cs;
+            for (uint32_t c : opt.fittedOn)
+            {
+                cs.push_back(std::to_string(c));
+            }
+            return Joined(cs);
+        }() << " (reported as fit, left out of the held-out medians).\n\n";
     }
     md << med.str() << "\n" << table.str() << "\n";
     md << "## The data's oddities (" << odd.size() << ", counted, not fitted)\n\n";

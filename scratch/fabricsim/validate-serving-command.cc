@@ -193,8 +193,17 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "--fitted-on", v))
         {
-            o.fittedOnConcurrency = ConcurrencyOption(
-                v, "--fitted-on", "the --set costs were fitted on the results at C");
+            // Sorted and unique, so that the report names each once.
+            for (size_t at = 0; at <= v.size();)
+            {
+                size_t comma = std::min(v.find(',', at), v.size());
+                const std::string part = (at == 0 ? "" : "conc=") + v.substr(at, comma - at);
+                o.fittedOn.push_back(ConcurrencyOption(
+                    part, "--fitted-on", "the --set costs were fitted on the results at C[,C...]"));
+                at = comma + 1;
+            }
+            std::sort(o.fittedOn.begin(), o.fittedOn.end());
+            o.fittedOn.erase(std::unique(o.fittedOn.begin(), o.fittedOn.end()), o.fittedOn.end());
         }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
@@ -233,7 +242,7 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
         = benchmarks == 0
           && (!o.model.empty() || !o.hardware.empty() || o.gpus > 0 || !o.parallel.empty()
               || !o.vllmVersion.empty() || o.warmups >= 0 || o.fitConcurrency > 0
-              || o.fittedOnConcurrency > 0);
+              || !o.fittedOn.empty());
     if (benchmarkOnly)
     {
         throw InputError(kCommandLineSource,
@@ -243,7 +252,7 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
                          "run says these)",
                          "a measured run directory");
     }
-    if (o.fitConcurrency > 0 && o.fittedOnConcurrency > 0)
+    if (o.fitConcurrency > 0 && !o.fittedOn.empty())
     {
         throw InputError(kCommandLineSource,
                          "--fitted-on",

@@ -44,9 +44,9 @@ struct ValidateServingOptions
     std::string vllmVersion;     ///< --vllm-version (engine defaults; "": the newest)
     int64_t warmups = -1;        ///< --warmups N (-1: the format's client default)
     uint32_t fitConcurrency = 0; ///< --fit-frontend conc=C (0: no fit)
-    /// --fitted-on conc=C: the --set costs were fitted on the points at C (scripts/
-    /// fit-benchmark-overheads); they are reported as fit and left out of the held-out medians
-    uint32_t fittedOnConcurrency = 0;
+    /// --fitted-on conc=C[,C...]: the --set costs were fitted on the points at these C
+    /// (scripts/fit-benchmark-overheads); reported as fit, left out of the held-out medians
+    std::vector<uint32_t> fittedOn;
     std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
 };
 

@@ -1,7 +1,8 @@
 """Fit a served deployment's host costs on declared points of a benchmark sweep (see --help).
 
-Runs `fabricsim validate-serving` on the result files measured at one concurrency (the
-fitting set, declared with --fit conc=C) with the frontend served by --frontend-servers
+Runs `fabricsim validate-serving` on the result files measured at the declared concurrencies
+(the fitting set, --fit conc=C[,C...]; a set at one C cannot tell a serial frontend cost from
+a parallel one) with the frontend served by --frontend-servers
 processes, and searches the four costs of serving.execution by coordinate descent on a
 multiplicative step: request_overhead, prompt_token_overhead (the frontend's, per request
 and per prompt token), prefill_overhead and prefill_token_overhead (the engine's, per step
@@ -93,6 +94,15 @@ def concurrency(path):
     return c
 
 
+def fit_concurrencies(text):
+    """'conc=8,48' -> [8, 48] (sorted, unique)."""
+    parts = text[5:].split(",") if text.startswith("conc=") else []
+    if not parts or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise SystemExit(f"fit-benchmark-overheads: --fit: expected conc=C[,C...], found "
+                         f"{text!r}")
+    return sorted({int(p) for p in parts})
+
+
 def score(rows):
     """Mean squared log ratio of the headline metrics in comparison.csv rows."""
     pairs = [(float(r["simulated"]), float(r["measured"])) for r in rows
@@ -107,7 +117,8 @@ def main(argv=None):
     ap.add_argument("results", nargs="+", help="benchmark result files or folders")
     ap.add_argument("--model", required=True)
     ap.add_argument("--hardware", required=True)
-    ap.add_argument("--fit", required=True, help="conc=C: the fitting set")
+    ap.add_argument("--fit", required=True,
+                    help="conc=C[,C...]: the fitting set, the results measured at these C")
     ap.add_argument("--frontend-servers", type=int, default=1,
                     help="frontend processes (vLLM's --api-server-count, default 1)")
     ap.add_argument("--start", default="60,30,40,10",
@@ -118,12 +129,13 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2, help="fabricsim processes at once")
     ap.add_argument("--fabricsim", default="build/bin/fabricsim")
     args = ap.parse_args(argv)
-    if not args.fit.startswith("conc=") or not args.fit[5:].isdigit():
-        raise SystemExit(f"fit-benchmark-overheads: --fit: expected conc=C, found {args.fit!r}")
-    c = int(args.fit[5:])
-    fit_files = [f for f in result_files(args.results) if concurrency(f) == c]
-    if not fit_files:
-        raise SystemExit(f"fit-benchmark-overheads: --fit: no result measured at C = {c}")
+    cs = fit_concurrencies(args.fit)
+    files = result_files(args.results)
+    fit_files = [f for f in files if concurrency(f) in cs]
+    for c in cs:
+        if not any(concurrency(f) == c for f in files):
+            raise SystemExit(f"fit-benchmark-overheads: --fit: no result measured at C = {c}")
+    c = ",".join(str(x) for x in cs)
     start = [float(x) / scale for x, (_, _, scale) in zip(args.start.split(","), PARAMS)]
     if len(start) != len(PARAMS):
         raise SystemExit("fit-benchmark-overheads: --start takes four costs")

@@ -106,6 +106,8 @@ TEST(Cli, ValidateServingRefusesBenchmarkOptionsItCannotUseAndWritesNothing)
         {results + kDeployment + "--fit-frontend conc=3", "--fit-frontend"},
         {results + kDeployment + "--fit-frontend c8", "--fit-frontend"},
         {results + kDeployment + "--fitted-on conc=3", "--fitted-on"},
+        {results + kDeployment + "--fitted-on conc=2,3", "conc=3"},
+        {results + kDeployment + "--fitted-on conc=2,", "--fitted-on"},
         {results + kDeployment + "--fitted-on conc=2 --fit-frontend conc=2", "both"},
         {results + kDeployment + "--vllm-version latest", "--vllm-version"},
         {results + " " + run + kDeployment, "one kind per call"},
@@ -208,7 +210,7 @@ TEST(Cli, ValidateServingReplaysABenchmarkSweepAndFitsTheFrontend)
               0)
         << out;
     const json g = json::parse(slurp(dir + "/g/summary.json"));
-    EXPECT_EQ(g["fitted_on_concurrency"], 2);
+    EXPECT_EQ(g["fitted_on_concurrency"], json::array({2}));
     EXPECT_TRUE(g["frontend_fit"].is_null());
     EXPECT_EQ(g["points"][0]["role"], "fit");
     EXPECT_EQ(g["points"][1]["role"], "held out");
@@ -217,6 +219,15 @@ TEST(Cli, ValidateServingReplaysABenchmarkSweepAndFitsTheFrontend)
         std::abs(g["points"][1]["metrics"]["median_ttft_ms"]["error_pct"].get<double>()));
     EXPECT_NE(slurp(dir + "/g/validation.md").find("fitted on the 1 points at C = 2"),
               std::string::npos);
+    // Both concurrencies declared (each once): nothing is left to hold out.
+    ASSERT_EQ(fabricsim::test::RunCli("validate-serving " + fitted + kDeployment
+                                          + "--fitted-on conc=4,2,4 --out " + dir + "/h",
+                                      out),
+              0)
+        << out;
+    const json h = json::parse(slurp(dir + "/h/summary.json"));
+    EXPECT_EQ(h["fitted_on_concurrency"], json::array({2, 4}));
+    EXPECT_EQ(h["points"][1]["role"], "fit");
 }
 
 } // namespace

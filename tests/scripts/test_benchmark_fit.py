@@ -45,6 +45,9 @@ class BenchmarkFitTest(ScriptTestCase):
         with self.assertRaises(SystemExit):
             benchmark_fit.score(rows[2:])
 
+    def test_fitting_set_lists_concurrencies(self):
+        self.assertEqual(benchmark_fit.fit_concurrencies("conc=48,8,8"), [8, 48])
+
     def test_sets_name_every_cost_in_its_unit(self):
         args = benchmark_fit.sets([0.1, 4e-5, 0.02, 7e-6], 1)
         self.assertEqual(args[1], "serving.execution.frontend_servers=1")
@@ -57,7 +60,7 @@ class BenchmarkFitTest(ScriptTestCase):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "r.json"), "w") as f:
                 json.dump({"max_concurrency": 4}, f)
-            for fit in ("conc=8", "c8"):
+            for fit in ("conc=8", "c8", "conc=4,8", "conc=4,", "conc=0"):
                 with self.assertRaises(SystemExit) as e:
                     benchmark_fit.main([d, "--model", "M", "--hardware", "H200", "--fit", fit])
                 self.assertIn("--fit", str(e.exception.code))
