@@ -4,6 +4,7 @@
 #include "input-error.h"
 #include "kv-cache.h"
 #include "serving-test-util.h"
+#include "unit-conversions.h"
 
 #include <gtest/gtest.h>
 
@@ -234,6 +235,15 @@ TEST(ServingSimulation, SerialFrontendQueuesRequestsInArrivalOrder)
     EXPECT_EQ(run(4).ToJson().dump(), delay.ToJson().dump());
     EXPECT_THROW(MakeScenario({{"serving", {{"execution", {{"frontend_servers", -1}}}}}}),
                  InputError);
+    // 4,000 requests of 3,000 s each through one server queue past the clock's 106 days: refused
+    // by name rather than wrapped into negative times.
+    const json many = {{"rate_per_s", 0}, {"count", 4000}, {"output_tokens", 4}};
+    EXPECT_THROW(
+        RunOnFake(MakeScenario(
+            {{"serving",
+              {{"requests", many},
+               {"execution", {{"request_overhead", "3000s"}, {"frontend_servers", 1}}}}}})),
+        fabricsim::UnitOverflow);
 }
 
 // A step with prompt work costs prefill_overhead once and prefill_token_overhead per prompt token

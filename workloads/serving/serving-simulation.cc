@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -514,6 +515,12 @@ ServingSimulation::Impl::Admit(uint64_t id)
             }
             auto it = std::min_element(m_frontendFreePs.begin(), m_frontendFreePs.end());
             const int64_t start = std::max(*it, m_api.NowPs());
+            if (start > std::numeric_limits<int64_t>::max() - delayPs)
+            {
+                // Requests queued past the clock's 106 days: a unit left off, not a run.
+                units::ThrowOverflow("frontend queue (serving.execution.frontend_servers)",
+                                     std::to_string(id + 1) + " requests");
+            }
             *it = start + delayPs;
             delayPs = *it - m_api.NowPs();
         }
