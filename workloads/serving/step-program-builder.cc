@@ -546,18 +546,16 @@ StepProgramBuilder::Build(uint64_t step,
         // stage of the group's step (a prompt chunk is more than one new token or none cached,
         // as the graph test above reads a decode).
         double prefillHost = 0;
+        bool promptWork = false;
         for (const SequenceWork& w : batch.sequences)
         {
             if (w.newTokens != 1 || w.cachedTokens == 0)
             {
-                prefillHost = m_sc.exec.prefillOverheadSec;
-                break;
-            }
-        }
-        for (const SequenceWork& w : batch.sequences)
-        {
-            if (w.newTokens != 1 || w.cachedTokens == 0)
-            {
+                if (!promptWork)
+                {
+                    prefillHost = m_sc.exec.prefillOverheadSec;
+                    promptWork = true;
+                }
                 prefillHost += m_sc.exec.prefillTokenOverheadSec * double(w.newTokens);
             }
         }
