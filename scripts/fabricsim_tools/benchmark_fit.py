@@ -18,6 +18,7 @@ import csv
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -103,6 +104,16 @@ def fit_concurrencies(text):
     return sorted({int(p) for p in parts})
 
 
+def longest_first(files):
+    """The fitting set in the order its runs should start: one run per file, the most requests
+    (10 x C measured and 2 x C warm-up, ISL breaking ties) first, so that a pool of --jobs
+    processes ends close together instead of one process taking every large point."""
+    def weight(path):
+        m = re.search(r"isl(\d+)", os.path.basename(path))
+        return (concurrency(path), int(m.group(1)) if m else 0)
+    return sorted(files, key=weight, reverse=True)
+
+
 def score(rows):
     """Mean squared log ratio of the headline metrics in comparison.csv rows."""
     pairs = [(float(r["simulated"]), float(r["measured"])) for r in rows
@@ -140,12 +151,12 @@ def main(argv=None):
     if len(start) != len(PARAMS):
         raise SystemExit("fit-benchmark-overheads: --start takes four costs")
     jobs = max(1, min(args.jobs, len(fit_files)))
-    chunks = [fit_files[i::jobs] for i in range(jobs)]
+    order = longest_first(fit_files)
 
     with tempfile.TemporaryDirectory() as tmp:
         def run_chunk(k, params):
             out = os.path.join(tmp, f"out{k}")
-            cmd = [args.fabricsim, "validate-serving", *chunks[k], "--model", args.model,
+            cmd = [args.fabricsim, "validate-serving", order[k], "--model", args.model,
                    "--hardware", args.hardware, "--out", out, *sets(params, args.frontend_servers)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
@@ -156,7 +167,7 @@ def main(argv=None):
 
         def loss(params):
             with ThreadPoolExecutor(jobs) as ex:
-                rows = [r for part in ex.map(lambda k: run_chunk(k, params), range(jobs))
+                rows = [r for part in ex.map(lambda k: run_chunk(k, params), range(len(order)))
                         for r in part]
             return score(rows)
 

@@ -56,6 +56,23 @@ class BenchmarkFitTest(ScriptTestCase):
         self.assertIn("serving.execution.prefill_overhead=20ms", args)
         self.assertIn("serving.execution.prefill_token_overhead=7us", args)
 
+    def test_runs_start_with_the_most_requests(self):
+        # A fitting set of C = 8 and 48 at two ISLs: the four C = 48 and C = 8 runs must not
+        # share a process by name order; the largest (C, then ISL) start first.
+        with tempfile.TemporaryDirectory() as d:
+            names = []
+            for isl in (1024, 8192):
+                for c in (48, 8):
+                    name = os.path.join(d, f"m_vllm_tep8_isl{isl}_osl128_conc{c}.json")
+                    with open(name, "w") as f:
+                        json.dump({"max_concurrency": c}, f)
+                    names.append(name)
+            order = [os.path.basename(p) for p in benchmark_fit.longest_first(sorted(names))]
+            self.assertEqual(order, ["m_vllm_tep8_isl8192_osl128_conc48.json",
+                                     "m_vllm_tep8_isl1024_osl128_conc48.json",
+                                     "m_vllm_tep8_isl8192_osl128_conc8.json",
+                                     "m_vllm_tep8_isl1024_osl128_conc8.json"])
+
     def test_refuses_a_fitting_set_no_result_has(self):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "r.json"), "w") as f:
