@@ -70,6 +70,7 @@ class Sweep(ScriptTestCase):
             self.assertEqual((r["flows_completed"], r["flows_total"]), ("2", "2"))
             self.assertGreaterEqual(float(r["slowdown_p50"]), 1.0)
             self.assertGreater(float(r["wall_s"]), 0.0)
+            self.assertGreater(int(r["events"]), 0)  # from timing.json, no longer the summary
         # The override reached the simulator: a 40 KB first flow takes longer to finish than 10 KB.
         self.assertGreater(int(rows[1]["simulated_ns"]), int(rows[0]["simulated_ns"]))
         for r in rows:
