@@ -154,7 +154,7 @@ def main(argv=None):
     order = longest_first(fit_files)
 
     with tempfile.TemporaryDirectory() as tmp:
-        def run_chunk(k, params):
+        def run_point(k, params):
             out = os.path.join(tmp, f"out{k}")
             cmd = [args.fabricsim, "validate-serving", order[k], "--model", args.model,
                    "--hardware", args.hardware, "--out", out, *sets(params, args.frontend_servers)]
@@ -167,7 +167,7 @@ def main(argv=None):
 
         def loss(params):
             with ThreadPoolExecutor(jobs) as ex:
-                rows = [r for part in ex.map(lambda k: run_chunk(k, params), range(len(order)))
+                rows = [r for part in ex.map(lambda k: run_point(k, params), range(len(order)))
                         for r in part]
             return score(rows)
 

@@ -183,7 +183,7 @@ def point_row(plan, point, out):
             row[name] = "" if v is None else v
         for name, path in TIMING:
             v = _dig(timing, path)
-            row[name] = "" if v is None else (round(v, 6) if name == "wall_s" else v)
+            row[name] = "" if v is None else (round(v, 6) if isinstance(v, float) else v)
     row["point"] = point["name"]
     return row
 

@@ -1,9 +1,9 @@
+// Disaggregated serving: KV-cache handoffs from prefill to decode engines, bulk and layer-wise.
+
 #include "serving-simulation-impl.h"
 #include "unit-conversions.h"
 
 #include <algorithm>
-
-// Disaggregated serving: KV-cache handoffs from prefill to decode engines, bulk and layer-wise.
 
 namespace fabricsim
 {
