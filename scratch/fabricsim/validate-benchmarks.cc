@@ -229,9 +229,16 @@ SweepKey(const BenchmarkResult& r)
            + std::to_string(r.inputTokens) + " OSL " + std::to_string(r.outputTokens);
 }
 
+/// Little's law's in-flight count below this fraction of C marks a point's latencies skewed.
+constexpr double kSkewedLoop = 0.8;
+
 /// The data's own oddities, counted per sweep (points alike but for C, by rising C): median
-/// TPOT or output throughput falling as C rises, and the lowest C's median TTFT above the
-/// next one's (a cold first run).
+/// TPOT or output throughput falling as C rises, the lowest C's median TTFT above the next
+/// one's (a cold first run), and skewed latencies: in a closed loop of C, Little's law makes
+/// the mean E2E C / request rate, so request rate x median E2E below kSkewedLoop C says the
+/// median sits far below the mean. Requests alike in length (a random dataset of one ISL and
+/// OSL) are served alike in the model, whose median stays near its mean; such a point cannot
+/// have both its throughput and its median E2E within sqrt(C / (rate x median)) - 1.
 std::vector<std::string>
 Oddities(const std::vector<Point>& points, json& counts)
 {
@@ -247,6 +254,7 @@ Oddities(const std::vector<Point>& points, json& counts)
     uint64_t tpot = 0;
     uint64_t thr = 0;
     uint64_t cold = 0;
+    uint64_t skewed = 0;
     auto fig = [](const BenchmarkResult* r, const std::string& k)
     {
         auto it = r->measured.find(k);
@@ -275,6 +283,18 @@ Oddities(const std::vector<Point>& points, json& counts)
                                 + Fixed(fig(v[i], "output_throughput"), 0) + " tok/s");
             }
         }
+        for (const BenchmarkResult* r : v)
+        {
+            const double inFlight = fig(r, "request_throughput") * fig(r, "median_e2el_ms") / 1e3;
+            if (inFlight < kSkewedLoop * r->concurrency) // false when either figure is missing
+            {
+                ++skewed;
+                lines.push_back(key + ", C " + std::to_string(r->concurrency)
+                                + ": request rate x median E2E is " + Fixed(inFlight, 1)
+                                + " requests in flight (" + Fixed(inFlight / r->concurrency, 2)
+                                + " C): latencies skewed far above the median");
+            }
+        }
         if (v.size() > 1 && fig(v[0], "median_ttft_ms") > fig(v[1], "median_ttft_ms"))
         {
             ++cold;
@@ -287,7 +307,8 @@ Oddities(const std::vector<Point>& points, json& counts)
     counts = {{"sweeps", sweeps.size()},
               {"tpot_falls_with_c", tpot},
               {"throughput_falls_with_c", thr},
-              {"cold_first_point", cold}};
+              {"cold_first_point", cold},
+              {"skewed_latencies", skewed}};
     return lines;
 }
 

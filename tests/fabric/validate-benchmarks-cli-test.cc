@@ -230,6 +230,34 @@ TEST(Cli, ValidateServingReplaysABenchmarkSweepAndFitsTheFrontend)
     EXPECT_EQ(h["points"][1]["role"], "fit");
 }
 
+TEST(Cli, ValidateServingCountsTheDataOddities)
+{
+    auto dir = fabricsim::test::TempDir("validate-benchmarks-odd");
+    // C = 2's TTFT above C = 4's (a cold first run); C = 4 at 16 / 2 = 8 requests a second with a
+    // median E2E of 0.3 s: Little's law puts 2.4 requests in flight, 0.6 C (skewed). C = 2 is at
+    // 4 requests a second x 0.5 s = 2 = C, and TPOT and throughput do not fall with C.
+    const std::string results = Sweep(dir, 0.2, 0.1);
+    json c4 = Result(4, 16, 0.1);
+    c4["median_e2el"] = 0.3;
+    std::ofstream(results + "/llama_vllm_tp1_isl256_osl16_conc4.json") << c4.dump();
+    std::string out;
+    ASSERT_EQ(fabricsim::test::RunCli(
+                  "validate-serving " + results + kDeployment + "--out " + dir + "/a", out),
+              0)
+        << out;
+    const json a = json::parse(fabricsim::test::ReadFile(dir + "/a/summary.json"));
+    const json& counts = a["oddities"]["counts"];
+    EXPECT_EQ(counts["sweeps"], 1);
+    EXPECT_EQ(counts["cold_first_point"], 1);
+    EXPECT_EQ(counts["skewed_latencies"], 1);
+    EXPECT_EQ(counts["tpot_falls_with_c"], 0);
+    EXPECT_EQ(counts["throughput_falls_with_c"], 0);
+    const std::string list = a["oddities"]["list"].dump();
+    EXPECT_NE(list.find("C 4: request rate x median E2E is 2.4 requests in flight (0.60 C)"),
+              std::string::npos)
+        << list;
+}
+
 } // namespace
 
 namespace
