@@ -8,6 +8,7 @@
 #ifndef FABRICSIM_PACKET_TRANSPORT_H
 #define FABRICSIM_PACKET_TRANSPORT_H
 
+#include "memo-fabric.h"
 #include "transport.h"
 
 #include "ns3/event-id.h"
@@ -35,7 +36,9 @@ struct PacketTransportOptions
     int64_t m_stallPs = 0;
 };
 
-class PacketTransport : public Transport
+class PacketTransport
+    : public Transport
+    , public MemoFabric
 {
   public:
     /**
@@ -92,6 +95,13 @@ class PacketTransport : public Transport
     /// "host 3 -> host 4 channel 0: 2 message(s), 1048576 bytes unacknowledged" per busy QP.
     std::vector<std::string> InFlightReport() const;
 
+    FabricProbe Probe(const std::vector<uint32_t>& hosts) const override;
+    uint64_t BeginSpan(const std::vector<uint32_t>& hosts) override;
+    FabricSpan EndSpan(uint64_t id) override;
+    void ApplySpan(const std::vector<uint32_t>& hosts,
+                   int64_t startPs,
+                   const FabricSpan& span) override;
+
   private:
     struct Connection
     {
@@ -101,6 +111,10 @@ class PacketTransport : public Transport
         ns3::Ptr<ns3::RdmaQueuePair> m_qp;
         std::deque<Callback> m_pending; ///< delivery callbacks in posting order
     };
+
+    /// The memo's scope of \p hosts (cached per group and route epoch).
+    const ns3::MemoScope& ScopeOf(const std::vector<uint32_t>& hosts) const;
+    void VisitScope(const ns3::MemoScope& scope, ns3::MemoRecord& record) const;
 
     void Delivered(size_t conn, uint64_t bytes);
     void MaybeStop();
@@ -120,6 +134,15 @@ class PacketTransport : public Transport
     int64_t m_lastProgressPs = 0; ///< last delivery, or last moment with nothing in flight
     ns3::EventId m_watchdog;
     ns3::EventId m_stallCheck;
+    struct Span
+    {
+        std::vector<uint32_t> hosts;
+        ns3::MemoRecord record;
+    };
+
+    mutable std::map<std::vector<uint32_t>, std::pair<uint64_t, ns3::MemoScope>> m_scopes;
+    std::map<uint64_t, Span> m_spans;
+    uint64_t m_nextSpan = 0;
     /// Cleared on destruction: queue-pair callbacks outlive this object in the NICs.
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 };

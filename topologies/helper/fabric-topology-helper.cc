@@ -218,6 +218,8 @@ FabricTopologyHelper::PublishRoutes()
             sw->SetRouteTable(table);
         }
     }
+    m_table = table;
+    ++m_routeEpoch;
 }
 
 const fabricsim::Routing&

@@ -31,6 +31,19 @@ struct EcnConfig
     uint64_t refRateBps = 25000000000ULL; ///< thresholds given per this rate (0 = absolute)
 };
 
+/**
+ * \brief What a collective among some hosts can touch, for the collective memo
+ * (link-memo.h): every switch on a route among them (whole, since its buffer is shared), every
+ * link on such a route or at such a switch, and the ports at those links' ends that belong to
+ * no such switch (the hosts' NICs, neighbouring switches' ports). Ordered by topology id.
+ */
+struct MemoScope
+{
+    std::vector<Ptr<FabricSwitch>> switches;
+    std::vector<Ptr<FabricChannel>> links;
+    std::vector<Ptr<FabricNetDevice>> devices;
+};
+
 class FabricTopologyHelper
 {
   public:
@@ -110,6 +123,16 @@ class FabricTopologyHelper
 
     const fabricsim::Routing& GetRouting() const;
 
+    /// The memo's scope of a collective among \p hosts (every equal-cost route followed).
+    MemoScope GetMemoScope(const std::vector<uint32_t>& hosts) const;
+
+    /// Bumped each time the routes change (a link going down or up): scopes and cached
+    /// outcomes from before no longer hold.
+    uint64_t GetRouteEpoch() const
+    {
+        return m_routeEpoch;
+    }
+
     /// Forwarding loops that link events created through the route overrides, with the time
     /// of each (a loop present at setup is the scenario's to refuse; these arise later).
     const std::vector<std::pair<Time, fabricsim::ForwardingLoop>>& GetForwardingLoops() const
@@ -128,6 +151,8 @@ class FabricTopologyHelper
     std::shared_ptr<fabricsim::Routing> m_routing;
     /// (node, destination host) -> forced next-hop ports
     fabricsim::RouteOverrides m_routeOverrides;
+    Ptr<FabricRouteTable> m_table; ///< what the switches forward by
+    uint64_t m_routeEpoch = 0;
     std::vector<std::pair<Time, fabricsim::ForwardingLoop>> m_loops;
     ObjectFactory m_nicFactory;
     ObjectFactory m_portFactory;

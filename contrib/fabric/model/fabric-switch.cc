@@ -201,6 +201,7 @@ FabricSwitch::ShouldMarkEcn(uint64_t q, uint64_t kmin, uint64_t kmax, double pma
         return true;
     }
     double prob = pmax * double(q - kmin) / double(kmax - kmin);
+    ++m_ecnDraws;
     return m_rng->GetValue() < prob;
 }
 
@@ -263,6 +264,41 @@ FabricSwitch::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
     return 1;
+}
+
+void
+QueueHistogram::VisitMemo(MemoRecord& r)
+{
+    for (uint64_t& b : m_bins)
+    {
+        r.Sum(b);
+    }
+    r.Sum(m_total);
+}
+
+void
+FabricSwitch::ProbeRest(MemoProbe& probe) const
+{
+    if (m_mmu && m_mmu->TotalUsedBytes() != 0)
+    {
+        probe.Block("switch " + std::to_string(m_topoId) + ": its buffer holds "
+                    + std::to_string(m_mmu->TotalUsedBytes()) + " bytes");
+    }
+    for (const Ptr<SwitchPort>& port : m_ports)
+    {
+        port->ProbeRest(probe);
+    }
+}
+
+void
+FabricSwitch::VisitMemo(MemoRecord& r)
+{
+    m_qhist.VisitMemo(r);
+    r.Fault(m_ecnDraws, "random ECN marking draws");
+    for (const Ptr<SwitchPort>& port : m_ports)
+    {
+        port->VisitMemo(r);
+    }
 }
 
 } // namespace ns3

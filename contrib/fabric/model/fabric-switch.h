@@ -32,6 +32,9 @@ class QueueHistogram
         return m_total;
     }
 
+    /// Every bin and the count (link-memo.h): a span adds its samples.
+    void VisitMemo(MemoRecord& record);
+
   private:
     static uint32_t Bin(uint64_t v);
     static uint64_t BinUpper(uint32_t b);
@@ -100,6 +103,11 @@ class FabricSwitch : public Object
 
     int64_t AssignStreams(int64_t stream);
 
+    /// At rest: the shared buffer holds nothing and every port is at rest.
+    void ProbeRest(MemoProbe& probe) const;
+    /// The switch's own counters, then every port's (link-memo.h).
+    void VisitMemo(MemoRecord& record);
+
   protected:
     void DoDispose() override;
     /// Starts the PFC watchdog once every port is attached (at simulation start).
@@ -114,6 +122,7 @@ class FabricSwitch : public Object
     Ptr<PfcWatchdog> m_watchdog;
     Ptr<UniformRandomVariable> m_rng;
     QueueHistogram m_qhist;
+    uint64_t m_ecnDraws = 0; ///< random ECN marking decisions (a replay cannot redraw them)
 };
 
 } // namespace ns3

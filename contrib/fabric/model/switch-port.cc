@@ -342,4 +342,48 @@ SwitchPort::QueuedBytes() const
     return FabricNetDevice::QueuedBytes() + m_totalBytes;
 }
 
+void
+SwitchPort::ProbeRest(MemoProbe& probe) const
+{
+    FabricNetDevice::ProbeRest(probe);
+    if (m_totalBytes != 0)
+    {
+        probe.Block(MemoName() + ": " + std::to_string(EgressFrames()) + " frame(s) queued");
+    }
+    for (uint8_t c = 0; c < 8; ++c)
+    {
+        if (m_xoff[c] || m_xoffRefresh[c].IsRunning())
+        {
+            probe.Block(MemoName() + ": pausing its peer on class " + std::to_string(c));
+        }
+    }
+    if (!m_queueTrace.IsEmpty())
+    {
+        probe.Block(MemoName() + ": a queue trace is connected");
+    }
+    probe.Mix(m_wdDrop);
+    probe.Mix(m_dwrrCur);
+    probe.Mix(m_dwrrFresh);
+    for (int64_t d : m_deficit)
+    {
+        probe.Mix(uint64_t(d));
+    }
+}
+
+void
+SwitchPort::VisitMemo(MemoRecord& r)
+{
+    FabricNetDevice::VisitMemo(r);
+    r.Max(m_maxBytes);
+    r.Signal(m_ecnMarked);
+    r.Sum(m_txWireBytes);
+    r.Sum(m_intBytesAdded);
+    r.Last(m_dwrrCur);
+    r.Last(m_dwrrFresh);
+    for (int64_t& d : m_deficit)
+    {
+        r.Last(d);
+    }
+}
+
 } // namespace ns3

@@ -79,6 +79,11 @@ class SwitchPort : public FabricNetDevice
     uint64_t QueuedFrames() const override;
     uint64_t QueuedBytes() const override;
 
+    /// At rest: nothing queued, no pause asked of the peer; the digest holds the scheduler's
+    /// round state.
+    void ProbeRest(MemoProbe& probe) const override;
+    void VisitMemo(MemoRecord& record) override;
+
     /// Ingress-side PFC state: are we pausing the peer on `prio`?
     bool IsPausingPeer(uint8_t prio) const
     {

@@ -42,6 +42,33 @@ CongestionControl::CongestionControl()
 }
 
 void
+CongestionControl::ProbeRest(MemoProbe& probe, uint32_t /* psn */) const
+{
+    for (char c : Name())
+    {
+        probe.Mix(uint64_t(uint8_t(c)));
+    }
+    probe.Mix(m_lineRateBps);
+    probe.Mix(m_minRateBps);
+    probe.Mix(uint64_t(m_baseRtt.GetPicoSeconds()));
+    probe.Mix(m_mtu);
+    probe.Mix(m_rateBps);
+    probe.Mix(m_windowBytes);
+}
+
+void
+CongestionControl::VisitMemo(MemoRecord& r)
+{
+    uint64_t rate = m_rateBps;
+    r.Last(rate);
+    if (r.GetMode() == MemoRecord::Mode::Apply)
+    {
+        m_rateBps = rate; // the end state, set as a value: no update to the NIC mid-replay
+    }
+    r.Last(m_windowBytes);
+}
+
+void
 CongestionControl::DoDispose()
 {
     m_update = Callback<void>();

@@ -8,6 +8,7 @@
 #define FABRICSIM_CONGESTION_CONTROL_H
 
 #include "fabric-packet.h"
+#include "link-memo.h"
 
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
@@ -70,6 +71,15 @@ class CongestionControl : public Object
     {
         return false;
     }
+
+    /**
+     * \brief The collective memo's view (link-memo.h): a pending timer keeps the algorithm
+     * from rest; the digest holds its state relative to now and to \p psn (the queue pair's
+     * acknowledged sequence number, for state kept as sequence numbers).
+     */
+    virtual void ProbeRest(MemoProbe& probe, uint32_t psn) const;
+    /// Every state field, in a fixed order (link-memo.h).
+    virtual void VisitMemo(MemoRecord& record);
 
     /// Algorithm name as used in scenarios ("none", "dcqcn", ...).
     virtual std::string Name() const = 0;

@@ -224,7 +224,46 @@ Dcqcn::Increase()
     // The target never passes the line rate (the sum could wrap for huge steps).
     m_targetBps = step >= m_lineRateBps - std::min(m_targetBps, m_lineRateBps) ? m_lineRateBps
                                                                                : m_targetBps + step;
-    SetRate((GetRateBps() + m_targetBps) / 2);
+    // Halfway to the target, rounded up: rounded down, a rate one bit/s below the target
+    // would stay there, and the timer would run on for the rest of the run.
+    SetRate((GetRateBps() + m_targetBps + 1) / 2);
+}
+
+void
+Dcqcn::ProbeRest(MemoProbe& probe, uint32_t psn) const
+{
+    CongestionControl::ProbeRest(probe, psn);
+    if (m_increaseEvent.IsRunning())
+    {
+        probe.Block("DCQCN: the rate-increase timer is armed");
+    }
+    probe.Mix(m_targetBps);
+    // Read only when a CNP comes: alpha and its decay phase, the last decrease if recent.
+    probe.MixSignalDouble(m_alpha);
+    probe.MixSignalSince(m_alphaUpdated);
+    const bool recent = m_decreasedOnce && probe.Now() - m_lastDecrease < m_decreasePeriod;
+    probe.MixSignal(recent);
+    if (recent)
+    {
+        probe.MixSignalSince(m_lastDecrease);
+    }
+    probe.MixSignal(m_timerStage);
+    probe.MixSignal(m_byteStage);
+    probe.MixSignal(m_bytesSinceStage);
+}
+
+void
+Dcqcn::VisitMemo(MemoRecord& r)
+{
+    CongestionControl::VisitMemo(r);
+    r.Last(m_alpha);
+    r.Last(m_targetBps);
+    r.LastTime(m_alphaUpdated);
+    r.LastTime(m_lastDecrease);
+    r.Last(m_decreasedOnce);
+    r.Last(m_timerStage);
+    r.Last(m_byteStage);
+    r.Last(m_bytesSinceStage);
 }
 
 } // namespace ns3

@@ -30,6 +30,9 @@ class Dcqcn : public CongestionControl
     void OnSend(uint32_t wireBytes) override;
     void OnCnp() override;
 
+    void ProbeRest(MemoProbe& probe, uint32_t psn) const override;
+    void VisitMemo(MemoRecord& record) override;
+
     std::string Name() const override
     {
         return "dcqcn";

@@ -125,4 +125,30 @@ Dctcp::Apply()
     }
 }
 
+void
+Dctcp::ProbeRest(MemoProbe& probe, uint32_t psn) const
+{
+    CongestionControl::ProbeRest(probe, psn);
+    probe.MixDouble(m_alpha);
+    probe.MixDouble(m_rate);
+    probe.Mix(m_acks);
+    probe.Mix(m_ecnAcks);
+    probe.Mix(uint32_t(m_lastUpdateSeq - psn));
+    probe.Mix(m_cwr);
+    probe.Mix(uint32_t(m_cwrEndSeq - psn));
+}
+
+void
+Dctcp::VisitMemo(MemoRecord& r)
+{
+    CongestionControl::VisitMemo(r);
+    r.Last(m_alpha);
+    r.Last(m_rate);
+    r.Last(m_acks);
+    r.Last(m_ecnAcks);
+    r.Sum(m_lastUpdateSeq);
+    r.Last(m_cwr);
+    r.Sum(m_cwrEndSeq);
+}
+
 } // namespace ns3

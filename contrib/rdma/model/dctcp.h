@@ -34,6 +34,9 @@ class Dctcp : public CongestionControl
     void Init(uint64_t lineRateBps, Time baseRtt, uint32_t mtuBytes) override;
     void OnAck(const AckSample& ack) override;
 
+    void ProbeRest(MemoProbe& probe, uint32_t psn) const override;
+    void VisitMemo(MemoRecord& record) override;
+
     std::string Name() const override
     {
         return "dctcp";

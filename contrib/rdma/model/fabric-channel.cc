@@ -168,4 +168,23 @@ FabricChannel::AssignStreams(int64_t stream)
     return 1;
 }
 
+void
+FabricChannel::ProbeRest(MemoProbe& probe) const
+{
+    const std::string who = "link " + std::to_string(GetId());
+    if (m_inFlight != 0)
+    {
+        probe.Block(who + ": " + std::to_string(m_inFlight) + " frame(s) on the wire");
+    }
+    if (!m_up)
+    {
+        probe.Block(who + ": down");
+    }
+    if (m_lossRate > 0.0)
+    {
+        probe.Block(who + ": loses frames at random");
+    }
+    probe.Mix(uint64_t(m_delay.GetPicoSeconds()));
+}
+
 } // namespace ns3

@@ -6,6 +6,7 @@
 #define FABRICSIM_FABRIC_CHANNEL_H
 
 #include "fabric-packet.h"
+#include "link-memo.h"
 
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
@@ -68,6 +69,10 @@ class FabricChannel : public Channel
 
     /// Assign the random stream used for loss; returns the number of streams used.
     int64_t AssignStreams(int64_t stream);
+
+    /// The collective memo's view (link-memo.h): at rest means up, nothing on the wire and no
+    /// random loss (its draws cannot be replayed).
+    void ProbeRest(MemoProbe& probe) const;
 
   private:
     void Deliver(int dir);

@@ -541,4 +541,87 @@ FabricNetDevice::SupportsSendFrom() const
     return false;
 }
 
+std::string
+FabricNetDevice::MemoName() const
+{
+    return "node " + std::to_string(m_node ? m_node->GetId() : 0) + " device "
+           + std::to_string(m_ifIndex);
+}
+
+void
+FabricNetDevice::ProbeRest(MemoProbe& probe) const
+{
+    const Time now = probe.Now();
+    if (!m_pfcQueue.empty())
+    {
+        probe.Block(MemoName() + ": " + std::to_string(m_pfcQueue.size()) + " PFC frame(s) queued");
+    }
+    if (m_busyUntil > now || m_completionPending)
+    {
+        probe.Block(MemoName() + ": a frame is being sent");
+    }
+    if (m_wakeEvent.IsRunning())
+    {
+        probe.Block(MemoName() + ": a wake-up is pending");
+    }
+    for (uint8_t c = 0; c < 8; ++c)
+    {
+        if (m_pausedUntil[c] > now || m_peerPausedUntil[c] > now)
+        {
+            probe.Block(MemoName() + ": class " + std::to_string(c) + " paused");
+        }
+    }
+    if (m_pcap)
+    {
+        probe.Block(MemoName() + ": a pcap capture is on");
+    }
+    if (!m_txTrace.IsEmpty() || !m_rxTrace.IsEmpty() || !m_dropTrace.IsEmpty()
+        || !m_pfcRxTrace.IsEmpty() || !m_pfcTxTrace.IsEmpty())
+    {
+        probe.Block(MemoName() + ": a frame trace is connected");
+    }
+    probe.Mix(m_pauseIgnored);
+}
+
+void
+FabricNetDevice::VisitMemo(MemoRecord& r)
+{
+    FabricDeviceStats& s = m_stats;
+    for (uint64_t* f : {&s.txFrames,
+                        &s.txBytes,
+                        &s.rxFrames,
+                        &s.rxBytes,
+                        &s.rxDataFrames,
+                        &s.txDataPayload,
+                        &s.txPfcFrames,
+                        &s.rxPfcFrames})
+    {
+        r.Sum(*f);
+    }
+    for (auto* a : {&s.pfcSent, &s.pfcResumeSent, &s.pfcReceived, &s.pfcResumeReceived})
+    {
+        for (uint64_t& f : *a)
+        {
+            r.Fault(f, "PFC pauses");
+        }
+    }
+    r.Fault(s.dropPfcFrames, "drops");
+    for (uint64_t& f : s.drops)
+    {
+        r.Fault(f, "drops");
+    }
+    for (uint64_t& f : s.dropBytes)
+    {
+        r.Sum(f);
+    }
+    r.LastTime(m_busyUntil);
+    for (uint8_t c = 0; c < 8; ++c)
+    {
+        r.LastTime(m_pausedUntil[c]);
+        r.LastTime(m_peerPausedUntil[c]);
+        r.LastTime(m_pauseStart[c]);
+    }
+    r.LastTime(m_wakeAt);
+}
+
 } // namespace ns3

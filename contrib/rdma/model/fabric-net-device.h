@@ -8,6 +8,7 @@
 #define FABRICSIM_FABRIC_NET_DEVICE_H
 
 #include "fabric-packet.h"
+#include "link-memo.h"
 #include "unit-conversions.h"
 
 #include "ns3/data-rate.h"
@@ -128,6 +129,17 @@ class FabricNetDevice : public NetDevice
     }
 
     /// Frames queued or being serialised here (for the conservation check).
+    /**
+     * \brief The collective memo's view (link-memo.h): at rest means nothing queued, sent or
+     * paused and no event of the device pending; a pcap capture or a connected frame trace
+     * keeps a device from rest too, since a replay writes neither.
+     */
+    virtual void ProbeRest(MemoProbe& probe) const;
+    /// Every counter and end-state field, in a fixed order (link-memo.h).
+    virtual void VisitMemo(MemoRecord& record);
+    /// "node 3 device 1", for the memo's reasons.
+    std::string MemoName() const;
+
     virtual uint64_t QueuedFrames() const;
     virtual uint64_t QueuedBytes() const;
 

@@ -182,4 +182,30 @@ Hpcc::Apply(double window)
     SetRateFromModel(window * 8.0 / m_baseRtt.GetSeconds());
 }
 
+void
+Hpcc::ProbeRest(MemoProbe& probe, uint32_t psn) const
+{
+    CongestionControl::ProbeRest(probe, psn);
+    if (m_started)
+    {
+        // Its last INT stack holds switch clocks and port byte counters: no replay matches it.
+        probe.Block("HPCC: a per-hop INT sample is held");
+    }
+    probe.MixDouble(m_u);
+    probe.MixDouble(m_wc);
+    probe.Mix(m_incStage);
+    probe.Mix(uint32_t(m_lastUpdateSeq - psn));
+}
+
+void
+Hpcc::VisitMemo(MemoRecord& r)
+{
+    CongestionControl::VisitMemo(r);
+    r.Last(m_u);
+    r.Last(m_wc);
+    r.Last(m_incStage);
+    r.Sum(m_lastUpdateSeq);
+    r.Unusable(m_started, "HPCC's per-hop INT samples");
+}
+
 } // namespace ns3

@@ -40,6 +40,9 @@ class Hpcc : public CongestionControl
         return true;
     }
 
+    void ProbeRest(MemoProbe& probe, uint32_t psn) const override;
+    void VisitMemo(MemoRecord& record) override;
+
     std::string Name() const override
     {
         return "hpcc";

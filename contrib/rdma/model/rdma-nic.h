@@ -116,6 +116,12 @@ class RdmaNic : public FabricNetDevice
     uint64_t QueuedFrames() const override;
     uint64_t QueuedBytes() const override;
 
+    /// At rest: no control frame queued, every queue pair idle with no timer armed, every
+    /// receiver with nothing held; the digest holds the queue pairs and their congestion
+    /// control.
+    void ProbeRest(MemoProbe& probe) const override;
+    void VisitMemo(MemoRecord& record) override;
+
   protected:
     void DoDispose() override;
     FabricPacket* DequeueNext(Time& wakeAt) override;
@@ -175,6 +181,7 @@ class RdmaNic : public FabricNetDevice
     uint64_t m_outOfOrderBuffered = 0;
     uint64_t m_dataDelivered = 0;
     uint64_t m_dataBytesDelivered = 0;
+    uint64_t m_rtoDraws = 0; ///< timeout jitter drawn (a replay cannot draw the same values)
 
     TracedCallback<uint32_t, uint32_t> m_cnpRxTrace;      ///< qpn, dst host
     TracedCallback<uint32_t, uint32_t> m_retransmitTrace; ///< qpn, from psn

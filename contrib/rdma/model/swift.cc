@@ -171,4 +171,31 @@ Swift::Apply()
     SetRateFromModel(m_w * 8.0 / m_baseRtt.GetSeconds());
 }
 
+void
+Swift::ProbeRest(MemoProbe& probe, uint32_t psn) const
+{
+    CongestionControl::ProbeRest(probe, psn);
+    probe.MixDouble(m_w);
+    probe.MixDouble(m_wMax);
+    probe.Mix(m_decreased);
+    if (m_decreased)
+    {
+        probe.MixSince(m_lastDecrease);
+    }
+    probe.Mix(uint64_t(m_lastRtt.GetPicoSeconds()));
+}
+
+void
+Swift::VisitMemo(MemoRecord& r)
+{
+    CongestionControl::VisitMemo(r);
+    r.Last(m_w);
+    r.Last(m_wMax);
+    r.LastTime(m_lastDecrease);
+    r.Last(m_decreased);
+    int64_t rtt = m_lastRtt.GetPicoSeconds();
+    r.Last(rtt);
+    m_lastRtt = PicoSeconds(rtt);
+}
+
 } // namespace ns3

@@ -35,6 +35,9 @@ class Swift : public CongestionControl
     void OnNack() override;
     void OnTimeout() override;
 
+    void ProbeRest(MemoProbe& probe, uint32_t psn) const override;
+    void VisitMemo(MemoRecord& record) override;
+
     std::string Name() const override
     {
         return "swift";

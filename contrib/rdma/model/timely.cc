@@ -170,4 +170,32 @@ Timely::Update(Time rtt)
     SetRateFromModel(m_rate);
 }
 
+void
+Timely::ProbeRest(MemoProbe& probe, uint32_t psn) const
+{
+    CongestionControl::ProbeRest(probe, psn);
+    probe.MixDouble(m_rate);
+    probe.MixDouble(m_rttDiff);
+    probe.Mix(uint64_t(m_prevRtt.GetPicoSeconds()));
+    probe.Mix(m_havePrev);
+    probe.Mix(m_negCount);
+    probe.Mix(m_ackedSinceUpdate);
+    probe.Mix(uint32_t(m_lastUpdateSeq - psn));
+}
+
+void
+Timely::VisitMemo(MemoRecord& r)
+{
+    CongestionControl::VisitMemo(r);
+    r.Last(m_rate);
+    r.Last(m_rttDiff);
+    int64_t prev = m_prevRtt.GetPicoSeconds();
+    r.Last(prev);
+    m_prevRtt = PicoSeconds(prev);
+    r.Last(m_havePrev);
+    r.Last(m_negCount);
+    r.Last(m_ackedSinceUpdate);
+    r.Sum(m_lastUpdateSeq);
+}
+
 } // namespace ns3

@@ -32,6 +32,9 @@ class Timely : public CongestionControl
     void Init(uint64_t lineRateBps, Time baseRtt, uint32_t mtuBytes) override;
     void OnAck(const AckSample& ack) override;
 
+    void ProbeRest(MemoProbe& probe, uint32_t psn) const override;
+    void VisitMemo(MemoRecord& record) override;
+
     std::string Name() const override
     {
         return "timely";

@@ -1,0 +1,56 @@
+/*
+ * What the collective memo needs of a fabric, in plain types (the packet transport implements
+ * it over ns-3): whether the part of the fabric a group of hosts can reach is at rest and a
+ * digest of its state relative to now, and a span's effect on that part (every counter,
+ * sequence number and end state) recorded on one occasion and written on another. A
+ * collective replayed from the memo writes what simulating it would have, so later
+ * simulation goes on as if it had been simulated.
+ */
+#ifndef FABRICSIM_MEMO_FABRIC_H
+#define FABRICSIM_MEMO_FABRIC_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fabricsim
+{
+
+/// The state of the part of the fabric a group can reach.
+struct FabricProbe
+{
+    std::string notAtRest; ///< why it is not at rest ("" when it is)
+    uint64_t digest = 0;   ///< its state relative to now, when at rest
+    /// The state only a congestion signal reads (DCQCN's alpha and phase, a receiver's last
+    /// CNP): part of the match only for a span that saw a signal.
+    uint64_t signalDigest = 0;
+};
+
+/// What a span did to that part of the fabric.
+struct FabricSpan
+{
+    std::vector<uint64_t> delta;
+    bool signalled = false; ///< an ECN mark or a CNP in the span
+    std::string unusable;   ///< why it cannot be written elsewhere ("" when it can)
+};
+
+class MemoFabric
+{
+  public:
+    virtual ~MemoFabric() = default;
+
+    virtual FabricProbe Probe(const std::vector<uint32_t>& hosts) const = 0;
+    /// Starts recording what happens to the part \p hosts can reach; returns the span's id.
+    virtual uint64_t BeginSpan(const std::vector<uint32_t>& hosts) = 0;
+    /// Ends span \p id (now) and returns its effect.
+    virtual FabricSpan EndSpan(uint64_t id) = 0;
+    /// Writes \p span, recorded for the same hosts, as if it had started at \p startPs.
+    virtual void ApplySpan(const std::vector<uint32_t>& hosts,
+                           int64_t startPs,
+                           const FabricSpan& span)
+        = 0;
+};
+
+} // namespace fabricsim
+
+#endif
