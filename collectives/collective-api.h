@@ -42,6 +42,26 @@ struct CollectiveRequest
     std::string tag; ///< free text for traces ("tp_allreduce layer 3")
 };
 
+/**
+ * \brief What a caller of the Collective API can tell about its own future, for the collective
+ * memo: a replayed collective commits its effect on the fabric at its start, so it may replay
+ * only when nothing else can put traffic on its part of the fabric before the span it replays
+ * ends.
+ */
+class CollectiveHorizon
+{
+  public:
+    virtual ~CollectiveHorizon() = default;
+
+    /**
+     * \brief Asked inside Start of the collective now starting: the earliest absolute time (ps)
+     * at which the caller may put other traffic on global rank \p rank's links, given that
+     * rank's part of this collective completes at \p donePs. A value before \p donePs (e.g.
+     * INT64_MIN) means it cannot tell.
+     */
+    virtual int64_t QuietUntilPs(uint32_t rank, int64_t donePs) const = 0;
+};
+
 class CollectiveApi
 {
   public:
@@ -58,6 +78,12 @@ class CollectiveApi
 
     virtual int64_t NowPs() const = 0;
     virtual void Schedule(int64_t delayPs, Done fn) = 0;
+
+    /// The caller's horizon (nullptr: none); an API that replays collectives asks it.
+    virtual void SetHorizon(const CollectiveHorizon* horizon)
+    {
+        (void)horizon;
+    }
 };
 
 } // namespace fabricsim

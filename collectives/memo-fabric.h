@@ -40,6 +40,12 @@ class MemoFabric
     virtual ~MemoFabric() = default;
 
     virtual FabricProbe Probe(const std::vector<uint32_t>& hosts) const = 0;
+    /// True when traffic can enter the part \p hosts reach only from \p hosts themselves
+    /// (every port around it is one of theirs).
+    virtual bool ScopeClosed(const std::vector<uint32_t>& hosts) const = 0;
+    /// True when the parts \p a and \p b reach share a host, a switch or a link.
+    virtual bool ScopesOverlap(const std::vector<uint32_t>& a,
+                               const std::vector<uint32_t>& b) const = 0;
     /// Starts recording what happens to the part \p hosts can reach; returns the span's id.
     virtual uint64_t BeginSpan(const std::vector<uint32_t>& hosts) = 0;
     /// Ends span \p id (now) and returns its effect.

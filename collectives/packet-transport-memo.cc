@@ -8,6 +8,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace fabricsim
@@ -52,6 +53,67 @@ PacketTransport::Probe(const std::vector<uint32_t>& hosts) const
     out.digest = probe.Digest();
     out.signalDigest = probe.SignalDigest();
     return out;
+}
+
+bool
+PacketTransport::ScopeClosed(const std::vector<uint32_t>& hosts) const
+{
+    const MemoScope& scope = ScopeOf(hosts);
+    std::set<const FabricNetDevice*> own;
+    for (uint32_t h : hosts)
+    {
+        Ptr<Node> node = m_fabric.GetHostNode(h);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            own.insert(dynamic_cast<const FabricNetDevice*>(PeekPointer(node->GetDevice(d))));
+        }
+    }
+    for (const Ptr<FabricNetDevice>& dev : scope.devices)
+    {
+        if (!own.count(PeekPointer(dev)))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+PacketTransport::ScopesOverlap(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) const
+{
+    const MemoScope& sa = ScopeOf(a);
+    const MemoScope& sb = ScopeOf(b);
+    std::set<const Object*> seen;
+    for (const Ptr<FabricSwitch>& sw : sa.switches)
+    {
+        seen.insert(PeekPointer(sw));
+    }
+    for (const Ptr<FabricChannel>& l : sa.links)
+    {
+        seen.insert(PeekPointer(l));
+    }
+    for (const Ptr<FabricSwitch>& sw : sb.switches)
+    {
+        if (seen.count(PeekPointer(sw)))
+        {
+            return true;
+        }
+    }
+    for (const Ptr<FabricChannel>& l : sb.links)
+    {
+        if (seen.count(PeekPointer(l)))
+        {
+            return true;
+        }
+    }
+    for (uint32_t x : a)
+    {
+        if (std::find(b.begin(), b.end(), x) != b.end())
+        {
+            return true;
+        }
+    }
+    return false;
 }
 
 void

@@ -96,6 +96,9 @@ class PacketTransport
     std::vector<std::string> InFlightReport() const;
 
     FabricProbe Probe(const std::vector<uint32_t>& hosts) const override;
+    bool ScopeClosed(const std::vector<uint32_t>& hosts) const override;
+    bool ScopesOverlap(const std::vector<uint32_t>& a,
+                       const std::vector<uint32_t>& b) const override;
     uint64_t BeginSpan(const std::vector<uint32_t>& hosts) override;
     FabricSpan EndSpan(uint64_t id) override;
     void ApplySpan(const std::vector<uint32_t>& hosts,

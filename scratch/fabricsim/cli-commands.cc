@@ -37,11 +37,15 @@ const CommandUsage kCommands[] = {
      "[--ns3::Type::Attr=value ...]\n"
      "                [--progress | --no-progress] [--backend packet|analytical] [--trace] "
      "[--record]\n"
+     "                [--memo on|off]\n"
      "      Run a fabric or inference scenario (default: scenarios/default.json); write "
      "DIR/summary.json\n"
      "      and CSVs (DIR default ./out). Inference: --trace writes a Perfetto timeline, --record "
      "the\n"
-     "      replayable programs (programs.jsonl); --backend analytical runs the flow model.\n"},
+     "      replayable programs (programs.jsonl); --backend analytical runs the flow model; "
+     "--memo on\n"
+     "      simulates each repeated collective once and replays it (same results; packet "
+     "backend).\n"},
     {"collective",
      "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e "
      "MAX] [-f FACTOR]\n"
@@ -213,6 +217,14 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
         {
             iopt.record = true;
         }
+        else if (TakeOption(a, i, "--memo", v))
+        {
+            if (v != "on" && v != "off")
+            {
+                throw fabricsim::InputError("<command line>", "--memo", "on or off", v);
+            }
+            iopt.memo = v == "on";
+        }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
             opt.ns3Args.push_back(a[i]);
@@ -246,11 +258,12 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
     {
         return RunInferenceScenario(doc, scenario, iopt, out, err);
     }
-    if (iopt.timeline || iopt.record || iopt.backend != "packet")
+    if (iopt.timeline || iopt.record || iopt.memo || iopt.backend != "packet")
     {
         throw fabricsim::InputError(scenario,
                                     "serving",
-                                    "an inference scenario for --trace, --record or --backend",
+                                    "an inference scenario for --trace, --record, --memo or "
+                                    "--backend",
                                     "a fabric scenario");
     }
     FabricScenario sc = ParseFabricScenario(doc, scenario);

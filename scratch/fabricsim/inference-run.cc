@@ -141,6 +141,13 @@ ExecuteInferenceScenario(const json& doc,
     ns3::FabricTopologyHelper* fabric = backend.Fabric();
     ns3::FabricInferenceHelper inference(*collectives);
     inference.Place(isc); // too few hosts is bad input, found before the run
+    if (opt.memo && !inference.EnableMemo())
+    {
+        throw fabricsim::InputError("<command line>",
+                                    "--memo",
+                                    "--backend packet (the memo replays packet-level collectives)",
+                                    "--backend " + opt.backend);
+    }
     // Hierarchical algorithms need the scale-up domain size; "auto" times its candidates.
     CollectiveOptions copt;
     copt.m_localSize = ns3::FabricCollectiveHelper::ScaleUpDomainSize(sc.topology);
@@ -227,6 +234,10 @@ ExecuteInferenceScenario(const json& doc,
         fj["simulated_ns"] = ns3::Simulator::Now().GetNanoSeconds();
     }
     s["fabric"] = fj;
+    if (inference.Memo())
+    {
+        r.memo = inference.Memo()->Stats().ToJson();
+    }
     if (!r.serving.incomplete.empty())
     {
         r.stuck = r.serving.incomplete;
@@ -258,12 +269,14 @@ RunInferenceScenario(const json& doc,
     dir.Write("requests.csv", RequestsCsv(r.serving));
     dir.Write("steps.csv", StepsCsv(r.serving));
     dir.Write("provenance.json", ProvenanceText(doc, opt.run.ns3Args));
-    dir.Write("timing.json",
-              json{{"wall_s", r.wallS},
+    json timing = {{"wall_s", r.wallS},
                    {"events", r.events},
-                   {"events_per_s", r.wallS > 0 ? double(r.events) / r.wallS : 0}}
-                      .dump(2)
-                  + "\n");
+                   {"events_per_s", r.wallS > 0 ? double(r.events) / r.wallS : 0}};
+    if (!r.memo.is_null())
+    {
+        timing["memo"] = r.memo;
+    }
+    dir.Write("timing.json", timing.dump(2) + "\n");
     if (r.scenario.record.timeline && r.serving.timeline)
     {
         r.serving.timeline->Write(dir.Stream("timeline.json"));

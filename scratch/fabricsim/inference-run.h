@@ -27,6 +27,7 @@ struct InferenceRunOptions
     std::string backend = "packet"; ///< "packet" or "analytical"
     bool timeline = false;          ///< --trace: DIR/timeline.json (Chrome trace / Perfetto)
     bool record = false;            ///< --record: DIR/programs.jsonl (replayable)
+    bool memo = false;              ///< --memo on: repeated collectives simulated once
 };
 
 /// True when the scenario document is an inference scenario.
@@ -41,6 +42,7 @@ struct InferenceRunResult
     std::vector<std::string> stuck; ///< why requests did not finish (empty when all did)
     double wallS = 0;               ///< wall-clock seconds of the run
     uint64_t events = 0;            ///< simulator events (packet backend)
+    nlohmann::json memo;            ///< the collective memo's figures (null when off)
 };
 
 /**

@@ -42,7 +42,33 @@ FabricInferenceHelper::RunServing(const fabricsim::InferenceScenario& sc,
 {
     const fabricsim::InferenceScenario placed = Place(sc);
     return fabricsim::RunServing(
-        placed, m_collectives.GetCollectiveApi(), [this] { m_collectives.RunEventLoop(); }, hooks);
+        placed, Api(), [this] { m_collectives.RunEventLoop(); }, hooks);
+}
+
+fabricsim::CollectiveApi&
+FabricInferenceHelper::Api()
+{
+    if (m_memo)
+    {
+        return *m_memo;
+    }
+    return m_collectives.GetCollectiveApi();
+}
+
+bool
+FabricInferenceHelper::EnableMemo()
+{
+    fabricsim::PacketTransport* packet = m_collectives.GetPacketTransport();
+    if (!packet)
+    {
+        return false;
+    }
+    if (!m_memo)
+    {
+        m_memo = std::make_unique<fabricsim::CollectiveMemo>(m_collectives.GetCollectiveApi(),
+                                                             *packet);
+    }
+    return true;
 }
 
 InferenceStepResult

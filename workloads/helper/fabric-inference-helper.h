@@ -14,8 +14,10 @@
 #include "step-executor.h"
 #include "step-program.h"
 
+#include "ns3/collective-memo.h"
 #include "ns3/fabric-collective-helper.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,8 +89,24 @@ class FabricInferenceHelper
      */
     fabricsim::InferenceScenario Place(const fabricsim::InferenceScenario& sc);
 
+    /**
+     * \brief Simulate repeated collectives once (fabricsim::CollectiveMemo) in RunServing:
+     * results are byte-identical to a run without. Needs the packet transport: returns false
+     * (and leaves it off) on any other.
+     */
+    bool EnableMemo();
+
+    /// What the memo did (nullptr when it is off).
+    const fabricsim::CollectiveMemo* Memo() const
+    {
+        return m_memo.get();
+    }
+
   private:
+    fabricsim::CollectiveApi& Api();
+
     FabricCollectiveHelper& m_collectives;
+    std::unique_ptr<fabricsim::CollectiveMemo> m_memo;
 };
 
 } // namespace ns3

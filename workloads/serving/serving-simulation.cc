@@ -38,6 +38,8 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
         m_timeline = std::make_shared<ChromeTrace>();
         m_exec.SetTimeline(m_timeline.get(), m_sc.record.maxSteps);
     }
+    // KV handoffs start when a prefill ends, at times no collective can foresee.
+    m_exec.SetTransfersExpected(m_sc.disagg.enabled);
     m_exec.SetTransferPartDone(
         [this](int64_t tid)
         {

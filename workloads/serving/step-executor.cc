@@ -23,10 +23,12 @@ constexpr uint32_t kTransferLane = 9;
 StepExecutor::StepExecutor(CollectiveApi& api)
     : m_api(api)
 {
+    m_api.SetHorizon(this);
 }
 
 StepExecutor::~StepExecutor()
 {
+    m_api.SetHorizon(nullptr);
     for (StepRun* run : m_runs)
     {
         delete run;

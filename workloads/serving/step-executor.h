@@ -8,6 +8,7 @@
 #define FABRICSIM_SERVING_STEP_EXECUTOR_H
 
 #include "chrome-trace.h"
+#include "collective-api.h"
 #include "step-program.h"
 
 #include <cstdint>
@@ -69,7 +70,7 @@ struct StepStats
  * later); a host-tier KV fetch is a delay of bytes / bandwidth on the rank's PCIe link (FIFO); a
  * remote fetch and every KV send are CollectiveApi::SendRecv.
  */
-class StepExecutor
+class StepExecutor : public CollectiveHorizon
 {
   public:
     /// Called when every rank has finished a step.
@@ -102,6 +103,21 @@ class StepExecutor
 
     /// Steps submitted and not finished.
     size_t InFlight() const;
+
+    /**
+     * \brief The horizon of a rank in the collective now starting (CollectiveHorizon): its
+     * part done at \p donePs, the rank next posts after the compute that follows the
+     * collective on its stream. It cannot tell (INT64_MIN) when the rank has another stream
+     * with work left, another communication pending, or when transfers may arrive at any time
+     * (SetTransfersExpected).
+     */
+    int64_t QuietUntilPs(uint32_t rank, int64_t donePs) const override;
+
+    /// Point-to-point transfers outside the programs (KV handoffs) may start at any time.
+    void SetTransfersExpected(bool expected)
+    {
+        m_transfersExpected = expected;
+    }
 
     /// One line per rank stalled in a step: the rank, the step and what it waits for.
     std::vector<std::string> Blocked() const;
@@ -155,8 +171,10 @@ class StepExecutor
     /// iterated where order would matter).
     std::unordered_map<std::string, std::unique_ptr<Collective>> m_colls;
     std::unordered_map<std::string, std::unique_ptr<PointToPoint>> m_p2p;
-    std::set<StepRun*> m_runs; //!< steps not finished (owned)
-    size_t m_inFlight = 0;     //!< steps not finished
+    std::set<StepRun*> m_runs;               //!< steps not finished (owned)
+    size_t m_inFlight = 0;                   //!< steps not finished
+    const std::string* m_starting = nullptr; //!< key of the collective being started
+    bool m_transfersExpected = false;        //!< see SetTransfersExpected
 };
 
 } // namespace fabricsim

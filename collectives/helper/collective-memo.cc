@@ -1,0 +1,331 @@
+#include "collective-memo.h"
+
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace fabricsim
+{
+
+namespace
+{
+
+/// Polls for rest after a recorded collective's end: every microsecond, for at most 2 ms (a
+/// scope still busy then, e.g. DCQCN recovering from CNPs, is not worth storing).
+constexpr int64_t kPollPs = 1000000;
+constexpr int kMaxPolls = 2000;
+/// Spans kept per request (one per fabric state seen).
+constexpr size_t kEntriesPerKey = 8;
+
+/// Everything of a request that decides what the fabric does (the tag is only a label).
+std::string
+KeyOf(const CollectiveRequest& r)
+{
+    std::ostringstream os;
+    os << int(r.kind) << '|' << r.bytes << '|' << r.algorithm << '|' << r.root << '|'
+       << r.kernelLaunchPs << '|' << r.kernelMinPs << '|' << r.kernelFillPs << '|';
+    for (uint32_t x : r.ranks)
+    {
+        os << x << ',';
+    }
+    os << '|';
+    for (const auto& row : r.alltoallBytes)
+    {
+        for (uint64_t b : row)
+        {
+            os << b << ',';
+        }
+        os << ';';
+    }
+    return os.str();
+}
+
+} // namespace
+
+struct CollectiveMemo::Recording
+{
+    std::string key;
+    std::vector<uint32_t> hosts;
+    int64_t startPs = 0;
+    uint64_t span = 0; ///< MemoFabric's span id
+    uint64_t eventsAtStart = 0;
+    FabricProbe probe;
+    std::vector<std::pair<int64_t, int64_t>> calls;
+    bool ended = false;  ///< the collective's last completion came
+    std::string spoiled; ///< why it will not be stored ("" while it may be)
+};
+
+nlohmann::json
+CollectiveMemoStats::ToJson() const
+{
+    return {{"lookups", lookups},
+            {"hits", hits},
+            {"recorded", recorded},
+            {"misses", misses},
+            {"not_stored", unstored},
+            {"events_skipped_estimate", eventsSkipped}};
+}
+
+CollectiveMemo::CollectiveMemo(CollectiveApi& inner, MemoFabric& fabric)
+    : m_inner(inner)
+    , m_fabric(fabric)
+{
+}
+
+CollectiveMemo::~CollectiveMemo()
+{
+    *m_alive = false;
+}
+
+int64_t
+CollectiveMemo::NowPs() const
+{
+    return m_inner.NowPs();
+}
+
+void
+CollectiveMemo::Schedule(int64_t delayPs, Done fn)
+{
+    m_inner.Schedule(delayPs, std::move(fn));
+}
+
+void
+CollectiveMemo::SetHorizon(const CollectiveHorizon* horizon)
+{
+    m_horizon = horizon;
+}
+
+void
+CollectiveMemo::Miss(const std::string& why)
+{
+    m_stats.misses[why]++;
+}
+
+void
+CollectiveMemo::Touch(const std::vector<uint32_t>& hosts)
+{
+    const int64_t now = NowPs();
+    m_reserved.erase(std::remove_if(m_reserved.begin(),
+                                    m_reserved.end(),
+                                    [now](const auto& r) { return r.second <= now; }),
+                     m_reserved.end());
+    for (const auto& [reserved, until] : m_reserved)
+    {
+        if (m_fabric.ScopesOverlap(hosts, reserved))
+        {
+            throw std::logic_error("collective memo: traffic posted onto a replayed "
+                                   "collective's part of the fabric before its span ended (at "
+                                   + std::to_string(now) + " ps, span until "
+                                   + std::to_string(until) + " ps): the horizon was wrong");
+        }
+    }
+    for (auto& [id, rec] : m_recordings)
+    {
+        if (rec->spoiled.empty() && m_fabric.ScopesOverlap(hosts, rec->hosts))
+        {
+            rec->spoiled = "other traffic in its scope";
+        }
+    }
+}
+
+void
+CollectiveMemo::SendRecv(uint32_t src, uint32_t dst, uint64_t bytes, Done onDone)
+{
+    Touch({src, dst});
+    m_inner.SendRecv(src, dst, bytes, std::move(onDone));
+}
+
+void
+CollectiveMemo::Start(const CollectiveRequest& req, RankDone onRankDone, Done onDone)
+{
+    m_stats.lookups++;
+    const std::vector<uint32_t>& hosts = req.ranks;
+    Touch(hosts);
+    const int64_t now = NowPs();
+    const FabricProbe probe = m_fabric.Probe(hosts);
+    if (!probe.notAtRest.empty())
+    {
+        Miss("not at rest");
+        m_inner.Start(req, std::move(onRankDone), std::move(onDone));
+        return;
+    }
+    const std::string key = KeyOf(req);
+    std::vector<Entry>& entries = m_entries[key];
+    const Entry* match = nullptr;
+    for (const Entry& e : entries)
+    {
+        if (e.digest == probe.digest && (!e.signalled || e.signalDigest == probe.signalDigest))
+        {
+            match = &e;
+            break;
+        }
+    }
+    if (match)
+    {
+        std::string why;
+        if (!m_fabric.ScopeClosed(hosts))
+        {
+            why = "open scope";
+        }
+        else if (!m_horizon)
+        {
+            why = "no horizon";
+        }
+        else
+        {
+            for (const auto& [index, offset] : match->calls)
+            {
+                if (index >= 0
+                    && m_horizon->QuietUntilPs(hosts.at(size_t(index)), now + offset)
+                           < now + match->spanPs)
+                {
+                    why = "horizon";
+                    break;
+                }
+            }
+        }
+        if (!why.empty())
+        {
+            Miss(why);
+            m_inner.Start(req, std::move(onRankDone), std::move(onDone));
+            return;
+        }
+        // Replay: the fabric takes the span's effect now; nothing else may touch the scope
+        // until the span ends. Completions at one offset run in one event, in recorded order.
+        m_stats.hits++;
+        m_stats.eventsSkipped += match->events;
+        m_fabric.ApplySpan(hosts, now, match->span);
+        m_reserved.emplace_back(hosts, now + match->spanPs);
+        auto rankDone = std::make_shared<RankDone>(std::move(onRankDone));
+        auto done = std::make_shared<Done>(std::move(onDone));
+        const auto& calls = match->calls;
+        for (size_t i = 0; i < calls.size();)
+        {
+            size_t j = i;
+            std::vector<int64_t> group;
+            while (j < calls.size() && calls[j].second == calls[i].second)
+            {
+                group.push_back(calls[j].first);
+                ++j;
+            }
+            m_inner.Schedule(calls[i].second,
+                             [rankDone, done, group]()
+                             {
+                                 for (int64_t index : group)
+                                 {
+                                     if (index < 0)
+                                     {
+                                         (*done)();
+                                     }
+                                     else
+                                     {
+                                         (*rankDone)(uint32_t(index));
+                                     }
+                                 }
+                             });
+            i = j;
+        }
+        return;
+    }
+    Miss(entries.empty() ? "first of its kind" : "another fabric state");
+    // Simulate and record.
+    auto rec = std::make_shared<Recording>();
+    rec->key = key;
+    rec->hosts = hosts;
+    rec->startPs = now;
+    rec->probe = probe;
+    rec->eventsAtStart = ns3::Simulator::GetEventCount();
+    rec->span = m_fabric.BeginSpan(hosts);
+    const uint64_t id = m_nextRecording++;
+    m_recordings[id] = rec;
+    auto alive = m_alive;
+    m_inner.Start(
+        req,
+        [this, alive, rec, onRankDone = std::move(onRankDone)](uint32_t i)
+        {
+            if (*alive)
+            {
+                rec->calls.emplace_back(int64_t(i), NowPs() - rec->startPs);
+            }
+            onRankDone(i);
+        },
+        [this, alive, rec, id, onDone = std::move(onDone)]()
+        {
+            if (*alive)
+            {
+                rec->calls.emplace_back(-1, NowPs() - rec->startPs);
+                rec->ended = true;
+                // Raw simulator events: polling must not keep a finished run going.
+                ns3::Simulator::Schedule(ns3::PicoSeconds(kPollPs),
+                                         [this, alive, id]()
+                                         {
+                                             if (*alive)
+                                             {
+                                                 PollRest(id, 1);
+                                             }
+                                         });
+            }
+            onDone();
+        });
+}
+
+void
+CollectiveMemo::PollRest(uint64_t id, int polls)
+{
+    auto it = m_recordings.find(id);
+    if (it == m_recordings.end())
+    {
+        return;
+    }
+    std::shared_ptr<Recording> rec = it->second;
+    const bool rested = rec->spoiled.empty() && m_fabric.Probe(rec->hosts).notAtRest.empty();
+    if (!rested && rec->spoiled.empty() && polls < kMaxPolls)
+    {
+        auto alive = m_alive;
+        ns3::Simulator::Schedule(ns3::PicoSeconds(kPollPs),
+                                 [this, alive, id, polls]()
+                                 {
+                                     if (*alive)
+                                     {
+                                         PollRest(id, polls + 1);
+                                     }
+                                 });
+        return;
+    }
+    m_recordings.erase(it);
+    FabricSpan span = m_fabric.EndSpan(rec->span);
+    std::string why = rec->spoiled;
+    if (why.empty() && !rested)
+    {
+        why = "not at rest 2 ms after its end";
+    }
+    if (why.empty())
+    {
+        why = span.unusable;
+    }
+    if (!why.empty())
+    {
+        m_stats.unstored[why]++;
+        return;
+    }
+    std::vector<Entry>& entries = m_entries[rec->key];
+    if (entries.size() >= kEntriesPerKey)
+    {
+        m_stats.unstored["too many fabric states for one request"]++;
+        return;
+    }
+    Entry e;
+    e.digest = rec->probe.digest;
+    e.signalled = span.signalled;
+    e.signalDigest = rec->probe.signalDigest;
+    e.calls = std::move(rec->calls);
+    e.spanPs = NowPs() - rec->startPs;
+    e.events = ns3::Simulator::GetEventCount() - rec->eventsAtStart;
+    e.span = std::move(span);
+    entries.push_back(std::move(e));
+    m_stats.recorded++;
+}
+
+} // namespace fabricsim
