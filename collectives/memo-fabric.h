@@ -1,7 +1,7 @@
 /*
  * What the collective memo needs of a fabric, in plain types (the packet transport implements
  * it over ns-3): whether the part of the fabric a group of hosts can reach is at rest and a
- * digest of its state relative to now, and a span's effect on that part (every counter,
+ * copy of its state relative to now, and a span's effect on that part (every counter,
  * sequence number and end state) recorded on one occasion and written on another. A
  * collective replayed from the memo writes what simulating it would have, so later
  * simulation goes on as if it had been simulated.
@@ -20,10 +20,12 @@ namespace fabricsim
 struct FabricProbe
 {
     std::string notAtRest; ///< why it is not at rest ("" when it is)
-    uint64_t digest = 0;   ///< its state relative to now, when at rest
+    /// Its state relative to now, when at rest, whole: compared whole, since a replay on a
+    /// hash collision would be a wrong result.
+    std::vector<uint64_t> state;
     /// The state only a congestion signal reads (DCQCN's alpha and phase, a receiver's last
     /// CNP): part of the match only for a span that saw a signal.
-    uint64_t signalDigest = 0;
+    std::vector<uint64_t> signalState;
 };
 
 /// What a span did to that part of the fabric.

@@ -35,6 +35,7 @@ PacketTransport::Probe(const std::vector<uint32_t>& hosts) const
 {
     const MemoScope& scope = ScopeOf(hosts);
     MemoProbe probe(Simulator::Now());
+    probe.Reserve(m_probeSize);
     probe.Mix(m_fabric.GetRouteEpoch());
     for (const Ptr<FabricSwitch>& sw : scope.switches)
     {
@@ -50,8 +51,12 @@ PacketTransport::Probe(const std::vector<uint32_t>& hosts) const
     }
     FabricProbe out;
     out.notAtRest = probe.Blocker();
-    out.digest = probe.Digest();
-    out.signalDigest = probe.SignalDigest();
+    if (out.notAtRest.empty())
+    {
+        out.state = probe.TakeState();
+        out.signalState = probe.TakeSignalState();
+        m_probeSize = std::max(m_probeSize, out.state.size());
+    }
     return out;
 }
 

@@ -145,6 +145,7 @@ class PacketTransport
 
     mutable std::map<std::vector<uint32_t>, std::pair<uint64_t, ns3::MemoScope>> m_scopes;
     std::map<uint64_t, Span> m_spans;
+    mutable size_t m_probeSize = 0; ///< the largest probe yet (its room is reserved)
     uint64_t m_nextSpan = 0;
     /// Cleared on destruction: queue-pair callbacks outlive this object in the NICs.
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);

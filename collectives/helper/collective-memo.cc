@@ -156,7 +156,7 @@ CollectiveMemo::Start(const CollectiveRequest& req, RankDone onRankDone, Done on
     const Entry* match = nullptr;
     for (const Entry& e : entries)
     {
-        if (e.digest == probe.digest && (!e.signalled || e.signalDigest == probe.signalDigest))
+        if (e.state == probe.state && (!e.signalled || e.signalState == probe.signalState))
         {
             match = &e;
             break;
@@ -317,9 +317,12 @@ CollectiveMemo::PollRest(uint64_t id, int polls)
         return;
     }
     Entry e;
-    e.digest = rec->probe.digest;
+    e.state = std::move(rec->probe.state);
     e.signalled = span.signalled;
-    e.signalDigest = rec->probe.signalDigest;
+    if (e.signalled)
+    {
+        e.signalState = std::move(rec->probe.signalState);
+    }
     e.calls = std::move(rec->calls);
     e.spanPs = NowPs() - rec->startPs;
     e.events = ns3::Simulator::GetEventCount() - rec->eventsAtStart;

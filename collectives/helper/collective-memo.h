@@ -3,7 +3,7 @@
  * and replays it when it recurs on a fabric in the same state. A collective is recorded when
  * its part of the fabric (MemoFabric's scope of its hosts) is at rest at its start: the time
  * of each rank's completion, and the span's effect on the fabric until that part rests again.
- * It replays when the same request starts with the same digest, its scope is closed (only its
+ * It replays when the same request starts on the same state, its scope is closed (only its
  * members' ports around it) and the caller's horizon shows no member can put other traffic on
  * it before the span ends; the replay writes the span's effect and calls back at the recorded
  * times. Anything else is simulated. Replays are exact: later collectives meet the fabric as
@@ -66,9 +66,9 @@ class CollectiveMemo : public CollectiveApi
     /// -1 for the end), and the span until its scope rested.
     struct Entry
     {
-        uint64_t digest = 0;
+        std::vector<uint64_t> state;
         bool signalled = false;
-        uint64_t signalDigest = 0;
+        std::vector<uint64_t> signalState;
         std::vector<std::pair<int64_t, int64_t>> calls; ///< (rank index or -1, offset ps)
         int64_t spanPs = 0;
         FabricSpan span;

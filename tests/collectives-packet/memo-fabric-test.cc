@@ -1,7 +1,7 @@
 /*
  * The packet transport's memo interface (memo-fabric.h): the part of the fabric a group
- * reaches is at rest between identical collectives with equal digests; a queued frame, a pause
- * or a pending congestion-control timer takes it out of rest; a CNP changes the signal digest;
+ * reaches is at rest between identical collectives with equal states; a queued frame, a pause
+ * or a pending congestion-control timer takes it out of rest; a CNP changes the signal state;
  * and a span recorded once, written in place of simulating it, leaves a fabric on which the
  * next collective runs exactly as on the fabric that simulated it.
  */
@@ -73,7 +73,7 @@ class Fabric
 
 const json kDoc = test::SingleSwitchScenario(6, "100Gbps");
 
-TEST(MemoFabric, IdenticalCollectivesOnAnIdleFabricGiveEqualDigestsAndSpans)
+TEST(MemoFabric, IdenticalCollectivesOnAnIdleFabricGiveEqualStatesAndSpans)
 {
     Fabric f(kDoc);
     const FabricProbe before = f.m_transport->Probe(f.kGroup);
@@ -92,9 +92,9 @@ TEST(MemoFabric, IdenticalCollectivesOnAnIdleFabricGiveEqualDigestsAndSpans)
     EXPECT_EQ(p1.notAtRest, "");
     EXPECT_EQ(p2.notAtRest, "");
     EXPECT_EQ(p3.notAtRest, "");
-    EXPECT_NE(before.digest, p1.digest); // the first ring opened the queue pairs
-    EXPECT_EQ(p1.digest, p2.digest);
-    EXPECT_EQ(p2.digest, p3.digest);
+    EXPECT_NE(before.state, p1.state); // the first ring opened the queue pairs
+    EXPECT_EQ(p1.state, p2.state);
+    EXPECT_EQ(p2.state, p3.state);
     EXPECT_EQ(span2.unusable, "");
     EXPECT_FALSE(span2.signalled);
     EXPECT_EQ(span2.delta, span3.delta);
@@ -166,7 +166,7 @@ TEST(MemoFabric, AQueuedFrameAPauseOrAPendingTimerIsNotRest)
     }
     {
         // A CNP arms DCQCN's rate-increase timer; once the rate is back at line rate the
-        // fabric rests again, with the base digest as before but alpha's state changed.
+        // fabric rests again, with the base state as before but alpha's state changed.
         Fabric f(kDoc);
         f.Ring(10000);
         const FabricProbe rested = f.m_transport->Probe(f.kGroup);
@@ -178,7 +178,8 @@ TEST(MemoFabric, AQueuedFrameAPauseOrAPendingTimerIsNotRest)
         const FabricProbe recovered = f.m_transport->Probe(f.kGroup);
         EXPECT_EQ(recovered.notAtRest, "");
         EXPECT_EQ(cc->GetRateBps(), cc->GetLineRateBps());
-        EXPECT_NE(recovered.signalDigest, rested.signalDigest);
+        EXPECT_EQ(recovered.state, rested.state);
+        EXPECT_NE(recovered.signalState, rested.signalState);
     }
 }
 
@@ -228,7 +229,7 @@ TEST(MemoFabric, AWrittenSpanLeavesTheFabricAsSimulatingItWould)
     ASSERT_EQ(span2.unusable, "");
     b.m_transport->ApplySpan(b.kGroup, b.m_transport->NowPs(), span2);
     b.Idle(length);
-    EXPECT_EQ(b.m_transport->Probe(b.kGroup).digest, afterRing3A.digest);
+    EXPECT_EQ(b.m_transport->Probe(b.kGroup).state, afterRing3A.state);
     const uint64_t s4 = b.m_transport->BeginSpan(b.kGroup);
     const std::vector<int64_t> ringB = b.Ring(200000);
     EXPECT_EQ(ringB, ringA);

@@ -269,10 +269,7 @@ FabricSwitch::AssignStreams(int64_t stream)
 void
 QueueHistogram::VisitMemo(MemoRecord& r)
 {
-    for (uint64_t& b : m_bins)
-    {
-        r.Sum(b);
-    }
+    r.SumBlock(m_bins.data(), m_bins.size());
     r.Sum(m_total);
 }
 

@@ -610,10 +610,7 @@ FabricNetDevice::VisitMemo(MemoRecord& r)
     {
         r.Fault(f, "drops");
     }
-    for (uint64_t& f : s.dropBytes)
-    {
-        r.Sum(f);
-    }
+    r.SumBlock(s.dropBytes.data(), s.dropBytes.size());
     r.LastTime(m_busyUntil);
     for (uint8_t c = 0; c < 8; ++c)
     {

@@ -42,17 +42,6 @@ MemoProbe::MemoProbe(Time now)
 {
 }
 
-uint64_t
-MemoProbe::Combine(uint64_t h, uint64_t v)
-{
-    // splitmix64's finaliser over the running hash and the value: order-sensitive, no
-    // cancellation between fields.
-    uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 void
 MemoProbe::Block(const std::string& why)
 {
@@ -63,45 +52,15 @@ MemoProbe::Block(const std::string& why)
 }
 
 void
-MemoProbe::Mix(uint64_t v)
-{
-    m_digest = Combine(m_digest, v);
-}
-
-void
 MemoProbe::MixDouble(double v)
 {
     Mix(Bits(v));
 }
 
 void
-MemoProbe::MixTime(Time t)
-{
-    Mix(t <= m_now ? 0 : uint64_t((t - m_now).GetPicoSeconds()));
-}
-
-void
-MemoProbe::MixSince(Time t)
-{
-    Mix(uint64_t((m_now - t).GetPicoSeconds()));
-}
-
-void
-MemoProbe::MixSignal(uint64_t v)
-{
-    m_signal = Combine(m_signal, v);
-}
-
-void
 MemoProbe::MixSignalDouble(double v)
 {
     MixSignal(Bits(v));
-}
-
-void
-MemoProbe::MixSignalSince(Time t)
-{
-    MixSignal(uint64_t((m_now - t).GetPicoSeconds()));
 }
 
 MemoRecord::MemoRecord(Time start)
@@ -113,8 +72,14 @@ MemoRecord::MemoRecord(Time start)
 MemoRecord::MemoRecord(Time start, const std::vector<uint64_t>& delta)
     : m_mode(Mode::Apply)
     , m_start(start)
-    , m_delta(delta)
+    , m_apply(&delta)
 {
+}
+
+void
+MemoRecord::Overrun()
+{
+    throw std::logic_error("MemoRecord: more fields visited than recorded");
 }
 
 void
@@ -131,12 +96,7 @@ MemoRecord::Finish()
 uint64_t
 MemoRecord::Next()
 {
-    const std::vector<uint64_t>& from = m_mode == Mode::End ? m_before : m_delta;
-    if (m_cursor >= from.size())
-    {
-        throw std::logic_error("MemoRecord: more fields visited than recorded");
-    }
-    return from[m_cursor++];
+    return Take();
 }
 
 void
@@ -193,9 +153,26 @@ MemoRecord::Visit(uint64_t& f, int kind)
 }
 
 void
-MemoRecord::Sum(uint64_t& f)
+MemoRecord::SumBlock(uint64_t* f, size_t n)
 {
-    Visit(f, kSum);
+    if (m_mode == Mode::Apply)
+    {
+        if (m_cursor + n > m_apply->size())
+        {
+            Overrun();
+        }
+        const uint64_t* d = m_apply->data() + m_cursor;
+        for (size_t i = 0; i < n; ++i)
+        {
+            f[i] += d[i];
+        }
+        m_cursor += n;
+        return;
+    }
+    for (size_t i = 0; i < n; ++i)
+    {
+        Visit(f[i], kSum);
+    }
 }
 
 void
@@ -210,12 +187,6 @@ void
 MemoRecord::Max(uint64_t& f)
 {
     Visit(f, kMax);
-}
-
-void
-MemoRecord::Last(uint64_t& f)
-{
-    Visit(f, kLast);
 }
 
 void
@@ -251,33 +222,18 @@ MemoRecord::Last(bool& f)
 }
 
 void
-MemoRecord::LastTime(Time& t)
+MemoRecord::RecordTime(Time& t)
 {
     // Two values: whether the span set the time, and then its offset from the span's start.
-    switch (m_mode)
+    if (m_mode == Mode::Begin)
     {
-    case Mode::Begin:
         m_before.push_back(uint64_t(t.GetPicoSeconds()));
         return;
-    case Mode::End:
-    {
-        const uint64_t b = Next();
-        const bool set = uint64_t(t.GetPicoSeconds()) != b;
-        m_delta.push_back(set ? 1 : 0);
-        m_delta.push_back(set ? uint64_t((t - m_start).GetPicoSeconds()) : 0);
-        return;
     }
-    case Mode::Apply:
-    {
-        const bool set = Next() != 0;
-        const int64_t offset = int64_t(Next());
-        if (set)
-        {
-            t = m_start + PicoSeconds(offset);
-        }
-        return;
-    }
-    }
+    const uint64_t b = Next();
+    const bool set = uint64_t(t.GetPicoSeconds()) != b;
+    m_delta.push_back(set ? 1 : 0);
+    m_delta.push_back(set ? uint64_t((t - m_start).GetPicoSeconds()) : 0);
 }
 
 size_t
