@@ -55,17 +55,30 @@ struct CollectiveMemo::Recording
     std::vector<std::pair<int64_t, int64_t>> calls;
     bool ended = false;  ///< the collective's last completion came
     std::string spoiled; ///< why it will not be stored ("" while it may be)
+    /// Verifying: the entry it would have replayed (compared, not stored); entries are never
+    /// removed, so the pointer stays valid.
+    const CollectiveMemo::Entry* verifying = nullptr;
 };
 
 nlohmann::json
 CollectiveMemoStats::ToJson() const
 {
-    return {{"lookups", lookups},
-            {"hits", hits},
-            {"recorded", recorded},
-            {"misses", misses},
-            {"not_stored", unstored},
-            {"events_skipped_estimate", eventsSkipped}};
+    nlohmann::json j = {{"lookups", lookups},
+                        {"hits", hits},
+                        {"recorded", recorded},
+                        {"misses", misses},
+                        {"not_stored", unstored},
+                        {"events_skipped_estimate", eventsSkipped}};
+    if (verified > 0 || verifyInconclusive > 0)
+    {
+        j["verify"] = {{"checked", verified},
+                       {"mismatches", verifyMismatches},
+                       {"inconclusive", verifyInconclusive},
+                       {"max_completion_deviation_ps", maxCompletionDeviationPs},
+                       {"max_counter_deviation", maxCounterDeviation},
+                       {"first_mismatch", firstMismatch}};
+    }
+    return j;
 }
 
 CollectiveMemo::CollectiveMemo(CollectiveApi& inner, MemoFabric& fabric)
@@ -192,6 +205,11 @@ CollectiveMemo::Start(const CollectiveRequest& req, RankDone onRankDone, Done on
             m_inner.Start(req, std::move(onRankDone), std::move(onDone));
             return;
         }
+        if (m_verifyEvery > 0 && ++m_matches % m_verifyEvery == 0)
+        {
+            Record(req, std::move(onRankDone), std::move(onDone), probe, match);
+            return;
+        }
         // Replay: the fabric takes the span's effect now; nothing else may touch the scope
         // until the span ends. Completions at one offset run in one event, in recorded order.
         m_stats.hits++;
@@ -230,9 +248,21 @@ CollectiveMemo::Start(const CollectiveRequest& req, RankDone onRankDone, Done on
         return;
     }
     Miss(entries.empty() ? "first of its kind" : "another fabric state");
-    // Simulate and record.
+    Record(req, std::move(onRankDone), std::move(onDone), probe, nullptr);
+}
+
+void
+CollectiveMemo::Record(const CollectiveRequest& req,
+                       RankDone onRankDone,
+                       Done onDone,
+                       const FabricProbe& probe,
+                       const Entry* verifying)
+{
+    const std::vector<uint32_t>& hosts = req.ranks;
+    const int64_t now = NowPs();
     auto rec = std::make_shared<Recording>();
-    rec->key = key;
+    rec->verifying = verifying;
+    rec->key = KeyOf(req);
     rec->hosts = hosts;
     rec->startPs = now;
     rec->probe = probe;
@@ -296,6 +326,18 @@ CollectiveMemo::PollRest(uint64_t id, int polls)
     }
     m_recordings.erase(it);
     FabricSpan span = m_fabric.EndSpan(rec->span);
+    if (rec->verifying)
+    {
+        if (!rec->spoiled.empty() || !rested)
+        {
+            m_stats.verifyInconclusive++;
+        }
+        else
+        {
+            Verify(*rec->verifying, *rec, span, NowPs() - rec->startPs);
+        }
+        return;
+    }
     std::string why = rec->spoiled;
     if (why.empty() && !rested)
     {
@@ -329,6 +371,84 @@ CollectiveMemo::PollRest(uint64_t id, int polls)
     e.span = std::move(span);
     entries.push_back(std::move(e));
     m_stats.recorded++;
+}
+
+std::vector<CollectiveMemo::Entry*>
+CollectiveMemo::Entries()
+{
+    std::vector<Entry*> out;
+    for (auto& [key, entries] : m_entries)
+    {
+        for (Entry& e : entries)
+        {
+            out.push_back(&e);
+        }
+    }
+    return out;
+}
+
+void
+CollectiveMemo::Verify(const Entry& cached,
+                       const Recording& rec,
+                       const FabricSpan& span,
+                       int64_t spanPs)
+{
+    m_stats.verified++;
+    std::string what;
+    if (!span.unusable.empty())
+    {
+        what = "the simulated span cannot be replayed: " + span.unusable;
+    }
+    else if (rec.calls.size() != cached.calls.size())
+    {
+        what = "the completions differ in number";
+    }
+    else if (span.delta.size() != cached.span.delta.size())
+    {
+        what = "the span's effect differs in size";
+    }
+    int64_t worstPs = 0;
+    uint64_t worstValue = 0;
+    if (what.empty())
+    {
+        for (size_t i = 0; i < rec.calls.size(); ++i)
+        {
+            if (rec.calls[i].first != cached.calls[i].first)
+            {
+                what = "the completions come in another order";
+            }
+            worstPs = std::max(worstPs, std::abs(rec.calls[i].second - cached.calls[i].second));
+        }
+        for (size_t i = 0; i < span.delta.size(); ++i)
+        {
+            const uint64_t a = span.delta[i];
+            const uint64_t b = cached.span.delta[i];
+            worstValue = std::max(worstValue, a > b ? a - b : b - a);
+        }
+        if (what.empty() && worstPs > 0)
+        {
+            what = "a completion " + std::to_string(worstPs) + " ps from the recorded one";
+        }
+        if (what.empty() && worstValue > 0)
+        {
+            what = "the span's effect differs (by up to " + std::to_string(worstValue) + ")";
+        }
+        if (what.empty() && spanPs > cached.spanPs + kPollPs)
+        {
+            what = "the scope rested later than recorded";
+        }
+    }
+    m_stats.maxCompletionDeviationPs = std::max(m_stats.maxCompletionDeviationPs, worstPs);
+    m_stats.maxCounterDeviation = std::max(m_stats.maxCounterDeviation, worstValue);
+    if (!what.empty())
+    {
+        m_stats.verifyMismatches++;
+        if (m_stats.firstMismatch.empty())
+        {
+            m_stats.firstMismatch = what + " (collective at " + std::to_string(rec.startPs)
+                                    + " ps on " + std::to_string(rec.hosts.size()) + " ranks)";
+        }
+    }
 }
 
 } // namespace fabricsim

@@ -39,6 +39,13 @@ struct CollectiveMemoStats
     /// Events the stored spans took to simulate, summed over their replays (other activity
     /// during a recording counts too: an estimate).
     uint64_t eventsSkipped = 0;
+    /// Verification (SetVerify): hits simulated instead and compared with their entry.
+    uint64_t verified = 0;
+    uint64_t verifyMismatches = 0;        ///< comparisons that found any difference
+    uint64_t verifyInconclusive = 0;      ///< other traffic entered the scope: nothing to compare
+    int64_t maxCompletionDeviationPs = 0; ///< largest |simulated - recorded| completion offset
+    uint64_t maxCounterDeviation = 0;     ///< largest |simulated - recorded| delta value
+    std::string firstMismatch;            ///< what the first mismatch was
 
     nlohmann::json ToJson() const;
 };
@@ -61,7 +68,16 @@ class CollectiveMemo : public CollectiveApi
         return m_stats;
     }
 
-  private:
+    /**
+     * \brief Every \p everyN-th hit is simulated instead (and recorded), then compared with
+     * the entry it would have replayed: the completions' offsets and the span's effect must be
+     * equal (0: never). Results stay exact; the figures go to Stats().
+     */
+    void SetVerify(uint32_t everyN)
+    {
+        m_verifyEvery = everyN;
+    }
+
     /// One recorded collective: what each completion's offset was, in order (rank index, or
     /// -1 for the end), and the span until its scope rested.
     struct Entry
@@ -75,7 +91,18 @@ class CollectiveMemo : public CollectiveApi
         uint64_t events = 0;
     };
 
+    /// The stored entries, to inspect them (and, in tests, to corrupt one).
+    std::vector<Entry*> Entries();
+
+  private:
     struct Recording;
+    /// Simulates \p req and records it: stored as an entry, or compared with \p verifying.
+    void Record(const CollectiveRequest& req,
+                RankDone onRankDone,
+                Done onDone,
+                const FabricProbe& probe,
+                const Entry* verifying);
+    void Verify(const Entry& cached, const Recording& rec, const FabricSpan& span, int64_t spanPs);
 
     /// Another op on \p hosts: recordings whose scope it shares are spoiled; a replay's
     /// reservation it enters means the horizon was wrong, which must never happen.
@@ -89,6 +116,8 @@ class CollectiveMemo : public CollectiveApi
     std::map<std::string, std::vector<Entry>> m_entries;
     std::map<uint64_t, std::shared_ptr<Recording>> m_recordings;
     uint64_t m_nextRecording = 0;
+    uint32_t m_verifyEvery = 0;
+    uint64_t m_matches = 0; ///< occurrences that matched an entry (hits and verifications)
     /// Replays in progress: hosts and the end of their span.
     std::vector<std::pair<std::vector<uint32_t>, int64_t>> m_reserved;
     CollectiveMemoStats m_stats;

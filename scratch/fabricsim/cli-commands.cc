@@ -37,7 +37,7 @@ const CommandUsage kCommands[] = {
      "[--ns3::Type::Attr=value ...]\n"
      "                [--progress | --no-progress] [--backend packet|analytical] [--trace] "
      "[--record]\n"
-     "                [--memo on|off]\n"
+     "                [--memo on|off|verify[=N]]\n"
      "      Run a fabric or inference scenario (default: scenarios/default.json); write "
      "DIR/summary.json\n"
      "      and CSVs (DIR default ./out). Inference: --trace writes a Perfetto timeline, --record "
@@ -45,7 +45,9 @@ const CommandUsage kCommands[] = {
      "      replayable programs (programs.jsonl); --backend analytical runs the flow model; "
      "--memo on\n"
      "      simulates each repeated collective once and replays it (same results; packet "
-     "backend).\n"},
+     "backend);\n"
+     "      --memo verify[=N] simulates every Nth hit (10) instead and compares it with what "
+     "would replay.\n"},
     {"collective",
      "  fabricsim collective SCENARIO.json --coll C (--algo A | --schedule FILE) [-b MIN] [-e "
      "MAX] [-f FACTOR]\n"
@@ -219,11 +221,28 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
         }
         else if (TakeOption(a, i, "--memo", v))
         {
-            if (v != "on" && v != "off")
-            {
-                throw fabricsim::InputError("<command line>", "--memo", "on or off", v);
-            }
             iopt.memo = v == "on";
+            iopt.memoVerify = 0;
+            if (v.rfind("verify", 0) == 0)
+            {
+                // verify: every 10th hit; verify=N: every Nth.
+                const std::string n = v == "verify" ? "10" : v.substr(v.find('=') + 1);
+                const bool ok = (v == "verify" || v.rfind("verify=", 0) == 0) && !n.empty()
+                                && n.size() <= 9
+                                && n.find_first_not_of("0123456789") == std::string::npos
+                                && std::stoul(n) > 0;
+                if (!ok)
+                {
+                    throw fabricsim::InputError(
+                        "<command line>", "--memo", "on, off, verify or verify=N (N >= 1)", v);
+                }
+                iopt.memoVerify = uint32_t(std::stoul(n));
+            }
+            else if (v != "on" && v != "off")
+            {
+                throw fabricsim::InputError(
+                    "<command line>", "--memo", "on, off, verify or verify=N (N >= 1)", v);
+            }
         }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {
@@ -258,7 +277,8 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
     {
         return RunInferenceScenario(doc, scenario, iopt, out, err);
     }
-    if (iopt.timeline || iopt.record || iopt.memo || iopt.backend != "packet")
+    if (iopt.timeline || iopt.record || iopt.memo || iopt.memoVerify > 0
+        || iopt.backend != "packet")
     {
         throw fabricsim::InputError(scenario,
                                     "serving",

@@ -141,12 +141,16 @@ ExecuteInferenceScenario(const json& doc,
     ns3::FabricTopologyHelper* fabric = backend.Fabric();
     ns3::FabricInferenceHelper inference(*collectives);
     inference.Place(isc); // too few hosts is bad input, found before the run
-    if (opt.memo && !inference.EnableMemo())
+    if ((opt.memo || opt.memoVerify > 0) && !inference.EnableMemo())
     {
         throw fabricsim::InputError("<command line>",
                                     "--memo",
                                     "--backend packet (the memo replays packet-level collectives)",
                                     "--backend " + opt.backend);
+    }
+    if (opt.memoVerify > 0)
+    {
+        inference.Memo()->SetVerify(opt.memoVerify);
     }
     // Hierarchical algorithms need the scale-up domain size; "auto" times its candidates.
     CollectiveOptions copt;
@@ -284,6 +288,15 @@ RunInferenceScenario(const json& doc,
     dir.Commit();
     PrintTable(r.summary, r.scenario, opt, out);
     out << "  wall                    " << std::setprecision(1) << r.wallS << " s\n";
+    if (!r.memo.is_null() && r.memo.contains("verify") && r.memo["verify"]["mismatches"] != 0)
+    {
+        // The results are simulated (verified hits are not replayed), but the memo would have
+        // replayed something else: a bug to report, not a result to trust.
+        err << "fabricsim: the collective memo disagreed with simulation in "
+            << r.memo["verify"]["mismatches"] << " of " << r.memo["verify"]["checked"]
+            << " checks; first: " << r.memo["verify"]["first_mismatch"].get<std::string>() << "\n";
+        return 1;
+    }
     if (!r.stuck.empty())
     {
         err << "fabricsim: the run could not finish:\n";

@@ -28,6 +28,7 @@ struct InferenceRunOptions
     bool timeline = false;          ///< --trace: DIR/timeline.json (Chrome trace / Perfetto)
     bool record = false;            ///< --record: DIR/programs.jsonl (replayable)
     bool memo = false;              ///< --memo on: repeated collectives simulated once
+    uint32_t memoVerify = 0;        ///< --memo verify[=N]: every Nth hit simulated and compared
 };
 
 /// True when the scenario document is an inference scenario.

@@ -74,6 +74,20 @@ TEST(Memo, TensorParallelServerReplaysItsAllReducesWithIdenticalOutputs)
                   + memo["misses"].value("another fabric state", 0))
         << memo.dump();
     EXPECT_GT(memo["events_skipped_estimate"].get<uint64_t>(), 0u);
+
+    // --memo verify=3: every third hit simulated and compared with its entry; all agree, and
+    // the outputs are those of --memo off.
+    const std::string dir = fabricsim::test::TempDir("memo-verify");
+    const std::string file = WriteScenario(dir, "scenario.json", sc);
+    std::string log;
+    ASSERT_EQ(RunCli("run " + file + " --memo verify=3 --out " + dir + "/v", log), 0) << log;
+    const json v = json::parse(ReadFile(dir + "/v/timing.json"))["memo"]["verify"];
+    EXPECT_GT(v["checked"].get<uint64_t>(), 50u) << v.dump();
+    EXPECT_EQ(v["mismatches"], 0) << v.dump();
+    EXPECT_EQ(v["max_completion_deviation_ps"], 0);
+    EXPECT_EQ(v["max_counter_deviation"], 0);
+    ASSERT_EQ(RunCli("run " + file + " --memo off --out " + dir + "/off", log), 0) << log;
+    EXPECT_EQ(ReadFile(dir + "/v/summary.json"), ReadFile(dir + "/off/summary.json"));
 }
 
 // Expert parallelism across two servers (all-to-alls over the rails and the spine), tensor
@@ -122,7 +136,15 @@ TEST(Memo, BadUsesAreRefused)
         = WriteScenario(dir, "inference.json", fabricsim::test::SmallInference(Requests(1, 8, 2)));
     std::string log;
     EXPECT_EQ(RunCli("run " + inference + " --memo maybe --out " + dir + "/a", log), 2);
-    EXPECT_NE(log.find("'--memo': expected on or off, found maybe"), std::string::npos) << log;
+    EXPECT_NE(log.find("'--memo': expected on, off, verify or verify=N (N >= 1), found maybe"),
+              std::string::npos)
+        << log;
+    for (const std::string bad :
+         {"verify=0", "verify=", "verify=x", "verifyx", "verify=99999999999"})
+    {
+        EXPECT_EQ(RunCli("run " + inference + " --memo " + bad + " --out " + dir + "/a", log), 2)
+            << bad;
+    }
     EXPECT_EQ(
         RunCli("run " + inference + " --memo on --backend analytical --out " + dir + "/b", log), 2);
     EXPECT_NE(log.find("--backend packet"), std::string::npos) << log;

@@ -96,8 +96,8 @@ class FabricInferenceHelper
      */
     bool EnableMemo();
 
-    /// What the memo did (nullptr when it is off).
-    const fabricsim::CollectiveMemo* Memo() const
+    /// The memo (nullptr when it is off).
+    fabricsim::CollectiveMemo* Memo()
     {
         return m_memo.get();
     }
