@@ -60,6 +60,13 @@ class CollectiveHorizon
      * INT64_MIN) means it cannot tell.
      */
     virtual int64_t QuietUntilPs(uint32_t rank, int64_t donePs) const = 0;
+
+    /// False when the caller can never tell (other traffic may start at any time): then the
+    /// memo neither probes nor records, which would only cost time.
+    virtual bool Predictable() const
+    {
+        return true;
+    }
 };
 
 class CollectiveApi

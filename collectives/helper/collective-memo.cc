@@ -156,6 +156,12 @@ CollectiveMemo::Start(const CollectiveRequest& req, RankDone onRankDone, Done on
     m_stats.lookups++;
     const std::vector<uint32_t>& hosts = req.ranks;
     Touch(hosts);
+    if (m_horizon && !m_horizon->Predictable())
+    {
+        Miss("unpredictable caller");
+        m_inner.Start(req, std::move(onRankDone), std::move(onDone));
+        return;
+    }
     const int64_t now = NowPs();
     const FabricProbe probe = m_fabric.Probe(hosts);
     if (!probe.notAtRest.empty())

@@ -113,6 +113,11 @@ class StepExecutor : public CollectiveHorizon
      */
     int64_t QuietUntilPs(uint32_t rank, int64_t donePs) const override;
 
+    bool Predictable() const override
+    {
+        return !m_transfersExpected;
+    }
+
     /// Point-to-point transfers outside the programs (KV handoffs) may start at any time.
     void SetTransfersExpected(bool expected)
     {
