@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,17 @@ struct CollectiveRequest
 class CollectiveHorizon
 {
   public:
-    virtual ~CollectiveHorizon() = default;
+    virtual ~CollectiveHorizon()
+    {
+        *m_alive = false;
+    }
+
+    /// False once this horizon is destroyed: an API that keeps it checks before asking (the
+    /// caller need not outlive the API, nor the API the caller).
+    std::shared_ptr<const bool> Alive() const
+    {
+        return m_alive;
+    }
 
     /**
      * \brief Asked inside Start of the collective now starting: the earliest absolute time (ps)
@@ -67,6 +78,9 @@ class CollectiveHorizon
     {
         return true;
     }
+
+  private:
+    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 };
 
 class CollectiveApi

@@ -108,6 +108,13 @@ void
 CollectiveMemo::SetHorizon(const CollectiveHorizon* horizon)
 {
     m_horizon = horizon;
+    m_horizonAlive = horizon ? horizon->Alive() : nullptr;
+}
+
+const CollectiveHorizon*
+CollectiveMemo::Horizon() const
+{
+    return m_horizon && *m_horizonAlive ? m_horizon : nullptr;
 }
 
 void
@@ -156,7 +163,8 @@ CollectiveMemo::Start(const CollectiveRequest& req, RankDone onRankDone, Done on
     m_stats.lookups++;
     const std::vector<uint32_t>& hosts = req.ranks;
     Touch(hosts);
-    if (m_horizon && !m_horizon->Predictable())
+    const CollectiveHorizon* horizon = Horizon();
+    if (horizon && !horizon->Predictable())
     {
         Miss("unpredictable caller");
         m_inner.Start(req, std::move(onRankDone), std::move(onDone));
@@ -188,7 +196,7 @@ CollectiveMemo::Start(const CollectiveRequest& req, RankDone onRankDone, Done on
         {
             why = "open scope";
         }
-        else if (!m_horizon)
+        else if (!horizon)
         {
             why = "no horizon";
         }
@@ -197,7 +205,7 @@ CollectiveMemo::Start(const CollectiveRequest& req, RankDone onRankDone, Done on
             for (const auto& [index, offset] : match->calls)
             {
                 if (index >= 0
-                    && m_horizon->QuietUntilPs(hosts.at(size_t(index)), now + offset)
+                    && horizon->QuietUntilPs(hosts.at(size_t(index)), now + offset)
                            < now + match->spanPs)
                 {
                     why = "horizon";

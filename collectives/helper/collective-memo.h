@@ -108,11 +108,14 @@ class CollectiveMemo : public CollectiveApi
     /// reservation it enters means the horizon was wrong, which must never happen.
     void Touch(const std::vector<uint32_t>& hosts);
     void PollRest(uint64_t id, int polls);
+    /// The horizon while it lives (nullptr after).
+    const CollectiveHorizon* Horizon() const;
     void Miss(const std::string& why);
 
     CollectiveApi& m_inner;
     MemoFabric& m_fabric;
     const CollectiveHorizon* m_horizon = nullptr;
+    std::shared_ptr<const bool> m_horizonAlive; ///< false once the horizon is gone
     std::map<std::string, std::vector<Entry>> m_entries;
     std::map<uint64_t, std::shared_ptr<Recording>> m_recordings;
     uint64_t m_nextRecording = 0;

@@ -28,7 +28,6 @@ StepExecutor::StepExecutor(CollectiveApi& api)
 
 StepExecutor::~StepExecutor()
 {
-    m_api.SetHorizon(nullptr);
     for (StepRun* run : m_runs)
     {
         delete run;
