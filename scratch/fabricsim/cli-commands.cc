@@ -75,7 +75,7 @@ const CommandUsage kCommands[] = {
      "[--chakra-cpu-ops]\n"
      "                [--backend analytical|packet] [--export-chakra] [--out DIR] [--set "
      "key.path=value ...]\n"
-     "                [--ns3::Type::Attr=value ...]\n"
+     "                [--memo on|off|verify[=N]] [--ns3::Type::Attr=value ...]\n"
      "      Replay PyTorch profiler (.json / .json.gz), Chakra (.et) or recorded program traces "
      "(programs.jsonl\n"
      "      of 'run --record'; detected) on the scenario's fabric; writes DIR/replay.json "
@@ -83,7 +83,8 @@ const CommandUsage kCommands[] = {
      "      replayed step time, change per collective) and communication.csv. --ranks: the "
      "traced job's\n"
      "      ranks where the trace names none; --algo: the collectives' algorithm (default "
-     "auto).\n"},
+     "auto); --memo: as\n"
+     "      for run (packet backend; figures in DIR/memo.json).\n"},
     {"calibrate",
      "  fabricsim calibrate MEASUREMENTS... --scenario S.json [--fit p1,p2,...] [--params "
      "OVERLAY] [--out DIR]\n"
@@ -221,28 +222,7 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
         }
         else if (TakeOption(a, i, "--memo", v))
         {
-            iopt.memo = v == "on";
-            iopt.memoVerify = 0;
-            if (v.rfind("verify", 0) == 0)
-            {
-                // verify: every 10th hit; verify=N: every Nth.
-                const std::string n = v == "verify" ? "10" : v.substr(v.find('=') + 1);
-                const bool ok = (v == "verify" || v.rfind("verify=", 0) == 0) && !n.empty()
-                                && n.size() <= 9
-                                && n.find_first_not_of("0123456789") == std::string::npos
-                                && std::stoul(n) > 0;
-                if (!ok)
-                {
-                    throw fabricsim::InputError(
-                        "<command line>", "--memo", "on, off, verify or verify=N (N >= 1)", v);
-                }
-                iopt.memoVerify = uint32_t(std::stoul(n));
-            }
-            else if (v != "on" && v != "off")
-            {
-                throw fabricsim::InputError(
-                    "<command line>", "--memo", "on, off, verify or verify=N (N >= 1)", v);
-            }
+            ParseMemoOption(v, iopt.memo, iopt.memoVerify);
         }
         else if (a[i].rfind("--ns3::", 0) == 0)
         {

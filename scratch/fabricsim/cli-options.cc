@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <stdexcept>
 
 namespace fabricsim
@@ -80,6 +81,43 @@ SignedPercent(double pct)
     char buf[64];
     std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
     return buf;
+}
+
+void
+ParseMemoOption(const std::string& v, bool& memo, uint32_t& verify)
+{
+    memo = v == "on";
+    verify = 0;
+    const char* expected = "on, off, verify or verify=N (N >= 1)";
+    if (v.rfind("verify", 0) == 0)
+    {
+        const std::string n = v == "verify" ? "10" : v.substr(v.find('=') + 1);
+        const bool ok = (v == "verify" || v.rfind("verify=", 0) == 0) && !n.empty() && n.size() <= 9
+                        && n.find_first_not_of("0123456789") == std::string::npos
+                        && std::stoul(n) > 0;
+        if (!ok)
+        {
+            throw fabricsim::InputError(kCommandLineSource, "--memo", expected, v);
+        }
+        verify = uint32_t(std::stoul(n));
+    }
+    else if (v != "on" && v != "off")
+    {
+        throw fabricsim::InputError(kCommandLineSource, "--memo", expected, v);
+    }
+}
+
+bool
+MemoDisagreed(const nlohmann::json& memo, std::ostream& err)
+{
+    if (memo.is_null() || !memo.contains("verify") || memo["verify"]["mismatches"] == 0)
+    {
+        return false;
+    }
+    err << "fabricsim: the collective memo disagreed with simulation in "
+        << memo["verify"]["mismatches"] << " of " << memo["verify"]["checked"]
+        << " checks; first: " << memo["verify"]["first_mismatch"].get<std::string>() << "\n";
+    return true;
 }
 
 } // namespace fabricsim

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,15 @@ bool TakeOption(const std::vector<std::string>& args,
 
 /// The value \p v of option \p opt as an integer in [lo, hi]; InputError naming the option.
 uint64_t CountOption(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi);
+
+/// --memo's value: "on", "off", "verify" (every 10th hit) or "verify=N" (every Nth hit):
+/// \p memo true for "on", \p verify N for verify and 0 otherwise. InputError for anything else.
+void ParseMemoOption(const std::string& v, bool& memo, uint32_t& verify);
+
+/// True, after saying so on \p err, when the memo's figures (CollectiveMemoStats::ToJson)
+/// show verification found a hit that disagreed with simulation: the outputs are simulated
+/// (verified hits are not replayed), but the memo would have changed them, a bug to report.
+bool MemoDisagreed(const nlohmann::json& memo, std::ostream& err);
 
 /// \p v with \p digits decimals ("%.*f"), as the commands' tables print figures.
 std::string Fixed(double v, int digits);

@@ -288,13 +288,8 @@ RunInferenceScenario(const json& doc,
     dir.Commit();
     PrintTable(r.summary, r.scenario, opt, out);
     out << "  wall                    " << std::setprecision(1) << r.wallS << " s\n";
-    if (!r.memo.is_null() && r.memo.contains("verify") && r.memo["verify"]["mismatches"] != 0)
+    if (MemoDisagreed(r.memo, err))
     {
-        // The results are simulated (verified hits are not replayed), but the memo would have
-        // replayed something else: a bug to report, not a result to trust.
-        err << "fabricsim: the collective memo disagreed with simulation in "
-            << r.memo["verify"]["mismatches"] << " of " << r.memo["verify"]["checked"]
-            << " checks; first: " << r.memo["verify"]["first_mismatch"].get<std::string>() << "\n";
         return 1;
     }
     if (!r.stuck.empty())

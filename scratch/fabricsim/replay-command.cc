@@ -11,9 +11,12 @@
 #include "input-error.h"
 #include "kineto-import.h"
 #include "output-writer.h"
+#include "packet-transport.h"
 #include "program-trace-import.h"
 #include "schedule-collectives.h"
 #include "trace-replay.h"
+
+#include "ns3/collective-memo.h"
 
 #include <cmath>
 #include <iomanip>
@@ -89,27 +92,44 @@ Import(const ReplayCommandOptions& opt)
 class Fabric
 {
   public:
+    /// With \p memo (the packet backend only), collectives go through a collective memo that
+    /// checks every \p verify-th hit (0: none) by simulating it.
     Fabric(const FabricScenario& sc,
            const std::string& backend,
-           const std::vector<std::string>& ns3Args)
+           const std::vector<std::string>& ns3Args,
+           bool memo = false,
+           uint32_t verify = 0)
         : m_backend(sc, ParseBackendKind(backend, kCli, "--backend"), ns3Args)
     {
         CollectiveOptions co;
         co.m_localSize = ServerLocalSize(sc.topology, int(sc.topology.NumHosts()));
         co.m_probe = AutoProbe(sc);
         m_backend.Collectives().SetCollectiveOptions(co);
+        if (memo)
+        {
+            m_memo
+                = std::make_unique<CollectiveMemo>(m_backend.Collectives().GetCollectiveApi(),
+                                                   *m_backend.Collectives().GetPacketTransport());
+            m_memo->SetVerify(verify);
+        }
     }
 
     ReplayRun Replay(const ImportedTrace& trace, const ReplayOptions& opt)
     {
-        return ReplayTrace(trace,
-                           opt,
-                           m_backend.Collectives().GetCollectiveApi(),
-                           [this]() { m_backend.Collectives().RunEventLoop(); });
+        CollectiveApi& api = m_memo ? static_cast<CollectiveApi&>(*m_memo)
+                                    : m_backend.Collectives().GetCollectiveApi();
+        return ReplayTrace(trace, opt, api, [this]() { m_backend.Collectives().RunEventLoop(); });
+    }
+
+    /// The memo's figures (null without one).
+    nlohmann::json MemoFigures() const
+    {
+        return m_memo ? m_memo->Stats().ToJson() : nlohmann::json();
     }
 
   private:
     FabricBackend m_backend;
+    std::unique_ptr<CollectiveMemo> m_memo; // after the backend: goes before it
 };
 
 /// The preset whose name the recorded device names ("NVIDIA A100-PG509-200" -> A100).
@@ -212,6 +232,10 @@ ParseReplayArgs(const std::vector<std::string>& a)
         {
             o.exportChakra = true;
         }
+        else if (TakeOption(a, i, "--memo", v))
+        {
+            ParseMemoOption(v, o.memo, o.memoVerify);
+        }
         else if (TakeOption(a, i, "--out", v))
         {
             o.outDir = v;
@@ -241,6 +265,13 @@ ParseReplayArgs(const std::vector<std::string>& a)
             "TRACE",
             "one or more trace files (fabricsim replay TRACE... --scenario S.json)",
             "nothing");
+    }
+    if ((o.memo || o.memoVerify > 0) && o.backend != "packet")
+    {
+        throw fabricsim::InputError(kCli,
+                                    "--memo",
+                                    "--backend packet (the memo replays packet-level collectives)",
+                                    "--backend " + o.backend);
     }
     if (o.scenario.empty())
     {
@@ -339,7 +370,9 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
     scaledRecorded.simulateComm = false;
     ReplayRun a = Fabric(sc, "analytical", opt.ns3Args).Replay(trace, recorded);
     ReplayRun b = Fabric(sc, "analytical", opt.ns3Args).Replay(trace, scaledRecorded);
-    ReplayRun c = Fabric(sc, opt.backend, opt.ns3Args).Replay(trace, scaled);
+    Fabric simulated(sc, opt.backend, opt.ns3Args, opt.memo || opt.memoVerify > 0, opt.memoVerify);
+    ReplayRun c = simulated.Replay(trace, scaled);
+    const nlohmann::json memo = simulated.MemoFigures();
 
     int64_t recordedPs = -1;
     for (const RankTrace& r : trace.ranks)
@@ -453,8 +486,19 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
             err << "  " << s << "\n";
         }
     }
+    if (!memo.is_null())
+    {
+        // Apart from replay.json: the replay's results are byte-identical with the memo off.
+        dir.Write("memo.json", memo.dump(2) + "\n");
+        out << "# memo          " << memo["hits"].get<uint64_t>() << " of "
+            << memo["lookups"].get<uint64_t>() << " collectives replayed (memo.json)\n";
+    }
     dir.Write("provenance.json", ProvenanceText(doc, opt.ns3Args));
     dir.Commit();
+    if (MemoDisagreed(memo, err))
+    {
+        return 1;
+    }
     return rep["complete"].get<bool>() ? 0 : 1;
 }
 

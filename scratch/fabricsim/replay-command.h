@@ -29,6 +29,8 @@ struct ReplayCommandOptions
     uint32_t worldSize = 0; ///< ranks of the job when the traces do not say (--ranks)
     bool chakraCpuOps = false;
     bool exportChakra = false; ///< also write DIR/trace.<rank>.et
+    bool memo = false;         ///< --memo on: repeated collectives simulated once (packet backend)
+    uint32_t memoVerify = 0;   ///< --memo verify[=N]: every Nth hit simulated and compared
     std::string outDir = "out";
     std::vector<std::string> sets;
     std::vector<std::string> ns3Args;

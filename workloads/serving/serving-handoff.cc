@@ -118,6 +118,7 @@ ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
             rec.kvTransferBytes += b;
         }
         t.sendsLeft = uint32_t(t.record.sends.size());
+        m_bulkInFlight++;
         for (const auto& snd : t.record.sends)
         {
             m_exec.Transfer(uint32_t(snd[0]),
@@ -150,6 +151,10 @@ ServingSimulation::Impl::OnTransferDone(int64_t tid)
 {
     Transfer& t = m_transfers.at(tid);
     t.done = true;
+    if (!t.layerwise)
+    {
+        m_bulkInFlight--;
+    }
     uint64_t id = t.request;
     m_records[id].kvTransferEndPs = m_api.NowPs();
     // The prefill pool lets go of the KV; the decode pool runs the request.

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace fabricsim
@@ -128,6 +129,13 @@ class ServingSimulation::Impl
     bool AdmitLayerwise(const SlotRef& prefill, const SequenceState& s);
     void CheckTransfer(int64_t tid);
     void OnTransferDone(int64_t tid);
+    /// m_api.Schedule for an event that may launch a step (an arrival, a request's frontend
+    /// time, a launch): its time is kept until it runs, for EarliestTriggerPs.
+    void ScheduleTrigger(int64_t delayPs, std::function<void()> fn);
+    /// The earliest a KV handoff can start other than at the end of a step in flight (the
+    /// executor's horizon adds those): the next pending trigger, INT64_MIN while a bulk
+    /// transfer is in flight (its end launches a step at a time no one knows).
+    int64_t EarliestTriggerPs() const;
     SequenceState NewSequence(uint64_t id, Role role) const;
     uint64_t LlmPromptTokens(const Request& r) const;
 
@@ -147,6 +155,8 @@ class ServingSimulation::Impl
     std::deque<Handoff> m_handoffs;                //!< bulk transfers waiting for decode room
     uint64_t m_nextStep = 0;
     int64_t m_nextTransfer = 0;
+    std::multiset<int64_t> m_triggers; //!< due times of pending ScheduleTrigger events
+    uint64_t m_bulkInFlight = 0;       //!< bulk transfers started and not done
     std::vector<nlohmann::json> m_trace;
     /// When each frontend server is next free (serving.execution.frontend_servers; empty: as
     /// many as requests, the frontend time a pure delay).

@@ -4,6 +4,7 @@
 #include "unit-conversions.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -38,8 +39,16 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
         m_timeline = std::make_shared<ChromeTrace>();
         m_exec.SetTimeline(m_timeline.get(), m_sc.record.maxSteps);
     }
-    // KV handoffs start when a prefill ends, at times no collective can foresee.
-    m_exec.SetTransfersExpected(m_sc.disagg.enabled);
+    // KV handoffs start when a step ends (bulk), which the executor bounds, or as a prefill
+    // computes its layers (layer-wise), which nothing bounds.
+    if (m_sc.disagg.enabled && m_sc.disagg.transfer == KvTransferMode::Bulk)
+    {
+        m_exec.SetTransfersExpected(true, [this]() { return EarliestTriggerPs(); });
+    }
+    else
+    {
+        m_exec.SetTransfersExpected(m_sc.disagg.enabled);
+    }
     m_exec.SetTransferPartDone(
         [this](int64_t tid)
         {
@@ -132,7 +141,7 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
         };
         hooks.schedule = [this](int64_t delayPs, std::function<void()> f)
         {
-            m_api.Schedule(delayPs, std::move(f));
+            ScheduleTrigger(delayPs, std::move(f));
         };
         hooks.send = [this](uint64_t id)
         {
@@ -290,13 +299,36 @@ ServingSimulation::Impl::Start()
 }
 
 void
+ServingSimulation::Impl::ScheduleTrigger(int64_t delayPs, std::function<void()> fn)
+{
+    const int64_t due = m_api.NowPs() + delayPs;
+    m_triggers.insert(due);
+    m_api.Schedule(delayPs,
+                   [this, due, fn = std::move(fn)]()
+                   {
+                       m_triggers.erase(m_triggers.find(due));
+                       fn();
+                   });
+}
+
+int64_t
+ServingSimulation::Impl::EarliestTriggerPs() const
+{
+    if (m_bulkInFlight > 0)
+    {
+        return INT64_MIN;
+    }
+    return m_triggers.empty() ? INT64_MAX : *m_triggers.begin();
+}
+
+void
 ServingSimulation::Impl::ScheduleArrival(uint64_t id)
 {
     // One pending arrival at a time keeps the event queue small for long traces.
     if (id < m_requests.size())
     {
-        m_api.Schedule(std::max<int64_t>(0, m_requests[id].arrivalPs - m_api.NowPs()),
-                       [this, id]() { OnArrival(id); });
+        ScheduleTrigger(std::max<int64_t>(0, m_requests[id].arrivalPs - m_api.NowPs()),
+                        [this, id]() { OnArrival(id); });
     }
 }
 
@@ -381,7 +413,7 @@ ServingSimulation::Impl::Admit(uint64_t id)
             *it = start + delayPs;
             delayPs = *it - m_api.NowPs();
         }
-        m_api.Schedule(delayPs, [this, id]() { Enqueue(id); });
+        ScheduleTrigger(delayPs, [this, id]() { Enqueue(id); });
         return;
     }
     Enqueue(id);
@@ -412,7 +444,7 @@ ServingSimulation::Impl::TryLaunch(const SlotRef& s)
     ve.pending = true;
     SlotRef slot{s.pool, s.engine, s.ve, 0};
     // Launch after the events of this instant, so that simultaneous arrivals share the step.
-    m_api.Schedule(0, [this, slot]() { Launch(slot); });
+    ScheduleTrigger(0, [this, slot]() { Launch(slot); });
 }
 
 void

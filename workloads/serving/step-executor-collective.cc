@@ -131,64 +131,6 @@ StepExecutor::StartCollective(const std::string& key)
     m_starting = nullptr;
 }
 
-int64_t
-StepExecutor::QuietUntilPs(uint32_t rank, int64_t donePs) const
-{
-    constexpr int64_t kCannotTell = INT64_MIN;
-    auto it = m_ranks.find(rank);
-    if (m_transfersExpected || !m_starting || it == m_ranks.end() || !it->second->cur)
-    {
-        return kCannotTell;
-    }
-    const RankState& rs = *it->second;
-    // Another communication of this rank gathering its members could start at any time.
-    for (const auto& [key, c] : m_colls)
-    {
-        if (key != *m_starting
-            && std::find(c->group.begin(), c->group.end(), rank) != c->group.end())
-        {
-            return kCannotTell;
-        }
-    }
-    for (const auto& [key, p] : m_p2p)
-    {
-        if (p->src == rank || p->dst == rank)
-        {
-            return kCannotTell;
-        }
-    }
-    const RankStepProgram& prog = rs.Program();
-    int64_t quiet = kCannotTell;
-    for (const RankState::Stream& s : rs.streams)
-    {
-        if (s.pos >= s.items.size())
-        {
-            continue; // finished
-        }
-        // The last member to arrive starts the collective before its stream is marked blocked.
-        const ProgramItem& here = prog.items[s.items[s.pos]];
-        if (here.type != ProgramItem::Type::Comm || here.key != *m_starting || here.async
-            || here.detached)
-        {
-            return kCannotTell; // work on another stream, or a stream that goes on
-        }
-        // After this collective the stream computes, then communicates again (or ends, and
-        // the rank's next step may communicate at once).
-        int64_t at = donePs;
-        for (size_t k = s.pos + 1; k < s.items.size(); ++k)
-        {
-            const ProgramItem& item = prog.items[s.items[k]];
-            if (item.type != ProgramItem::Type::Compute)
-            {
-                break;
-            }
-            at += item.durationPs;
-        }
-        quiet = at;
-    }
-    return quiet;
-}
-
 std::vector<std::string>
 StepExecutor::Blocked() const
 {

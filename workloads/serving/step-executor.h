@@ -108,20 +108,29 @@ class StepExecutor : public CollectiveHorizon
      * \brief The horizon of a rank in the collective now starting (CollectiveHorizon): its
      * part done at \p donePs, the rank next posts after the compute that follows the
      * collective on its stream. It cannot tell (INT64_MIN) when the rank has another stream
-     * with work left, another communication pending, or when transfers may arrive at any time
-     * (SetTransfersExpected).
+     * with work left or another communication pending. With transfers expected, no later than
+     * the earliest a KV handoff can start (SetTransfersExpected); INT64_MIN when that cannot be
+     * bounded. Implemented in step-executor-horizon.cc.
      */
     int64_t QuietUntilPs(uint32_t rank, int64_t donePs) const override;
 
     bool Predictable() const override
     {
-        return !m_transfersExpected;
+        return !m_transfersExpected || bool(m_transferTriggers);
     }
 
-    /// Point-to-point transfers outside the programs (KV handoffs) may start at any time.
-    void SetTransfersExpected(bool expected)
+    /**
+     * \brief Point-to-point transfers outside the programs (KV handoffs) may start. Without
+     * \p triggers they may start at any time, and the horizon can never tell. With it, they
+     * start only at the end of a step or at a time no earlier than what \p triggers returns
+     * (the caller's next arrival or launch; INT64_MIN while a transfer already in flight can
+     * end, and set off more, at any time): the horizon then also bounds them by the end of
+     * every step in flight, no sooner than the compute its ranks have left.
+     */
+    void SetTransfersExpected(bool expected, std::function<int64_t()> triggers = {})
     {
         m_transfersExpected = expected;
+        m_transferTriggers = std::move(triggers);
     }
 
     /// One line per rank stalled in a step: the rank, the step and what it waits for.
@@ -166,6 +175,10 @@ class StepExecutor : public CollectiveHorizon
     bool Recording(const RankState& rs) const;
     /// The state of rank \p r (created on first use).
     RankState& Rank(uint32_t r);
+    /// Compute rank \p rs has left in its running step at full rate (ps, rounded down).
+    int64_t ComputeLeftPs(const RankState& rs, int64_t now) const;
+    /// The earliest a KV handoff can start, asked for rank \p asking done at \p donePs.
+    int64_t TransferBoundPs(const RankState& asking, int64_t donePs) const;
 
     CollectiveApi& m_api;                                   //!< the seam
     ChromeTrace* m_trace = nullptr;                         //!< timeline (optional)
@@ -176,10 +189,21 @@ class StepExecutor : public CollectiveHorizon
     /// iterated where order would matter).
     std::unordered_map<std::string, std::unique_ptr<Collective>> m_colls;
     std::unordered_map<std::string, std::unique_ptr<PointToPoint>> m_p2p;
-    std::set<StepRun*> m_runs;               //!< steps not finished (owned)
-    size_t m_inFlight = 0;                   //!< steps not finished
-    const std::string* m_starting = nullptr; //!< key of the collective being started
-    bool m_transfersExpected = false;        //!< see SetTransfersExpected
+    std::set<StepRun*> m_runs;                   //!< steps not finished (owned)
+    size_t m_inFlight = 0;                       //!< steps not finished
+    const std::string* m_starting = nullptr;     //!< key of the collective being started
+    bool m_transfersExpected = false;            //!< see SetTransfersExpected
+    std::function<int64_t()> m_transferTriggers; //!< see SetTransfersExpected
+
+    /// Step-end bounds of the steps in flight, kept while one collective starts.
+    struct StepEndCache
+    {
+        int64_t now = -1;
+        std::string key;
+        std::map<const StepRun*, int64_t> ends;
+    };
+
+    mutable StepEndCache m_stepEndCache;
 };
 
 } // namespace fabricsim
