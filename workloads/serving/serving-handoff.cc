@@ -1,9 +1,11 @@
-// Disaggregated serving: KV-cache handoffs from prefill to decode engines, bulk and layer-wise.
+// Disaggregated serving: KV-cache handoffs from prefill to decode engines, bulk and layer-wise,
+// and the events that bound when the next can start (for the collective memo's horizon).
 
 #include "serving-simulation-impl.h"
 #include "unit-conversions.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace fabricsim
 {
@@ -167,6 +169,29 @@ ServingSimulation::Impl::OnTransferDone(int64_t tid)
     Sched(t.decode).AddRunning(s);
     Ve(t.decode).deps.afterTransfers.push_back(uint64_t(tid));
     TryLaunch(t.decode);
+}
+
+void
+ServingSimulation::Impl::ScheduleTrigger(int64_t delayPs, std::function<void()> fn)
+{
+    const int64_t due = m_api.NowPs() + delayPs;
+    m_triggers.insert(due);
+    m_api.Schedule(delayPs,
+                   [this, due, fn = std::move(fn)]()
+                   {
+                       m_triggers.erase(m_triggers.find(due));
+                       fn();
+                   });
+}
+
+int64_t
+ServingSimulation::Impl::EarliestTriggerPs() const
+{
+    if (m_bulkInFlight > 0)
+    {
+        return INT64_MIN;
+    }
+    return m_triggers.empty() ? INT64_MAX : *m_triggers.begin();
 }
 
 } // namespace fabricsim

@@ -4,7 +4,6 @@
 #include "unit-conversions.h"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -296,29 +295,6 @@ ServingSimulation::Impl::Start()
         return;
     }
     ScheduleArrival(0);
-}
-
-void
-ServingSimulation::Impl::ScheduleTrigger(int64_t delayPs, std::function<void()> fn)
-{
-    const int64_t due = m_api.NowPs() + delayPs;
-    m_triggers.insert(due);
-    m_api.Schedule(delayPs,
-                   [this, due, fn = std::move(fn)]()
-                   {
-                       m_triggers.erase(m_triggers.find(due));
-                       fn();
-                   });
-}
-
-int64_t
-ServingSimulation::Impl::EarliestTriggerPs() const
-{
-    if (m_bulkInFlight > 0)
-    {
-        return INT64_MIN;
-    }
-    return m_triggers.empty() ? INT64_MAX : *m_triggers.begin();
 }
 
 void
