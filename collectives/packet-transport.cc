@@ -247,4 +247,16 @@ PacketTransport::InFlightReport() const
     return lines;
 }
 
+std::vector<std::string>
+PacketTransport::StuckReport() const
+{
+    std::vector<std::string> lines = InFlightReport();
+    const std::string stop = StopReport();
+    if (!stop.empty())
+    {
+        lines.push_back(stop);
+    }
+    return lines;
+}
+
 } // namespace fabricsim

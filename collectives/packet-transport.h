@@ -95,6 +95,14 @@ class PacketTransport
     /// "host 3 -> host 4 channel 0: 2 message(s), 1048576 bytes unacknowledged" per busy QP.
     std::vector<std::string> InFlightReport() const;
 
+    /// InFlightReport(), then the watchdog's line when one stopped the run.
+    std::vector<std::string> StuckReport() const override;
+
+    MemoFabric* GetMemoFabric() override
+    {
+        return this;
+    }
+
     FabricProbe Probe(const std::vector<uint32_t>& hosts) const override;
     bool ScopeClosed(const std::vector<uint32_t>& hosts) const override;
     bool ScopesOverlap(const std::vector<uint32_t>& a,

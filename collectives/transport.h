@@ -9,9 +9,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace fabricsim
 {
+
+class MemoFabric;
 
 class Transport
 {
@@ -54,6 +57,21 @@ class Transport
     virtual bool ReachedStopTime() const
     {
         return false;
+    }
+
+    /// What the last Run() left undone, a line each: the transfers still in flight (a
+    /// transport that tracks them), then StopReport() when it is not empty, last.
+    virtual std::vector<std::string> StuckReport() const
+    {
+        const std::string stop = StopReport();
+        return stop.empty() ? std::vector<std::string>{} : std::vector<std::string>{stop};
+    }
+
+    /// The fabric's side of the collective memo (memo-fabric.h), or nullptr when this transport
+    /// cannot replay collectives (only a packet-level fabric keeps the state a replay writes).
+    virtual MemoFabric* GetMemoFabric()
+    {
+        return nullptr;
     }
 };
 

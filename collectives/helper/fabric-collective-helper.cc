@@ -194,12 +194,6 @@ FabricCollectiveHelper::GetTransport()
     return *m_owned;
 }
 
-fabricsim::PacketTransport*
-FabricCollectiveHelper::GetPacketTransport()
-{
-    return dynamic_cast<fabricsim::PacketTransport*>(&GetTransport());
-}
-
 void
 FabricCollectiveHelper::RunEventLoop()
 {
@@ -282,18 +276,14 @@ FabricCollectiveHelper::Run(const fabricsim::Schedule& schedule,
         {
             r.complete = false;
             r.stuckReport = r.last.StuckReport();
-            if (auto* pt = dynamic_cast<fabricsim::PacketTransport*>(&transport))
+            // The transfers in flight, then the stop report (last, when there is one).
+            const std::vector<std::string> lines = transport.StuckReport();
+            const size_t undelivered = lines.size() - (transport.StopReport().empty() ? 0 : 1);
+            for (size_t k = 0; k < lines.size(); ++k)
             {
-                for (const std::string& line : pt->InFlightReport())
-                {
-                    r.stuckReport += "  undelivered: " + line + "\n";
-                }
+                r.stuckReport += (k < undelivered ? "  undelivered: " : "  ") + lines[k] + "\n";
             }
             r.reachedStopTime = transport.ReachedStopTime();
-            if (!transport.StopReport().empty())
-            {
-                r.stuckReport += "  " + transport.StopReport() + "\n";
-            }
         }
         else if (i >= warmup)
         {

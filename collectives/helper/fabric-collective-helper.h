@@ -24,11 +24,6 @@
 #include <string>
 #include <vector>
 
-namespace fabricsim
-{
-class PacketTransport;
-}
-
 namespace ns3
 {
 
@@ -143,8 +138,6 @@ class FabricCollectiveHelper
 
     /// The transport (created on first use).
     fabricsim::Transport& GetTransport();
-    /// The packet transport, or nullptr on another backend.
-    fabricsim::PacketTransport* GetPacketTransport();
     /// The fabric, or nullptr on another backend.
     FabricTopologyHelper* GetFabric() const
     {

@@ -11,7 +11,6 @@
 #include "input-error.h"
 #include "kineto-import.h"
 #include "output-writer.h"
-#include "packet-transport.h"
 #include "program-trace-import.h"
 #include "schedule-collectives.h"
 #include "trace-replay.h"
@@ -107,9 +106,8 @@ class Fabric
         m_backend.Collectives().SetCollectiveOptions(co);
         if (memo)
         {
-            m_memo
-                = std::make_unique<CollectiveMemo>(m_backend.Collectives().GetCollectiveApi(),
-                                                   *m_backend.Collectives().GetPacketTransport());
+            m_memo = std::make_unique<CollectiveMemo>(m_backend.Collectives().GetCollectiveApi(),
+                                                      *m_backend.GetTransport().GetMemoFabric());
             m_memo->SetVerify(verify);
         }
     }

@@ -111,7 +111,8 @@ TEST(BackendFactory, StopTimeIsStopNsWhenSetElseNone)
     fabricsim::FabricBackend b(fabricsim::ParseFabricScenario(d, "t.json"),
                                fabricsim::BackendKind::kPacket);
     ASSERT_NE(b.Fabric(), nullptr);
-    EXPECT_NE(b.Collectives().GetPacketTransport(), nullptr);
+    EXPECT_EQ(b.GetTransport().Name(), "packet");
+    EXPECT_NE(b.GetTransport().GetMemoFabric(), nullptr); // only the packet fabric replays
 }
 
 TEST(BackendFactory, InferenceStepCollectivesAgreeAcrossBackendsAndFollowTheMtu)

@@ -2,7 +2,6 @@
 
 #include "input-error.h"
 #include "kv-cache.h"
-#include "packet-transport.h"
 #include "rank-placement.h"
 #include "serving-simulation.h"
 #include "step-program-builder.h"
@@ -58,15 +57,15 @@ FabricInferenceHelper::Api()
 bool
 FabricInferenceHelper::EnableMemo()
 {
-    fabricsim::PacketTransport* packet = m_collectives.GetPacketTransport();
-    if (!packet)
+    fabricsim::MemoFabric* fabric = m_collectives.GetTransport().GetMemoFabric();
+    if (!fabric)
     {
         return false;
     }
     if (!m_memo)
     {
         m_memo = std::make_unique<fabricsim::CollectiveMemo>(m_collectives.GetCollectiveApi(),
-                                                             *packet);
+                                                             *fabric);
     }
     return true;
 }
@@ -125,17 +124,9 @@ std::vector<std::string>
 FabricInferenceHelper::StuckReports()
 {
     std::vector<std::string> lines = m_collectives.GetCollectiveApi().StuckReports();
-    if (fabricsim::PacketTransport* packet = m_collectives.GetPacketTransport())
+    for (const std::string& line : m_collectives.GetTransport().StuckReport())
     {
-        for (const std::string& line : packet->InFlightReport())
-        {
-            lines.push_back(line);
-        }
-    }
-    const std::string stop = m_collectives.GetTransport().StopReport();
-    if (!stop.empty())
-    {
-        lines.push_back(stop);
+        lines.push_back(line);
     }
     return lines;
 }
