@@ -6,7 +6,7 @@
 #ifndef FABRICSIM_COLLECTIVE_API_H
 #define FABRICSIM_COLLECTIVE_API_H
 
-#include "schedule-ir.h"
+#include "collective-kind.h"
 
 #include <cstdint>
 #include <functional>

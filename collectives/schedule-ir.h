@@ -7,6 +7,8 @@
 #ifndef FABRICSIM_SCHEDULE_IR_H
 #define FABRICSIM_SCHEDULE_IR_H
 
+#include "collective-kind.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -14,18 +16,6 @@
 
 namespace fabricsim
 {
-
-/// Collective a schedule implements (MSCCL `coll`).
-enum class CollectiveKind
-{
-    kAllReduce,
-    kAllGather,
-    kReduceScatter,
-    kAllToAll,
-    kBroadcast,
-    kReduce,
-    kCustom ///< no built-in post-condition
-};
 
 /// Wire protocol (MSCCL `proto`).
 enum class Protocol
@@ -57,12 +47,6 @@ enum class StepOp
     kNop                 ///< `nop`: carries dependencies only
 };
 
-/// Canonical lower-case name: allreduce, allgather, reducescatter, alltoall, broadcast,
-/// reduce, custom.
-std::string ToString(CollectiveKind kind);
-/// Parses a collective name; accepts MSCCL spellings (reduce_scatter and reducescatter,
-/// all_reduce, all-to-all, ...), case-insensitive. nullopt when unknown.
-std::optional<CollectiveKind> ParseCollectiveKind(const std::string& name);
 /// "Simple", "LL" or "LL128".
 std::string ToString(Protocol protocol);
 /// Case-insensitive protocol parse; nullopt when unknown.

@@ -1,7 +1,7 @@
 #ifndef FABRICSIM_COMM_OP_KIND_H
 #define FABRICSIM_COMM_OP_KIND_H
 
-#include "schedule-ir.h"
+#include "collective-kind.h"
 #include "step-program.h"
 
 #include <optional>
