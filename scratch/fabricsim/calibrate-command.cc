@@ -17,6 +17,8 @@
 #include "output-writer.h"
 #include "unit-conversions.h"
 
+#include "ns3/nccl-tuner-attributes.h"
+
 #include <chrono>
 #include <cmath>
 #include <iomanip>

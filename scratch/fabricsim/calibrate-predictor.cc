@@ -16,6 +16,8 @@
 #include "schedule-collectives.h"
 #include "unit-conversions.h"
 
+#include "ns3/nccl-tuner-attributes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>

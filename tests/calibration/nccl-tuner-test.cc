@@ -7,6 +7,7 @@
 #include "nccl-tuner.h"
 
 #include "ns3/config.h"
+#include "ns3/nccl-tuner-attributes.h"
 #include "ns3/string.h"
 
 #include <fstream>
