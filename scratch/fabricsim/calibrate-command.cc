@@ -5,10 +5,7 @@
 #include "calibration-metrics.h"
 #include "calibration-parameters.h"
 #include "cli-options.h"
-#include "collective-measure.h"
 #include "executor-attributes.h"
-#include "fabric-backend.h"
-#include "fabric-setup.h"
 #include "input-error.h"
 #include "measurement-reader.h"
 #include "nccl-report.h"
@@ -17,6 +14,9 @@
 #include "output-writer.h"
 #include "unit-conversions.h"
 
+#include "ns3/collective-measure.h"
+#include "ns3/fabric-backend.h"
+#include "ns3/fabric-setup.h"
 #include "ns3/nccl-tuner-attributes.h"
 
 #include <chrono>

@@ -2,12 +2,9 @@
 
 #include "calibration-parameters.h"
 #include "cli-options.h"
-#include "collective-measure.h"
 #include "ep-drawn-rows.h"
 #include "ep-exchange.h"
 #include "executor-attributes.h"
-#include "fabric-backend.h"
-#include "fabric-setup.h"
 #include "generators.h"
 #include "hardware-spec.h"
 #include "input-error.h"
@@ -16,6 +13,9 @@
 #include "schedule-collectives.h"
 #include "unit-conversions.h"
 
+#include "ns3/collective-measure.h"
+#include "ns3/fabric-backend.h"
+#include "ns3/fabric-setup.h"
 #include "ns3/nccl-tuner-attributes.h"
 
 #include <algorithm>

@@ -2,8 +2,6 @@
 
 #include "cli-options.h"
 #include "executor-attributes.h"
-#include "fabric-backend.h"
-#include "fabric-setup.h"
 #include "generators.h"
 #include "input-error.h"
 #include "nccl-report.h"
@@ -12,6 +10,9 @@
 #include "schedule-loader.h"
 #include "schedule-validator.h"
 #include "validate-command.h"
+
+#include "ns3/fabric-backend.h"
+#include "ns3/fabric-setup.h"
 
 #include <unistd.h>
 

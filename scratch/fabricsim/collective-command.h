@@ -7,9 +7,10 @@
 #ifndef FABRICSIM_COLLECTIVE_COMMAND_H
 #define FABRICSIM_COLLECTIVE_COMMAND_H
 
-#include "collective-measure.h"
 #include "executor.h"
 #include "fabric-scenario.h"
+
+#include "ns3/collective-measure.h"
 
 #include <nlohmann/json.hpp>
 

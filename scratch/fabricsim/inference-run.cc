@@ -1,7 +1,6 @@
 #include "inference-run.h"
 
 #include "cli-options.h"
-#include "fabric-backend.h"
 #include "input-error.h"
 #include "output-writer.h"
 #include "rank-placement.h"
@@ -10,6 +9,7 @@
 #include "serving-tables.h"
 #include "unit-conversions.h"
 
+#include "ns3/fabric-backend.h"
 #include "ns3/fabric-collective-helper.h"
 #include "ns3/fabric-inference-helper.h"
 #include "ns3/fabric-stats-helper.h"

@@ -2,10 +2,7 @@
 
 #include "chakra-import.h"
 #include "cli-options.h"
-#include "collective-measure.h"
 #include "compressed-file.h"
-#include "fabric-backend.h"
-#include "fabric-setup.h"
 #include "file-reader.h"
 #include "hardware-spec.h"
 #include "input-error.h"
@@ -15,7 +12,10 @@
 #include "schedule-collectives.h"
 #include "trace-replay.h"
 
+#include "ns3/collective-measure.h"
 #include "ns3/collective-memo.h"
+#include "ns3/fabric-backend.h"
+#include "ns3/fabric-setup.h"
 
 #include <cmath>
 #include <iomanip>

@@ -1,7 +1,6 @@
 #include "validate-serving-command.h"
 
 #include "cli-options.h"
-#include "fabric-backend.h"
 #include "fabric-scenario.h"
 #include "inference-run.h"
 #include "input-error.h"
@@ -10,6 +9,8 @@
 #include "output-writer.h"
 #include "serving-comparison.h"
 #include "validate-benchmarks.h"
+
+#include "ns3/fabric-backend.h"
 
 #include <algorithm>
 #include <cmath>

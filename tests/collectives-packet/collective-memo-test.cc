@@ -4,12 +4,12 @@
  * verification (every hit simulated and compared) finds an entry that was tampered with, in
  * its completion times or in its effect on the fabric.
  */
-#include "fabric-setup.h"
 #include "packet-test-util.h"
 #include "packet-transport.h"
 #include "schedule-collectives.h"
 
 #include "ns3/collective-memo.h"
+#include "ns3/fabric-setup.h"
 #include "ns3/simulator.h"
 
 #include <gtest/gtest.h>

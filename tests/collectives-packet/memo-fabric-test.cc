@@ -5,10 +5,10 @@
  * and a span recorded once, written in place of simulating it, leaves a fabric on which the
  * next collective runs exactly as on the fabric that simulated it.
  */
-#include "fabric-setup.h"
 #include "packet-test-util.h"
 #include "packet-transport.h"
 
+#include "ns3/fabric-setup.h"
 #include "ns3/simulator.h"
 
 #include <gtest/gtest.h>

@@ -5,11 +5,11 @@
  * undelivered transfers named.
  */
 #include "analytical-transport.h"
-#include "fabric-setup.h"
 #include "packet-test-util.h"
 #include "packet-transport.h"
 #include "test-util.h"
 
+#include "ns3/fabric-setup.h"
 #include "ns3/simulator.h"
 
 #include <gtest/gtest.h>

@@ -1,9 +1,10 @@
 // The one backend factory: both backends carry the scenario's transport, so an inference step's
 // collectives agree within 1% on an idle fabric and the MTU moves the analytical result as it
 // moves the packet one (the analytical backend in `run` once ignored the MTU).
-#include "fabric-backend.h"
 #include "input-error.h"
 #include "scenario-runner.h"
+
+#include "ns3/fabric-backend.h"
 
 #include <gtest/gtest.h>
 

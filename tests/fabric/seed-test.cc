@@ -2,8 +2,9 @@
 // truncated (2^32 + 1 ran as seed 1) or, at 2^32, reached ns-3 as the invalid seed 0. Seeds from
 // 4294944443 (MRG32k3a's second modulus) to 2^32 - 1, and the multiples past them that folded
 // there, then aborted inside ns-3 (SIGABRT, exit 134).
-#include "fabric-setup.h"
 #include "scenario-runner.h"
+
+#include "ns3/fabric-setup.h"
 
 #include <gtest/gtest.h>
 
