@@ -18,6 +18,7 @@
 #include "ns3/fabric-backend.h"
 #include "ns3/fabric-setup.h"
 #include "ns3/nccl-tuner-attributes.h"
+#include "ns3/run-provenance.h"
 
 #include <chrono>
 #include <cmath>

@@ -5,7 +5,6 @@
 #include "calibration-parameters.h"
 #include "cli-options.h"
 #include "collective-command.h"
-#include "fabric-run.h"
 #include "fabric-scenario.h"
 #include "fit-compute-command.h"
 #include "inference-run.h"
@@ -13,6 +12,8 @@
 #include "provenance.h"
 #include "replay-command.h"
 #include "validate-serving-command.h"
+
+#include "ns3/fabric-runner.h"
 
 #include <unistd.h>
 

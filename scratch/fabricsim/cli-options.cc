@@ -1,7 +1,6 @@
 #include "cli-options.h"
 
 #include "input-error.h"
-#include "provenance.h"
 
 #include <cmath>
 #include <cstdio>
@@ -40,12 +39,6 @@ TakeOption(const std::vector<std::string>& args,
         return true;
     }
     return false;
-}
-
-std::string
-ProvenanceText(const nlohmann::json& scenario, const std::vector<std::string>& ns3Args)
-{
-    return ProvenanceJson(scenario, ns3Args, FABRICSIM_SOURCE_DIR).dump(2) + "\n";
 }
 
 uint64_t

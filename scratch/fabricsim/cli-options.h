@@ -40,11 +40,6 @@ std::string Fixed(double v, int digits);
 /// \p pct as "+12.3%" ("+inf" / "-inf" when not finite), as the commands' tables print errors.
 std::string SignedPercent(double pct);
 
-/// provenance.json's text for a command's output folder (common/provenance.h): the command
-/// line and input files of the current ProvenanceScope, \p scenario (null: none) and
-/// \p ns3Args, paths inside this source tree as "<fabricsim>/...".
-std::string ProvenanceText(const nlohmann::json& scenario, const std::vector<std::string>& ns3Args);
-
 } // namespace fabricsim
 
 #endif

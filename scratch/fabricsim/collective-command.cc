@@ -13,6 +13,7 @@
 
 #include "ns3/fabric-backend.h"
 #include "ns3/fabric-setup.h"
+#include "ns3/run-provenance.h"
 
 #include <unistd.h>
 

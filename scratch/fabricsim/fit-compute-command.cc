@@ -5,6 +5,8 @@
 #include "input-error.h"
 #include "output-writer.h"
 
+#include "ns3/run-provenance.h"
+
 #include <cstdio>
 #include <map>
 #include <ostream>

@@ -16,6 +16,7 @@
 #include "ns3/collective-memo.h"
 #include "ns3/fabric-backend.h"
 #include "ns3/fabric-setup.h"
+#include "ns3/run-provenance.h"
 
 #include <cmath>
 #include <iomanip>

@@ -11,6 +11,8 @@
 #include "output-writer.h"
 #include "validate-serving-command.h"
 
+#include "ns3/run-provenance.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -11,6 +11,7 @@
 #include "validate-benchmarks.h"
 
 #include "ns3/fabric-backend.h"
+#include "ns3/run-provenance.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,8 @@
 #include "cc-scenario.h"
 
-#include "fabric-run.h"
 #include "fabric-scenario.h"
+
+#include "ns3/fabric-runner.h"
 
 #include <unistd.h>
 

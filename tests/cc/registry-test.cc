@@ -1,11 +1,11 @@
 // Scenario names of the congestion controls, their reference-sheet defaults, the error for an
 // unknown name, and congestion control chosen per priority class in a scenario.
 #include "cc-scenario.h"
-#include "fabric-run.h"
 #include "fabric-scenario.h"
 #include "input-error.h"
 
 #include "ns3/double.h"
+#include "ns3/fabric-runner.h"
 #include "ns3/rdma-module.h"
 #include "ns3/uinteger.h"
 

@@ -4,12 +4,13 @@
 // InputError naming that field (or the object holding it), never another exception ("name": 5
 // was an internal error).
 #include "fabric-scenario.h"
-#include "inference-run.h"
 #include "inference-scenario.h"
 #include "input-error.h"
 #include "json-reader.h"
 #include "model-spec.h"
 #include "topology.h"
+
+#include "ns3/inference-runner.h"
 
 #include <gtest/gtest.h>
 

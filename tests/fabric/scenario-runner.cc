@@ -1,8 +1,9 @@
 #include "scenario-runner.h"
 
-#include "fabric-run.h"
 #include "fabric-scenario.h"
 #include "test-guard.h"
+
+#include "ns3/fabric-runner.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

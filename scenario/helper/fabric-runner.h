@@ -5,8 +5,8 @@
  * series (queue.csv, link_util.csv, qp_rate.csv, cnp.csv, pause.csv) and pcaps atomically into
  * the output directory.
  */
-#ifndef FABRICSIM_FABRIC_RUN_H
-#define FABRICSIM_FABRIC_RUN_H
+#ifndef FABRICSIM_FABRIC_RUNNER_H
+#define FABRICSIM_FABRIC_RUNNER_H
 
 #include "fabric-scenario.h"
 

@@ -1,11 +1,11 @@
-#include "fabric-run.h"
+#include "fabric-runner.h"
 
-#include "cli-options.h"
+#include "fabric-setup.h"
 #include "input-error.h"
 #include "memory-limit.h"
 #include "output-writer.h"
+#include "run-provenance.h"
 
-#include "ns3/fabric-setup.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-traffic-helper.h"
 #include "ns3/random-variable-stream.h"
