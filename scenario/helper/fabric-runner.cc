@@ -254,12 +254,47 @@ ExpandTraffic(const FabricScenario& sc, const FabricTopologyHelper& fabric)
     return flows;
 }
 
-int
-RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream& out)
+namespace
 {
-    ConfigureSimulator(sc, opt.ns3Args);
-    // Resolve every congestion-control name before anything is built or written.
-    ObjectFactory defaultCc = CcFactory(sc.transport.cc, sc.file, "transport.cc");
+
+/// One fabric run, from the installed fabric to its outputs; each phase below fills its part.
+struct FabricRun
+{
+    FabricRun(const FabricScenario& scenario, const RunOptions& options)
+        : sc(scenario)
+        , opt(options)
+    {
+    }
+
+    const FabricScenario& sc;
+    const RunOptions& opt;
+    ObjectFactory defaultCc;
+    std::unique_ptr<FabricTopologyHelper> fabric;
+    std::vector<FlowSpec> flows;
+    std::unique_ptr<OutputDir> dir;
+    std::unique_ptr<FabricTrafficHelper> traffic;
+    std::unique_ptr<FabricStatsHelper> stats;
+    Ptr<DeadlockDetector> detector;
+    // Set by Simulate.
+    double wall = 0;
+    uint64_t simNs = 0;
+    uint64_t events = 0;
+    FabricTotals totals;
+    std::vector<DeadlockReport> deadlocks;
+    bool deadlockStop = false;
+    // Set by WriteOutputs.
+    json summary;
+};
+
+/// The simulator configured, every congestion-control name resolved, the fabric installed with
+/// its route overrides and the traffic expanded: everything that can be wrong with the input
+/// is found before the output folder exists.
+void
+Install(FabricRun& run)
+{
+    const FabricScenario& sc = run.sc;
+    ConfigureSimulator(sc, run.opt.ns3Args);
+    run.defaultCc = CcFactory(sc.transport.cc, sc.file, "transport.cc");
     for (auto& [prio, name] : sc.transport.ccPerPriority)
     {
         CcFactory(name, sc.file, "transport.cc_per_priority." + std::to_string(prio));
@@ -271,29 +306,35 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
             CcFactory(sc.flows[i].cc, sc.file, "traffic.flows[" + std::to_string(i) + "].cc");
         }
     }
-    auto fabric = InstallFabric(sc);
+    run.fabric = InstallFabric(sc);
     for (const RouteOverride& r : sc.routes)
     {
         for (uint32_t h : r.dstHosts)
         {
-            fabric->SetRouteOverride(r.node, h, r.ports);
+            run.fabric->SetRouteOverride(r.node, h, r.ports);
         }
     }
-    std::vector<FlowSpec> flows = ExpandTraffic(sc, *fabric);
+    run.flows = ExpandTraffic(sc, *run.fabric);
+}
 
-    OutputDir dir(opt.outDir);
+/// The output folder, pcap captures, and every flow on the traffic helper with its congestion
+/// control; the run stops when the last flow is done.
+void
+AddTraffic(FabricRun& run)
+{
+    const FabricScenario& sc = run.sc;
+    run.dir = std::make_unique<OutputDir>(run.opt.outDir);
     for (uint32_t h : sc.pcapHosts)
     {
-        fabric->EnablePcapHost(h, dir.Path(""));
+        run.fabric->EnablePcapHost(h, run.dir->Path(""));
     }
     for (auto& name : sc.pcapSwitches)
     {
-        fabric->EnablePcapSwitch(sc.topology.FindNode(name), dir.Path(""));
+        run.fabric->EnablePcapSwitch(sc.topology.FindNode(name), run.dir->Path(""));
     }
-
-    FabricTrafficHelper traffic(*fabric);
-    std::map<std::string, ObjectFactory> ccByName{{sc.transport.cc, defaultCc}};
-    for (auto& f : flows)
+    run.traffic = std::make_unique<FabricTrafficHelper>(*run.fabric);
+    std::map<std::string, ObjectFactory> ccByName{{sc.transport.cc, run.defaultCc}};
+    for (auto& f : run.flows)
     {
         uint8_t prio = f.priority < 0 ? sc.transport.priority : uint8_t(f.priority);
         // A flow's own cc, else its priority class's, else the transport default.
@@ -307,12 +348,19 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
         {
             ccByName[cc] = CcFactory(cc, sc.file, "traffic.flows.cc");
         }
-        traffic.AddFlow(f.src, f.dst, f.sizeBytes, NanoSeconds(f.startNs), prio, ccByName[cc]);
+        run.traffic->AddFlow(f.src, f.dst, f.sizeBytes, NanoSeconds(f.startNs), prio, ccByName[cc]);
     }
-    traffic.SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
+    run.traffic->SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
+}
 
-    FabricStatsHelper stats(*fabric);
-    stats.EnablePfcLog(&dir.Stream("pfc.csv"));
+/// The PFC log, the monitor series that are on, the deadlock detector and the progress line.
+void
+AddMonitors(FabricRun& run)
+{
+    const FabricScenario& sc = run.sc;
+    OutputDir& dir = *run.dir;
+    run.stats = std::make_unique<FabricStatsHelper>(*run.fabric);
+    run.stats->EnablePfcLog(&dir.Stream("pfc.csv"));
     // Monitor series: files exist only for the series that are on (nothing is scheduled when off).
     if (sc.monitor.intervalNs > 0)
     {
@@ -327,57 +375,71 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
         ms.cnps = open(sc.monitor.cnps, "cnp.csv");
         ms.pauseState = open(sc.monitor.pauseState, "pause.csv");
         uint64_t end = std::min(sc.monitor.endNs, sc.stopNs);
-        stats.EnableMonitor(ms,
-                            NanoSeconds(sc.monitor.intervalNs),
-                            NanoSeconds(sc.monitor.startNs),
-                            NanoSeconds(end));
+        run.stats->EnableMonitor(ms,
+                                 NanoSeconds(sc.monitor.intervalNs),
+                                 NanoSeconds(sc.monitor.startNs),
+                                 NanoSeconds(end));
     }
     // PFC deadlock detection (lossless fabrics only): it ends the run instead of idling.
-    Ptr<DeadlockDetector> detector;
     if (sc.transport.pfc && sc.deadlock.checkIntervalNs > 0)
     {
-        detector = CreateObject<DeadlockDetector>();
+        run.detector = CreateObject<DeadlockDetector>();
         std::vector<Ptr<FabricNetDevice>> nics;
-        for (auto& nic : fabric->GetAllNics())
+        for (auto& nic : run.fabric->GetAllNics())
         {
             nics.push_back(nic);
         }
-        detector->Install(fabric->GetAllSwitches(), nics);
+        run.detector->Install(run.fabric->GetAllSwitches(), nics);
         if (sc.deadlock.stop)
         {
-            detector->TraceConnectWithoutContext("Deadlock", MakeCallback(&StopOnDeadlock));
+            run.detector->TraceConnectWithoutContext("Deadlock", MakeCallback(&StopOnDeadlock));
         }
     }
-    if (opt.progress)
+    if (run.opt.progress)
     {
         StartProgress(NanoSeconds(sc.stopNs));
     }
+}
 
+/// Runs until the last flow, the stop time or a deadlock, and collects the fabric's figures.
+void
+Simulate(FabricRun& run)
+{
     auto t0 = std::chrono::steady_clock::now();
-    Simulator::Stop(NanoSeconds(sc.stopNs));
-    if (!flows.empty() || sc.stopNs > 0)
+    Simulator::Stop(NanoSeconds(run.sc.stopNs));
+    if (!run.flows.empty() || run.sc.stopNs > 0)
     {
         Simulator::Run();
     }
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (opt.progress)
+    run.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (run.opt.progress)
     {
         std::fprintf(stderr, "\n");
     }
-    stats.FinishMonitor();
-    uint64_t simNs = uint64_t(Simulator::Now().GetNanoSeconds());
-    uint64_t events = Simulator::GetEventCount();
-    FabricTotals totals = stats.Collect();
-    const std::vector<DeadlockReport> noReports;
-    const std::vector<DeadlockReport>& deadlocks = detector ? detector->GetReports() : noReports;
-    bool deadlockStop = sc.deadlock.stop && !deadlocks.empty();
+    run.stats->FinishMonitor();
+    run.simNs = uint64_t(Simulator::Now().GetNanoSeconds());
+    run.events = Simulator::GetEventCount();
+    run.totals = run.stats->Collect();
+    if (run.detector)
+    {
+        run.deadlocks = run.detector->GetReports();
+    }
+    run.deadlockStop = run.sc.deadlock.stop && !run.deadlocks.empty();
+}
 
-    // ---- outputs ----
+/// summary.json, fct.csv, timing.json and provenance.json, committed with the series.
+void
+WriteOutputs(FabricRun& run)
+{
+    const FabricScenario& sc = run.sc;
+    FabricTrafficHelper& traffic = *run.traffic;
+    const FabricTotals& totals = run.totals;
+    const std::vector<DeadlockReport>& deadlocks = run.deadlocks;
+    json& summary = run.summary;
     std::ostringstream fct;
     traffic.WriteFctCsv(fct);
     const std::vector<double> slow = traffic.Slowdowns();
     const auto Percentile = &FabricTrafficHelper::Percentile;
-    json summary;
     summary["scenario"] = sc.name;
     summary["seed"] = sc.seed;
     uint32_t nsw = 0;
@@ -410,25 +472,25 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     {
         summary[it.key()] = it.value();
     }
-    summary["pfc_watchdog"] = stats.WatchdogJson();
-    json jdl = {{"enabled", bool(detector)},
+    summary["pfc_watchdog"] = run.stats->WatchdogJson();
+    json jdl = {{"enabled", bool(run.detector)},
                 {"detected", !deadlocks.empty()},
                 {"reports", deadlocks.size()}};
     if (!deadlocks.empty())
     {
-        json first = stats.DeadlockJson(deadlocks.front());
+        json first = run.stats->DeadlockJson(deadlocks.front());
         for (auto it = first.begin(); it != first.end(); ++it)
         {
             jdl[it.key()] = it.value();
         }
-        jdl["run_stopped"] = deadlockStop;
+        jdl["run_stopped"] = run.deadlockStop;
     }
     summary["deadlock"] = jdl;
     // Loops a link event created through the route overrides (present only when one did).
-    if (!fabric->GetForwardingLoops().empty())
+    if (!run.fabric->GetForwardingLoops().empty())
     {
         json loops = json::array();
-        for (const auto& [at, loop] : fabric->GetForwardingLoops())
+        for (const auto& [at, loop] : run.fabric->GetForwardingLoops())
         {
             loops.push_back({{"at_ns", at.GetNanoSeconds()},
                              {"dst_host", loop.dstHost},
@@ -438,18 +500,29 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     }
     // Wall-clock figures and the event count live in timing.json, so that summary.json is
     // byte-identical per seed and across engines that reach the same result with other events.
-    summary["sim"] = {{"simulated_ns", simNs}, {"wall_s_in", "timing.json"}};
-    dir.Write("summary.json", summary.dump(2) + "\n");
-    dir.Write("fct.csv", fct.str());
-    json timing = {{"wall_s", wall},
-                   {"events", events},
-                   {"events_per_s", wall > 0 ? double(events) / wall : 0}};
-    dir.Write("timing.json", timing.dump(2) + "\n");
-    dir.Write("provenance.json", ProvenanceText(sc.raw, opt.ns3Args));
+    summary["sim"] = {{"simulated_ns", run.simNs}, {"wall_s_in", "timing.json"}};
+    run.dir->Write("summary.json", summary.dump(2) + "\n");
+    run.dir->Write("fct.csv", fct.str());
+    json timing = {{"wall_s", run.wall},
+                   {"events", run.events},
+                   {"events_per_s", run.wall > 0 ? double(run.events) / run.wall : 0}};
+    run.dir->Write("timing.json", timing.dump(2) + "\n");
+    run.dir->Write("provenance.json", ProvenanceText(sc.raw, run.opt.ns3Args));
     Simulator::Destroy();
-    dir.Commit();
+    run.dir->Commit();
+}
 
-    // ---- human summary ----
+/// The human summary on \p out, each unfinished flow and deadlock on stderr; the exit code.
+int
+Report(FabricRun& run, std::ostream& out)
+{
+    const FabricScenario& sc = run.sc;
+    FabricTrafficHelper& traffic = *run.traffic;
+    const FabricTotals& totals = run.totals;
+    const json& summary = run.summary;
+    const std::vector<DeadlockReport>& deadlocks = run.deadlocks;
+    const std::vector<double> slow = traffic.Slowdowns();
+    const auto Percentile = &FabricTrafficHelper::Percentile;
     out << "fabricsim: " << summary["scenario"].get<std::string>() << " (" << sc.topology.type
         << ", " << sc.topology.NumHosts() << " hosts, cc " << sc.transport.cc << ", pfc "
         << (sc.transport.pfc ? "on" : "off") << ")\n";
@@ -459,7 +532,7 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     out << "  slowdown p50/p95/p99 " << Percentile(slow, 0.5) << " / " << Percentile(slow, 0.95)
         << " / " << Percentile(slow, 0.99) << "\n";
     out << "  drops                " << totals.dropsTotal << "\n";
-    for (const auto& [at, loop] : fabric->GetForwardingLoops())
+    for (const auto& [at, loop] : run.fabric->GetForwardingLoops())
     {
         out << "  routing loop         at " << at.GetNanoSeconds() << " ns toward host "
             << loop.dstHost << ": " << loop.Describe(sc.topology) << " (a route override)\n";
@@ -475,13 +548,13 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     }
     if (!deadlocks.empty())
     {
-        out << "  deadlock             " << jdl["kind"].get<std::string>() << " at "
+        out << "  deadlock             " << summary["deadlock"]["kind"].get<std::string>() << " at "
             << double(deadlocks.front().time.GetNanoSeconds()) / 1e6 << " ms"
-            << (deadlockStop ? ", run stopped" : ", reported") << "\n";
+            << (run.deadlockStop ? ", run stopped" : ", reported") << "\n";
     }
-    out << "  simulated            " << double(simNs) / 1e6 << " ms, " << events << " events, "
-        << wall << " s wall\n";
-    out << "  outputs              " << opt.outDir << "/summary.json\n";
+    out << "  simulated            " << double(run.simNs) / 1e6 << " ms, " << run.events
+        << " events, " << run.wall << " s wall\n";
+    out << "  outputs              " << run.opt.outDir << "/summary.json\n";
     for (const auto& jf : summary["flows"])
     {
         if (!jf["fct_ns"].is_null())
@@ -497,8 +570,8 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
             continue;
         }
         std::cerr << "did not complete "
-                  << (deadlockStop ? "before the deadlock stopped the run: " : "by stop_ns: ");
-        if (jf["start_ns"].get<int64_t>() >= int64_t(simNs))
+                  << (run.deadlockStop ? "before the deadlock stopped the run: " : "by stop_ns: ");
+        if (jf["start_ns"].get<int64_t>() >= int64_t(run.simNs))
         {
             std::cerr << "it was to start at " << jf["start_ns"] << " ns\n";
         }
@@ -509,20 +582,34 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     }
     for (const DeadlockReport& r : deadlocks)
     {
-        std::cerr << "fabricsim: " << stats.DeadlockText(r) << "\n";
+        std::cerr << "fabricsim: " << run.stats->DeadlockText(r) << "\n";
     }
     if (!totals.Conserved())
     {
         std::cerr << "fabricsim: frame conservation violated (see summary.json conservation)\n";
         return 1;
     }
-    if (deadlockStop)
+    if (run.deadlockStop)
     {
         std::cerr << "fabricsim: run stopped by the deadlock detector (exit 3; summary.json "
                      "\"deadlock\")\n";
         return 3;
     }
     return 0;
+}
+
+} // namespace
+
+int
+RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream& out)
+{
+    FabricRun run(sc, opt);
+    Install(run);
+    AddTraffic(run);
+    AddMonitors(run);
+    Simulate(run);
+    WriteOutputs(run);
+    return Report(run, out);
 }
 
 } // namespace fabricsim
