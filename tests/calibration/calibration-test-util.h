@@ -5,7 +5,6 @@
 #ifndef FABRICSIM_TESTS_CALIBRATION_TEST_UTIL_H
 #define FABRICSIM_TESTS_CALIBRATION_TEST_UTIL_H
 
-#include "cli-commands.h"
 #include "output-writer.h"
 #include "shared-corpus.h"
 
@@ -70,17 +69,6 @@ ReadCsvRows(const std::string& path, std::vector<std::string>* header = nullptr)
     }
     return rows;
 }
-
-/// Output of one in-process CLI call.
-struct CliResult
-{
-    int code = 0;
-    std::string out;
-    std::string err;
-};
-
-/// Run the CLI like main() does (InputError -> 2).
-CliResult RunCli(const std::vector<std::string>& args);
 
 } // namespace fabricsim
 

@@ -5,8 +5,10 @@
 #ifndef FABRICSIM_TESTS_PACKET_TEST_UTIL_H
 #define FABRICSIM_TESTS_PACKET_TEST_UTIL_H
 
-#include "collective-command.h"
 #include "fabric-scenario.h"
+#include "schedule-ir.h"
+
+#include "ns3/collective-measure.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,6 @@
 #include "calibration-test-util.h"
 #include "chakra-trace.h"
+#include "in-process-cli.h"
 
 #include <filesystem>
 #include <fstream>

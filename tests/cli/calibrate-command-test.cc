@@ -1,4 +1,5 @@
 #include "calibration-test-util.h"
+#include "in-process-cli.h"
 #include "input-error.h"
 
 #include <filesystem>
@@ -8,26 +9,6 @@
 
 namespace fabricsim
 {
-
-CliResult
-RunCli(const std::vector<std::string>& args)
-{
-    CliResult r;
-    std::ostringstream out;
-    std::ostringstream err;
-    try
-    {
-        r.code = Dispatch(args, out, err);
-    }
-    catch (const fabricsim::InputError& e)
-    {
-        err << "fabricsim: error: " << e.what() << "\n";
-        r.code = 2;
-    }
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
 
 namespace
 {
