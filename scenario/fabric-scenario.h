@@ -145,9 +145,9 @@ struct FabricScenario
     std::string file; ///< path it was read from ("" for inline)
     std::string dir;  ///< directory for relative paths
     std::string name; ///< "name", else the file
-    nlohmann::json raw;
     uint64_t seed = 1;
     uint64_t stopNs = 0;
+    bool stopGiven = false; ///< "stop_ns" given: an inference run's cap (it ends with its work)
     Topology topology;
     TransportSpec transport;
     SwitchSpec sw;
@@ -171,16 +171,10 @@ nlohmann::json LoadScenarioJson(const std::string& path, const std::vector<std::
 /// Apply one "key.path=value" override to a JSON document.
 void ApplySet(nlohmann::json& doc, const std::string& assignment, const std::string& file);
 
-/// Parse and validate a fabric scenario (no "model" key).
+/// Parse and validate the fabric part of a scenario document, a fabric or an inference
+/// scenario (whose model, hardware, parallelism and serving blocks ReadScenario reads:
+/// scenario.h); the top-level keys of both are checked here.
 FabricScenario ParseFabricScenario(const nlohmann::json& doc, const std::string& file);
-
-/// The fabric part of a scenario: an inference scenario's model, hardware, parallelism and
-/// serving blocks removed (every other key is still checked by ParseFabricScenario).
-nlohmann::json FabricPart(const nlohmann::json& doc);
-
-/// ParseFabricScenario of FabricPart: the fabric of a fabric or an inference scenario, for the
-/// commands that run on a scenario's fabric alone (collective, replay, calibrate).
-FabricScenario ParseScenarioFabric(const nlohmann::json& doc, const std::string& file);
 
 /// Parse the flow-size CDF format of the corpus ("size_bytes cumulative_percent" lines).
 /// \p ref is the scenario field that named the file.

@@ -49,7 +49,7 @@ int64_t
 WatchdogPs(const FabricScenario& sc)
 {
     // stop_ns is range-checked where it is read (below 2^63 ps).
-    return sc.raw.contains("stop_ns") ? int64_t(sc.stopNs) * 1000 : 0;
+    return sc.stopGiven ? int64_t(sc.stopNs) * 1000 : 0;
 }
 
 std::string

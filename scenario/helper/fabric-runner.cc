@@ -507,7 +507,7 @@ WriteOutputs(FabricRun& run)
                    {"events", run.events},
                    {"events_per_s", run.wall > 0 ? double(run.events) / run.wall : 0}};
     run.dir->Write("timing.json", timing.dump(2) + "\n");
-    run.dir->Write("provenance.json", ProvenanceText(sc.raw, run.opt.ns3Args));
+    run.dir->Write("provenance.json", ProvenanceText(run.opt.scenario, run.opt.ns3Args));
     Simulator::Destroy();
     run.dir->Commit();
 }

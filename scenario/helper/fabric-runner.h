@@ -24,6 +24,7 @@ struct RunOptions
     std::string outDir = "out";
     std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
     bool progress = false;            ///< progress on stderr (when it is a terminal)
+    nlohmann::json scenario;          ///< the document as read, for provenance.json (or null)
 };
 
 /// Expand the scenario's generated traffic into flows (deterministic for a seed).

@@ -3,6 +3,7 @@
 #include "fabric-backend.h"
 #include "input-error.h"
 #include "rank-placement.h"
+#include "scenario.h"
 #include "schedule-collectives.h"
 #include "serving-simulation.h"
 #include "unit-conversions.h"
@@ -33,9 +34,13 @@ ExecuteInferenceScenario(const json& doc,
                          std::ostream* programs)
 {
     // Parse and check everything before the run starts.
-    InferenceScenario isc = InferenceScenario::FromJson(doc, file);
-    json fabricDoc = FabricPart(doc);
-    FabricScenario sc = ParseFabricScenario(fabricDoc, file);
+    Scenario read = ReadScenario(doc, file);
+    if (!read.inference)
+    {
+        throw fabricsim::InputError(file, "serving", "a serving block", "nothing");
+    }
+    InferenceScenario& isc = *read.inference;
+    const FabricScenario& sc = read.fabric;
     if (!sc.flows.empty() || !sc.poisson.empty() || !sc.incasts.empty())
     {
         throw fabricsim::InputError(

@@ -41,6 +41,27 @@ TakeOption(const std::vector<std::string>& args,
     return false;
 }
 
+int
+IntOption(const std::string& v, const std::string& opt, int min)
+{
+    size_t used = 0;
+    long x = 0;
+    try
+    {
+        x = std::stol(v, &used);
+    }
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    if (used != v.size() || v.empty() || x < min || x > 1000000)
+    {
+        throw InputError(
+            kCommandLineSource, opt, "an integer >= " + std::to_string(min), "\"" + v + "\"");
+    }
+    return int(x);
+}
+
 uint64_t
 CountOption(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi)
 {

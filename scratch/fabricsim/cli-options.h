@@ -22,6 +22,10 @@ bool TakeOption(const std::vector<std::string>& args,
                 const std::string& opt,
                 std::string& value);
 
+/// The value \p v of option \p opt as an integer from \p min to 1,000,000; InputError naming
+/// the option.
+int IntOption(const std::string& v, const std::string& opt, int min);
+
 /// The value \p v of option \p opt as an integer in [lo, hi]; InputError naming the option.
 uint64_t CountOption(const std::string& v, const std::string& opt, uint64_t lo, uint64_t hi);
 

@@ -2,15 +2,12 @@
 
 #include "cli-options.h"
 #include "executor-attributes.h"
-#include "generators.h"
 #include "input-error.h"
 #include "nccl-report.h"
 #include "output-writer.h"
 #include "schedule-collectives.h"
-#include "schedule-loader.h"
-#include "schedule-validator.h"
-#include "validate-command.h"
 
+#include "ns3/collective-sweep.h"
 #include "ns3/fabric-backend.h"
 #include "ns3/fabric-setup.h"
 #include "ns3/run-provenance.h"
@@ -20,10 +17,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <numeric>
-#include <sstream>
 
 namespace fabricsim
 {
@@ -32,27 +26,6 @@ namespace
 {
 
 const char* kCli = kCommandLineSource;
-
-int
-ToInt(const std::string& v, const std::string& opt, int min)
-{
-    size_t used = 0;
-    long x = 0;
-    try
-    {
-        x = std::stol(v, &used);
-    }
-    catch (const std::exception&)
-    {
-        used = 0;
-    }
-    if (used != v.size() || v.empty() || x < min || x > 1000000)
-    {
-        throw fabricsim::InputError(
-            kCli, opt, "an integer >= " + std::to_string(min), "\"" + v + "\"");
-    }
-    return int(x);
-}
 
 std::string
 Lower(std::string s)
@@ -63,172 +36,6 @@ Lower(std::string s)
     }
     return s;
 }
-
-/// A schedule per size: the file's (matching collective, ranks and size range) or generated.
-class ScheduleSource
-{
-  public:
-    /// "auto" times its candidates on a transport from \p probe (an idle copy of the fabric)
-    /// with \p config.
-    ScheduleSource(const CollectiveCommandOptions& opt,
-                   CollectiveKind kind,
-                   int ranks,
-                   int localSize,
-                   std::function<std::unique_ptr<Transport>()> probe,
-                   const ExecutorConfig& config)
-        : m_opt(opt)
-        , m_kind(kind)
-        , m_ranks(ranks)
-        , m_config(config)
-    {
-        m_gen.channels = opt.channels;
-        m_gen.chunksPerRank = opt.chunks;
-        m_gen.root = opt.root;
-        m_gen.localSize = localSize;
-        if (!opt.protocol.empty())
-        {
-            m_gen.protocol = *ParseProtocol(opt.protocol);
-        }
-        m_auto.m_channels = opt.channels;
-        m_auto.m_chunksPerRank = opt.chunks;
-        m_auto.m_localSize = localSize;
-        m_auto.m_protocol = m_gen.protocol;
-        m_auto.m_probe = std::move(probe);
-        if (!opt.scheduleFile.empty())
-        {
-            LoadFile();
-        }
-    }
-
-    /// The schedule for \p bytes and a name for it.
-    const Schedule& For(uint64_t bytes, std::string& name)
-    {
-        if (!m_file.empty())
-        {
-            for (const Schedule& s : m_file)
-            {
-                uint64_t lo = 0;
-                uint64_t hi = 0;
-                auto a = s.m_attributes.find("minBytes");
-                auto b = s.m_attributes.find("maxBytes");
-                try
-                {
-                    lo = a == s.m_attributes.end() ? 0 : std::stoull(a->second);
-                    hi = b == s.m_attributes.end() ? 0 : std::stoull(b->second);
-                }
-                catch (const std::exception&)
-                {
-                    lo = hi = 0;
-                }
-                if (bytes >= lo && (hi == 0 || bytes < hi))
-                {
-                    name = s.m_name;
-                    return s;
-                }
-            }
-            name = m_file.front().m_name;
-            return m_file.front(); // outside every declared range: the first one still runs
-        }
-        const std::string algo = m_opt.algo == "auto" ? Auto(bytes) : m_opt.algo;
-        name = algo;
-        auto it = m_generated.find(algo);
-        if (it == m_generated.end())
-        {
-            try
-            {
-                it = m_generated.emplace(algo, GenerateSchedule(m_kind, algo, m_ranks, m_gen))
-                         .first;
-            }
-            catch (const fabricsim::InputError& e)
-            {
-                throw fabricsim::InputError(kCli,
-                                            "--algo",
-                                            "an algorithm that runs " + ToString(m_kind) + " on "
-                                                + std::to_string(m_ranks)
-                                                + " ranks with these options",
-                                            "\"" + algo + "\" (" + e.what() + ")");
-            }
-        }
-        return it->second;
-    }
-
-    /// nccl-tests' #wrong: problems the validator finds (0 = provably correct); -1 = N/A.
-    int64_t Wrong(const Schedule& s)
-    {
-        if (s.m_collective == CollectiveKind::kCustom)
-        {
-            return -1;
-        }
-        auto it = m_wrong.find(&s);
-        if (it == m_wrong.end())
-        {
-            it = m_wrong.emplace(&s, int64_t(ValidateSchedule(s).m_problems.size())).first;
-        }
-        return it->second;
-    }
-
-  private:
-    /// What "auto" takes for \p bytes: the fastest candidate on an idle copy of the fabric.
-    std::string Auto(uint64_t bytes)
-    {
-        auto it = m_tuned.find(bytes);
-        if (it == m_tuned.end())
-        {
-            if (!m_probe)
-            {
-                m_probe = m_auto.m_probe();
-            }
-            std::vector<uint32_t> ranks(m_ranks);
-            std::iota(ranks.begin(), ranks.end(), 0u);
-            it = m_tuned
-                     .emplace(bytes,
-                              FastestAlgorithm(
-                                  m_kind, bytes, ranks, m_gen, m_auto, m_config, m_probe.get()))
-                     .first;
-        }
-        return it->second;
-    }
-
-    void LoadFile()
-    {
-        MscclDocument doc = LoadScheduleFile(m_opt.scheduleFile);
-        std::string found;
-        for (Schedule& s : doc.m_schedules)
-        {
-            found += (found.empty() ? "" : ", ") + ToString(s.m_collective) + " on "
-                     + std::to_string(s.m_ranks);
-            if (s.m_collective == m_kind && s.m_ranks == m_ranks)
-            {
-                if (!m_opt.protocol.empty())
-                {
-                    s.m_protocol = *ParseProtocol(m_opt.protocol);
-                }
-                m_file.push_back(s);
-            }
-        }
-        if (m_file.empty())
-        {
-            throw fabricsim::InputError(m_opt.scheduleFile,
-                                        "algo",
-                                        "a " + ToString(m_kind) + " schedule for "
-                                            + std::to_string(m_ranks)
-                                            + " ranks (--coll, the scenario's hosts or --ranks)",
-                                        found);
-        }
-    }
-
-    const CollectiveCommandOptions& m_opt;
-    CollectiveKind m_kind;
-    int m_ranks;
-    GeneratorOptions m_gen;
-    CollectiveOptions m_auto;
-    ExecutorConfig m_config;
-    std::unique_ptr<Transport> m_probe;
-    std::map<uint64_t, std::string> m_tuned;
-    std::vector<Schedule> m_file;
-    std::map<std::string, Schedule> m_generated;
-    std::map<const Schedule*, int64_t> m_wrong;
-};
 
 } // namespace
 
@@ -247,11 +54,11 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "--algo", v))
         {
-            o.algo = v;
+            o.schedule.algo = v;
         }
         else if (TakeOption(a, i, "--schedule", v))
         {
-            o.scheduleFile = v;
+            o.schedule.scheduleFile = v;
         }
         else if (TakeOption(a, i, "-b", v) || TakeOption(a, i, "--minbytes", v))
         {
@@ -265,15 +72,15 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "-f", v) || TakeOption(a, i, "--stepfactor", v))
         {
-            o.factor = uint64_t(ToInt(v, "-f", 2));
+            o.factor = uint64_t(IntOption(v, "-f", 2));
         }
         else if (TakeOption(a, i, "-n", v) || TakeOption(a, i, "--iters", v))
         {
-            o.iters = ToInt(v, "-n", 1);
+            o.iters = IntOption(v, "-n", 1);
         }
         else if (TakeOption(a, i, "-w", v) || TakeOption(a, i, "--warmup_iters", v))
         {
-            o.warmup = ToInt(v, "-w", 0);
+            o.warmup = IntOption(v, "-w", 0);
         }
         else if (TakeOption(a, i, "--backend", v))
         {
@@ -285,11 +92,11 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "--channels", v))
         {
-            o.channels = ToInt(v, "--channels", 1);
+            o.schedule.channels = IntOption(v, "--channels", 1);
         }
         else if (TakeOption(a, i, "--chunks", v))
         {
-            o.chunks = ToInt(v, "--chunks", 1);
+            o.schedule.chunks = IntOption(v, "--chunks", 1);
         }
         else if (TakeOption(a, i, "--proto", v))
         {
@@ -298,19 +105,19 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
                 throw fabricsim::InputError(
                     kCli, "--proto", "Simple, LL or LL128", "\"" + v + "\"");
             }
-            o.protocol = v;
+            o.schedule.protocol = v;
         }
         else if (TakeOption(a, i, "--root", v))
         {
-            o.root = uint32_t(ToInt(v, "--root", 0));
+            o.schedule.root = uint32_t(IntOption(v, "--root", 0));
         }
         else if (TakeOption(a, i, "--ranks", v))
         {
-            o.ranks = ToInt(v, "--ranks", 1);
+            o.ranks = IntOption(v, "--ranks", 1);
         }
         else if (TakeOption(a, i, "--local-size", v))
         {
-            o.localSize = ToInt(v, "--local-size", 1);
+            o.localSize = IntOption(v, "--local-size", 1);
         }
         else if (TakeOption(a, i, "--set", v))
         {
@@ -347,12 +154,12 @@ ParseCollectiveArgs(const std::vector<std::string>& a)
             "one of allreduce, allgather, reducescatter, alltoall, broadcast, reduce",
             o.coll.empty() ? "nothing" : "\"" + o.coll + "\"");
     }
-    if (o.algo.empty() == o.scheduleFile.empty())
+    if (o.schedule.algo.empty() == o.schedule.scheduleFile.empty())
     {
         throw fabricsim::InputError(kCli,
                                     "--algo",
                                     "exactly one of --algo NAME and --schedule FILE",
-                                    o.algo.empty() ? "neither" : "both");
+                                    o.schedule.algo.empty() ? "neither" : "both");
     }
     if (haveMin && !haveMax)
     {
@@ -380,7 +187,7 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
 {
     // Everything that can be wrong with the input is found before anything is written.
     nlohmann::json doc = LoadScenarioJson(opt.scenario, opt.sets);
-    FabricScenario sc = ParseScenarioFabric(doc, opt.scenario);
+    FabricScenario sc = ParseFabricScenario(doc, opt.scenario);
     const CollectiveKind kind = *ParseCollectiveKind(opt.coll);
     const int hosts = int(sc.topology.NumHosts());
     const int n = opt.ranks > 0 ? opt.ranks : hosts;
@@ -395,7 +202,7 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
     ConfigureSimulator(sc, opt.ns3Args); // rejects bad --ns3:: overrides and attributes
     CcFactory(CollectiveCcName(sc), sc.file, "transport.cc");
     ScheduleSource source(
-        opt, kind, n, localSize, AutoProbe(sc), ns3::ExecutorConfigFromAttributes());
+        opt.schedule, kind, n, localSize, AutoProbe(sc), ns3::ExecutorConfigFromAttributes());
     std::vector<uint64_t> sizes;
     for (uint64_t s : SizeSweep(opt.minBytes, opt.maxBytes, opt.factor))
     {
@@ -413,7 +220,8 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
 
     const std::string scenarioName = sc.name;
     out << "# fabricsim collective: " << ToString(kind) << " on " << n << " ranks, "
-        << (opt.scheduleFile.empty() ? "algorithm " + opt.algo : "schedule " + opt.scheduleFile)
+        << (opt.schedule.scheduleFile.empty() ? "algorithm " + opt.schedule.algo
+                                              : "schedule " + opt.schedule.scheduleFile)
         << ", backend " << opt.backend << "\n"
         << "# scenario " << scenarioName << " (" << sc.topology.type << "), " << opt.warmup
         << " warm-up and " << opt.iters << " timed iteration(s) per size, type float\n"
@@ -431,75 +239,51 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
     bool stuck = false; // a size that did not complete for a reason other than stop_ns
     const bool progress = isatty(2);
     const auto wall0 = std::chrono::steady_clock::now();
-    for (uint64_t requested : sizes)
+    CollectiveSweepOptions sweep;
+    sweep.backend = ParseBackendKind(opt.backend, kCli, "--backend");
+    sweep.warmup = opt.warmup;
+    sweep.iters = opt.iters;
+    sweep.root = opt.schedule.root;
+    sweep.ns3Args = opt.ns3Args;
+    auto onRow = [&](const CollectiveSweepRow& r)
     {
-        const uint64_t bytes = AlignedSize(kind, requested, n);
-        if (bytes == 0)
+        if (r.bytes == 0)
         {
-            out << "# size " << requested << " holds fewer than " << n
+            out << "# size " << r.requested << " holds fewer than " << n
                 << " elements per rank; skipped\n";
-            continue;
+            return;
         }
-        std::string name;
-        const Schedule& s = source.For(bytes, name);
-        const auto t0 = std::chrono::steady_clock::now();
-        CollectiveMeasurement m
-            = MeasureCollective(sc,
-                                ParseBackendKind(opt.backend, kCli, "--backend"),
-                                s,
-                                bytes,
-                                opt.warmup,
-                                opt.iters,
-                                opt.ns3Args);
-        const double wall
-            = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        NcclRow row = MakeNcclRow(kind, n, bytes, m.m_timeUs, source.Wrong(s), int(opt.root));
-        row.m_complete = m.m_complete;
-        rows.push_back(row);
-        nlohmann::json jr = NcclRowsJson({row})[0];
-        jr["algorithm"] = name;
-        jr["protocol"] = ToString(m.m_last.m_protocol);
-        jr["iterations_us"] = m.m_iterationUs;
-        jr["tiles"] = m.m_last.m_tiles;
-        jr["slice_bytes"] = m.m_last.m_sliceBytes;
-        jr["messages_per_iteration"] = m.m_last.m_messages;
-        jr["transfer_bytes_per_iteration"] = m.m_last.m_transferBytes;
-        if (!m.m_fabric.is_null())
+        rows.push_back(r.row);
+        if (r.m.m_complete)
         {
-            jr["fabric"] = m.m_fabric;
+            out << NcclTableLine(r.row);
         }
-        if (m.m_complete)
-        {
-            out << NcclTableLine(row);
-        }
-        else if (m.m_reachedStopTime)
+        else if (r.m.m_reachedStopTime)
         {
             // The user's cap, not a fault: one line (collective.json keeps the whole report).
             allComplete = false;
-            jr["stuck"] = m.m_stuckReport;
-            jr["stopped_at_stop_ns"] = true;
-            out << "# size " << bytes << ": stopped at the scenario's stop_ns (" << sc.stopNs
+            out << "# size " << r.bytes << ": stopped at the scenario's stop_ns (" << sc.stopNs
                 << " ns) before it completed\n";
         }
         else
         {
             allComplete = false;
             stuck = true;
-            jr["stuck"] = m.m_stuckReport;
-            out << "# size " << bytes << ": collective did not complete (see stderr)\n";
-            err << "fabricsim: " << ToString(kind) << " of " << bytes
-                << " bytes: " << m.m_stuckReport;
+            out << "# size " << r.bytes << ": collective did not complete (see stderr)\n";
+            err << "fabricsim: " << ToString(kind) << " of " << r.bytes
+                << " bytes: " << r.m.m_stuckReport;
         }
         out << std::flush; // a killed sweep keeps the rows it measured
-        jrows.push_back(jr);
+        jrows.push_back(r.json);
         if (progress)
         {
             std::fprintf(stderr,
                          "[fabricsim] %llu bytes simulated in %.2f s\n",
-                         (unsigned long long)bytes,
-                         wall);
+                         (unsigned long long)r.bytes,
+                         r.wallS);
         }
-    }
+    };
+    MeasureCollectiveSweep(sc, kind, n, source, sizes, sweep, onRow);
     out << "# Out of bounds values : "
         << (allComplete ? "0 OK"
             : stuck     ? "stuck collectives, see stderr"
@@ -512,27 +296,21 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
     summary["collective"] = ToString(kind);
     summary["ranks"] = n;
     summary["backend"] = opt.backend;
-    if (opt.scheduleFile.empty())
+    if (opt.schedule.scheduleFile.empty())
     {
-        summary["algorithm"] = opt.algo;
-        summary["channels"] = opt.channels;
-        summary["chunks_per_rank"] = opt.chunks;
+        summary["algorithm"] = opt.schedule.algo;
+        summary["channels"] = opt.schedule.channels;
+        summary["chunks_per_rank"] = opt.schedule.chunks;
     }
     else
     {
-        summary["schedule"] = opt.scheduleFile;
+        summary["schedule"] = opt.schedule.scheduleFile;
     }
     summary["local_size"] = localSize;
     summary["type"] = "float";
     summary["warmup_iters"] = opt.warmup;
     summary["iters"] = opt.iters;
-    const ExecutorConfig cfg = ns3::ExecutorConfigFromAttributes();
-    summary["executor"] = {{"max_chunk_bytes", cfg.m_maxChunkBytes},
-                           {"slice_bytes", cfg.m_sliceBytes},
-                           {"slots", cfg.m_slots},
-                           {"step_latency_ns", double(cfg.m_stepLatencyPs) / 1000},
-                           {"launch_latency_ns", double(cfg.m_launchLatencyPs) / 1000},
-                           {"memory_bandwidth_gbps", cfg.m_memoryBytesPerSecond / 1e9}};
+    summary["executor"] = ExecutorConfigJson(ns3::ExecutorConfigFromAttributes());
     summary["rows"] = jrows;
     summary["avg_busbw_gbps"] = AverageBusBandwidth(rows);
     summary["complete"] = allComplete;
@@ -553,44 +331,6 @@ RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std
             << " ns); it caps each size's run\n";
     }
     return allComplete ? 0 : stuck ? 1 : 3;
-}
-
-int
-RunValidateArgs(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
-{
-    std::string file;
-    std::string coll;
-    int ranks = 0;
-    for (size_t i = 1; i < a.size(); ++i)
-    {
-        std::string v;
-        if (TakeOption(a, i, "--coll", v))
-        {
-            coll = v;
-        }
-        else if (TakeOption(a, i, "--ranks", v))
-        {
-            ranks = ToInt(v, "--ranks", 1);
-        }
-        else if (!a[i].empty() && a[i][0] != '-' && file.empty())
-        {
-            file = a[i];
-        }
-        else
-        {
-            throw fabricsim::InputError(
-                kCli, a[i], "a schedule file, --coll C or --ranks N", "\"" + a[i] + "\"");
-        }
-    }
-    if (file.empty())
-    {
-        throw fabricsim::InputError(
-            kCli,
-            "FILE",
-            "a schedule file (fabricsim validate FILE [--coll C] [--ranks N])",
-            "nothing");
-    }
-    return RunValidateCommand(file, coll, ranks, out, err);
 }
 
 } // namespace fabricsim

@@ -9,6 +9,7 @@
 
 #include "executor.h"
 #include "fabric-scenario.h"
+#include "schedule-source.h"
 
 #include "ns3/collective-measure.h"
 
@@ -26,8 +27,7 @@ struct CollectiveCommandOptions
 {
     std::string scenario;
     std::string coll;
-    std::string algo;         ///< generator name or "auto"; empty when scheduleFile is given
-    std::string scheduleFile; ///< MSCCL XML or JSON IR
+    ScheduleSourceOptions schedule; ///< --algo or --schedule, --channels, --chunks, --proto, --root
     uint64_t minBytes = 32ULL << 20;
     uint64_t maxBytes = 32ULL << 20;
     uint64_t factor = 2;
@@ -35,10 +35,6 @@ struct CollectiveCommandOptions
     int warmup = 0; ///< warm-up iterations (nccl-tests: 1)
     std::string backend = "packet";
     std::string outDir; ///< empty: no files (only the table)
-    int channels = 1;
-    int chunks = 1;       ///< pipelining units per rank of generated schedules
-    std::string protocol; ///< "" = Simple for generated schedules, the file's own otherwise
-    uint32_t root = 0;
     int ranks = 0;      ///< 0 = every host of the scenario
     int localSize = -1; ///< -1 = from the topology's server groups
     std::vector<std::string> sets;
@@ -50,12 +46,6 @@ CollectiveCommandOptions ParseCollectiveArgs(const std::vector<std::string>& arg
 
 /// Runs the command. \return 0 when every size completed, 1 when a collective got stuck
 int RunCollectiveCommand(const CollectiveCommandOptions& opt, std::ostream& out, std::ostream& err);
-
-/**
- * `fabricsim validate FILE [--coll C] [--ranks N]` (arguments after the program name): runs
- * the schedule validator. \return 0 valid, 1 invalid, 2 unreadable or bad arguments
- */
-int RunValidateArgs(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace fabricsim
 

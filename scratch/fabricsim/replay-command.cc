@@ -321,7 +321,7 @@ RunReplayCommand(const ReplayCommandOptions& opt, std::ostream& out, std::ostrea
 {
     // Everything that can be wrong with the input is found before anything is written.
     nlohmann::json doc = LoadScenarioJson(opt.scenario, opt.sets);
-    FabricScenario sc = ParseScenarioFabric(doc, opt.scenario);
+    FabricScenario sc = ParseFabricScenario(doc, opt.scenario);
     ConfigureSimulator(sc, opt.ns3Args);
     ImportedTrace trace = Import(opt);
     CheckGroupSizeKnown(trace, opt);

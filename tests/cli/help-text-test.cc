@@ -89,7 +89,7 @@ TEST(HelpText, EveryCommandsHelpListsEveryOptionItsParserTakes)
     const Parser parsers[] = {
         {"run", "scratch/fabricsim/cli-commands.cc", "CmdRun"},
         {"collective", "scratch/fabricsim/collective-command.cc", "ParseCollectiveArgs"},
-        {"validate", "scratch/fabricsim/collective-command.cc", "RunValidateArgs"},
+        {"validate", "scratch/fabricsim/cli-commands.cc", "RunValidateArgs"},
         {"replay", "scratch/fabricsim/replay-command.cc", "ParseReplayArgs"},
         {"calibrate", "scratch/fabricsim/calibrate-command.cc", "ParseCalibrateArgs"},
         {"fit-compute", "scratch/fabricsim/fit-compute-command.cc", "ParseFitComputeArgs"},

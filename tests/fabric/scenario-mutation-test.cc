@@ -8,9 +8,8 @@
 #include "input-error.h"
 #include "json-reader.h"
 #include "model-spec.h"
+#include "scenario.h"
 #include "topology.h"
-
-#include "ns3/inference-runner.h"
 
 #include <gtest/gtest.h>
 
@@ -88,14 +87,9 @@ Parse(const json& doc, const std::string& file)
     {
         fabricsim::ModelSpec::Load(doc, file, "model");
     }
-    else if (fabricsim::IsInferenceScenario(doc))
-    {
-        fabricsim::InferenceScenario::FromJson(doc, file);
-        fabricsim::ParseFabricScenario(fabricsim::FabricPart(doc), file);
-    }
     else
     {
-        fabricsim::ParseFabricScenario(doc, file);
+        fabricsim::ReadScenario(doc, file);
     }
 }
 
