@@ -1,10 +1,12 @@
 #include "calibrate-predictor.h"
 
 #include "calibration-parameters.h"
-#include "cli-options.h"
+#include "collective-measure.h"
 #include "ep-drawn-rows.h"
 #include "ep-exchange.h"
 #include "executor-attributes.h"
+#include "fabric-backend.h"
+#include "fabric-setup.h"
 #include "generators.h"
 #include "hardware-spec.h"
 #include "input-error.h"
@@ -13,9 +15,6 @@
 #include "schedule-collectives.h"
 #include "unit-conversions.h"
 
-#include "ns3/collective-measure.h"
-#include "ns3/fabric-backend.h"
-#include "ns3/fabric-setup.h"
 #include "ns3/nccl-tuner-attributes.h"
 
 #include <algorithm>
@@ -44,7 +43,7 @@ GpuOf(const std::string& device)
 
 } // namespace
 
-Predictor::Predictor(const CalibrateCommandOptions& opt)
+Predictor::Predictor(const PredictorOptions& opt)
     : m_opt(opt)
 {
 }
@@ -117,14 +116,8 @@ Predictor::Collectives(const nlohmann::json& doc,
             const FabricScenario& sc = candidate(proto, p.kind, n);
             std::string algo;
             const Schedule& s = ScheduleFor(sc, p.kind, aligned, n, algo);
-            CollectiveMeasurement m = MeasureCollective(
-                sc,
-                ParseBackendKind(m_opt.backend, kCommandLineSource, "--backend"),
-                s,
-                aligned,
-                0,
-                1,
-                m_opt.ns3Args);
+            CollectiveMeasurement m
+                = MeasureCollective(sc, m_opt.backend, s, aligned, 0, 1, m_opt.ns3Args);
             if (!m.m_complete)
             {
                 throw std::runtime_error("simulated " + ToString(p.kind) + " of "

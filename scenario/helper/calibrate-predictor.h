@@ -1,11 +1,12 @@
 /*
  * `fabricsim calibrate`'s predictor: runs measured points (nccl-tests collectives through an
- * NCCL-like tuner, DeepEP dispatch / combine on the one EP model) on one version of a scenario.
+ * NCCL-like tuner, DeepEP dispatch / combine on the one EP model) on one version of a scenario
+ * (the scenario document with the parameters being fitted applied).
  */
 #ifndef FABRICSIM_CALIBRATE_PREDICTOR_H
 #define FABRICSIM_CALIBRATE_PREDICTOR_H
 
-#include "calibrate-command.h"
+#include "fabric-backend.h"
 #include "fabric-scenario.h"
 #include "measurement-reader.h"
 #include "schedule-ir.h"
@@ -22,11 +23,20 @@
 namespace fabricsim
 {
 
+/// What the predictor runs the points with.
+struct PredictorOptions
+{
+    std::string scenario;                           ///< the scenario file (for errors, paths)
+    BackendKind backend = BackendKind::kAnalytical; ///< of the collective points
+    std::string deepepDispatchDtype = "fp8";        ///< normal-mode DeepEP dispatch payload
+    std::vector<std::string> ns3Args;               ///< --ns3::Type::Attr=value
+};
+
 /// Runs the points of a measurement set on one version of the scenario.
 class Predictor
 {
   public:
-    explicit Predictor(const CalibrateCommandOptions& opt);
+    explicit Predictor(const PredictorOptions& opt);
 
     /**
      * Predicted times (us) of \p points on the scenario \p doc. Like NCCL's tuner, each point
@@ -63,7 +73,7 @@ class Predictor
                       int64_t kernelMinPs,
                       int64_t kernelFillPs = 0);
 
-    const CalibrateCommandOptions& m_opt;
+    PredictorOptions m_opt;
     std::map<std::tuple<int, std::string, int, int>, Schedule> m_schedules;
     uint64_t m_runs = 0;
 };
