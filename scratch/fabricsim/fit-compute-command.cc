@@ -43,6 +43,36 @@ Add(Report& r, const std::string& column, const std::vector<KernelErrorClass>& c
     }
 }
 
+/// The classes the fitted tables have no rows of keep \p base's curves, each saying where it
+/// was fitted.
+void
+KeepBaseCurves(ComputeCalibration& cal, const ComputeCalibration& base)
+{
+    for (const CalibrationCurve& c : base.curves)
+    {
+        if (cal.Find(c.op, c.dtype))
+        {
+            continue;
+        }
+        CalibrationCurve kept = c;
+        if (kept.fittedOn.empty())
+        {
+            const std::pair<const char*, const std::string*> from[] = {{"device", &base.device},
+                                                                       {"hardware", &base.hardware},
+                                                                       {"source", &base.source},
+                                                                       {"rows", &base.rows}};
+            for (const auto& [key, value] : from)
+            {
+                if (!value->empty())
+                {
+                    kept.fittedOn[key] = *value;
+                }
+            }
+        }
+        cal.curves.push_back(std::move(kept));
+    }
+}
+
 } // namespace
 
 FitComputeOptions
@@ -161,33 +191,7 @@ RunFitComputeCommand(const FitComputeOptions& opt, std::ostream& out, std::ostre
                    : "the fixed pseudo-random half of each table's rows (CalibrationFitRow)";
     if (!opt.base.empty())
     {
-        // The classes these tables have no rows of keep the base's curves, each saying where
-        // it was fitted.
-        const ComputeCalibration base = ComputeCalibration::Read(opt.base);
-        for (const CalibrationCurve& c : base.curves)
-        {
-            if (cal.Find(c.op, c.dtype))
-            {
-                continue;
-            }
-            CalibrationCurve kept = c;
-            if (kept.fittedOn.empty())
-            {
-                const std::pair<const char*, const std::string*> from[]
-                    = {{"device", &base.device},
-                       {"hardware", &base.hardware},
-                       {"source", &base.source},
-                       {"rows", &base.rows}};
-                for (const auto& [key, value] : from)
-                {
-                    if (!value->empty())
-                    {
-                        kept.fittedOn[key] = *value;
-                    }
-                }
-            }
-            cal.curves.push_back(std::move(kept));
-        }
+        KeepBaseCurves(cal, ComputeCalibration::Read(opt.base));
     }
 
     Report report;

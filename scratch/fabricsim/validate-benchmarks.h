@@ -21,17 +21,6 @@ struct ValidateServingOptions;
 /// rather than a measured run directory.
 bool IsBenchmarkInput(const std::string& arg);
 
-/// The least-squares line TTFT residual = a + b x input tokens over the fit points, with a and
-/// b held at 0 or above (a constant only when the points share one input length).
-struct FrontendFit
-{
-    double requestS = 0;       //!< a: seconds per request
-    double perTokenS = 0;      //!< b: seconds per prompt token
-    bool constantOnly = false; //!< the fit points had a single input length
-};
-FrontendFit FitFrontend(const std::vector<double>& inputTokens,
-                        const std::vector<double>& residualS);
-
 /// Runs the benchmark replays of \p opt (its `runs` are benchmark inputs). Returns 0, or 3 when
 /// a point could not finish every request.
 int RunValidateBenchmarks(const ValidateServingOptions& opt, std::ostream& out, std::ostream& err);

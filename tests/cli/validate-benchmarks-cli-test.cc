@@ -1,6 +1,6 @@
-// `fabricsim validate-serving` on benchmark result files: the frontend-cost fit on constructed
-// tables, refusals by option before anything is written, and a constructed sweep replayed
-// deterministically, its fit recovering the TTFT offset the table was built with.
+// `fabricsim validate-serving` on benchmark result files: refusals by option before anything is
+// written, and a constructed sweep replayed deterministically, its fit recovering the TTFT
+// offset the table was built with (the fit itself: tests/serving/benchmark-comparison-test.cc).
 #include "scenario-runner.h"
 #include "test-guard.h"
 #include "validate-benchmarks.h"
@@ -15,40 +15,6 @@ namespace fs = std::filesystem;
 
 namespace
 {
-
-TEST(FrontendFit, RecoversALineAndKeepsCostsNonNegative)
-{
-    // residual = 0.2 s + 50 us x ISL, exactly.
-    const std::vector<double> isl = {1024, 2048, 4096, 8192};
-    std::vector<double> y;
-    for (double x : isl)
-    {
-        y.push_back(0.2 + 50e-6 * x);
-    }
-    fabricsim::FrontendFit f = fabricsim::FitFrontend(isl, y);
-    EXPECT_NEAR(f.requestS, 0.2, 1e-12);
-    EXPECT_NEAR(f.perTokenS, 50e-6, 1e-15);
-    EXPECT_FALSE(f.constantOnly);
-
-    // One input length: the mean residual as the request cost, no per-token cost.
-    f = fabricsim::FitFrontend({512, 512}, {0.1, 0.3});
-    EXPECT_TRUE(f.constantOnly);
-    EXPECT_NEAR(f.requestS, 0.2, 1e-12);
-    EXPECT_EQ(f.perTokenS, 0.0);
-
-    // A falling line has no per-token cost: the request cost is the mean residual.
-    f = fabricsim::FitFrontend({1000, 2000}, {0.4, 0.2});
-    EXPECT_EQ(f.perTokenS, 0.0);
-    EXPECT_NEAR(f.requestS, 0.3, 1e-12);
-    // A line through a negative intercept: the slope through the origin, no request cost.
-    f = fabricsim::FitFrontend({1000, 2000}, {0.05, 0.25});
-    EXPECT_EQ(f.requestS, 0.0);
-    EXPECT_NEAR(f.perTokenS, (1000 * 0.05 + 2000 * 0.25) / (1000.0 * 1000 + 2000.0 * 2000), 1e-15);
-    // Residuals all negative (the engine alone is already slower): no cost at all.
-    f = fabricsim::FitFrontend({1000, 2000}, {-0.1, -0.2});
-    EXPECT_EQ(f.requestS, 0.0);
-    EXPECT_EQ(f.perTokenS, 0.0);
-}
 
 /// An InferenceX-style result at concurrency \p conc with \p ttftS as its median TTFT.
 json

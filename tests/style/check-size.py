@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Holds fabricsim's sources to a size: no source file over 700 lines, no function over 150.
 
+The CLI (scratch/fabricsim/) keeps argument parsing, printing and exit codes: its files hold at
+most 350 lines, and sizes.json may not list one (what it does beyond that belongs in a library).
+
 Sources are the C++ files (.h, .hpp, .cc, .cpp) outside tests/, build trees and generated
 folders. A function is a body whose braces stand alone in column 0 (the code's style, ns-3's:
 return type, then name, then "{" on a line of its own); its size is the lines between them.
@@ -25,6 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "sizes.json")
 FILE_LIMIT = 700
 FUNCTION_LIMIT = 150
+CLI_DIR = "scratch/fabricsim/"
+CLI_FILE_LIMIT = 350
 SOURCE_EXTENSIONS = (".h", ".hpp", ".cc", ".cpp")
 SKIP_DIRS = {".git", "tests", "out", "__pycache__", "node_modules", "generated"}
 NAME = re.compile(r"([~A-Za-z_][A-Za-z0-9_:~<>]*(?:operator\s*\S+?)?)\s*\(")
@@ -95,6 +100,10 @@ def measure(root):
     return files, funcs
 
 
+def file_limit(path):
+    return CLI_FILE_LIMIT if path.startswith(CLI_DIR) else FILE_LIMIT
+
+
 def load(path):
     with open(path) as f:
         data = json.load(f)
@@ -103,16 +112,24 @@ def load(path):
             if not isinstance(e.get("lines"), int) or not e.get("why") or not e.get("issue"):
                 raise ValueError(f"{kind} entry {key}: needs 'lines' (its size when listed), "
                                  "'why' and 'issue' (the one that removes it)")
+            if kind == "files" and key.startswith(CLI_DIR):
+                raise ValueError(f"files entry {key}: the CLI's files are held to "
+                                 f"{CLI_FILE_LIMIT} lines with no exceptions")
     return data
 
 
 def check(root, data):
     files, funcs = measure(root)
     errors = []
-    for kind, sizes, limit in (("files", files, FILE_LIMIT), ("functions", funcs, FUNCTION_LIMIT)):
+    for kind, sizes in (("files", files), ("functions", funcs)):
         allowed = data.get(kind, {})
         what = "file" if kind == "files" else "function"
+
+        def limit_of(key):
+            return file_limit(key) if kind == "files" else FUNCTION_LIMIT
+
         for key, n in sorted(sizes.items()):
+            limit = limit_of(key)
             if n <= limit:
                 continue
             e = allowed.get(key)
@@ -125,6 +142,7 @@ def check(root, data):
                               "shrink)")
         for key, e in sorted(allowed.items()):
             n = sizes.get(key)
+            limit = limit_of(key)
             if n is None:
                 errors.append(f"{key}: listed in sizes.json, but no such {what} is left: remove "
                               "the entry")
@@ -143,7 +161,7 @@ def main():
     if args.list:
         files, funcs = measure(args.root)
         for key, n in sorted(files.items()):
-            if n > FILE_LIMIT:
+            if n > file_limit(key):
                 print(f"file {key} {n}")
         for key, n in sorted(funcs.items()):
             if n > FUNCTION_LIMIT:
@@ -158,8 +176,9 @@ def main():
     for e in errors:
         print(e)
     if not errors:
-        print("source sizes: every file within %d lines and every function within %d, but the "
-              "%d listed in sizes.json" % (FILE_LIMIT, FUNCTION_LIMIT,
+        print("source sizes: every file within %d lines (the CLI's within %d) and every function "
+              "within %d, but the %d listed in sizes.json" % (FILE_LIMIT, CLI_FILE_LIMIT,
+                                                               FUNCTION_LIMIT,
                                            len(data.get("files", {}))
                                            + len(data.get("functions", {}))))
     return 1 if errors else 0
