@@ -19,6 +19,13 @@ using nlohmann::json;
 namespace
 {
 
+/// \p line up to its '#' comment (both file formats take them).
+std::string
+WithoutComment(const std::string& line)
+{
+    return line.substr(0, line.find('#'));
+}
+
 void
 ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const FileReferrer& ref)
 {
@@ -30,11 +37,7 @@ ParseHpccFlowFile(const std::string& path, FabricScenario& sc, const FileReferre
     while (in.Next(line))
     {
         const uint64_t lineNo = in.LineNumber();
-        auto hash = line.find('#');
-        if (hash != std::string::npos)
-        {
-            line = line.substr(0, hash);
-        }
+        line = WithoutComment(line);
         std::istringstream ls(line);
         std::string first;
         if (!(ls >> first))
@@ -335,11 +338,7 @@ LoadFlowCdf(const std::string& path, const FileReferrer& ref)
     while (in.Next(line))
     {
         const uint64_t lineNo = in.LineNumber();
-        auto hash = line.find('#');
-        if (hash != std::string::npos)
-        {
-            line = line.substr(0, hash);
-        }
+        line = WithoutComment(line);
         std::istringstream ls(line);
         double size, pct;
         if (!(ls >> size))

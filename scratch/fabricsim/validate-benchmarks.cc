@@ -38,18 +38,6 @@ namespace
 const std::vector<std::string> kHeadline
     = {"output_throughput", "median_e2el_ms", "median_tpot_ms", "median_ttft_ms"};
 
-/// \p names joined by ", ".
-std::string
-Joined(const std::vector<std::string>& names)
-{
-    std::string list;
-    for (const std::string& n : names)
-    {
-        list += (list.empty() ? "" : ", ") + n;
-    }
-    return list;
-}
-
 /// \p path relative to \p dir, where a scenario that names it is written.
 std::string
 RelativeTo(const std::string& path, const std::string& dir)
@@ -231,12 +219,12 @@ ValidationMarkdown(const ValidateServingOptions& opt,
         md << "Costs given by --set were fitted on the " << FitPoints(points) << " points at C = "
            << [&]
         {
-            std::vector<std::string> cs;
+            std::string cs;
             for (uint32_t c : opt.fittedOn)
             {
-                cs.push_back(std::to_string(c));
+                cs += (cs.empty() ? "" : ", ") + std::to_string(c);
             }
-            return Joined(cs);
+            return cs;
         }() << " (reported as fit, left out of the held-out medians).\n\n";
     }
     md << medians << "\n" << c.table.str() << "\n";
@@ -263,14 +251,7 @@ IsBenchmarkInput(const std::string& arg)
 int
 RunValidateBenchmarks(const ValidateServingOptions& opt, std::ostream& out, std::ostream& err)
 {
-    BenchmarkDeploymentArgs args;
-    args.model = opt.model;
-    args.hardware = opt.hardware;
-    args.gpus = opt.gpus;
-    args.parallel = opt.parallel;
-    args.vllmVersion = opt.vllmVersion;
-    args.warmups = opt.warmups;
-    const BenchmarkDeployment dep = StatedDeployment(args);
+    const BenchmarkDeployment dep = StatedDeployment(opt.deployment);
     BenchmarkRunOptions ropt;
     ropt.sets = opt.sets;
     ropt.fitConcurrency = opt.fitConcurrency;

@@ -86,27 +86,27 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
         }
         else if (TakeOption(a, i, "--model", v))
         {
-            o.model = v;
+            o.deployment.model = v;
         }
         else if (TakeOption(a, i, "--hardware", v))
         {
-            o.hardware = v;
+            o.deployment.hardware = v;
         }
         else if (TakeOption(a, i, "--gpus", v))
         {
-            o.gpus = uint32_t(CountOption(v, "--gpus", 1, 65535));
+            o.deployment.gpus = uint32_t(CountOption(v, "--gpus", 1, 65535));
         }
         else if (TakeOption(a, i, "--parallel", v))
         {
-            o.parallel = v;
+            o.deployment.parallel = v;
         }
         else if (TakeOption(a, i, "--vllm-version", v))
         {
-            o.vllmVersion = v;
+            o.deployment.vllmVersion = v;
         }
         else if (TakeOption(a, i, "--warmups", v))
         {
-            o.warmups = int64_t(CountOption(v, "--warmups", 0, 1u << 30));
+            o.deployment.warmups = int64_t(CountOption(v, "--warmups", 0, 1u << 30));
         }
         else if (TakeOption(a, i, "--fit-frontend", v))
         {
@@ -162,9 +162,9 @@ ParseValidateServingArgs(const std::vector<std::string>& a)
     }
     const bool benchmarkOnly
         = benchmarks == 0
-          && (!o.model.empty() || !o.hardware.empty() || o.gpus > 0 || !o.parallel.empty()
-              || !o.vllmVersion.empty() || o.warmups >= 0 || o.fitConcurrency > 0
-              || !o.fittedOn.empty());
+          && (!o.deployment.model.empty() || !o.deployment.hardware.empty() || o.deployment.gpus > 0
+              || !o.deployment.parallel.empty() || !o.deployment.vllmVersion.empty()
+              || o.deployment.warmups >= 0 || o.fitConcurrency > 0 || !o.fittedOn.empty());
     if (benchmarkOnly)
     {
         throw InputError(kCommandLineSource,

@@ -8,6 +8,8 @@
 #ifndef FABRICSIM_VALIDATE_SERVING_COMMAND_H
 #define FABRICSIM_VALIDATE_SERVING_COMMAND_H
 
+#include "ns3/benchmark-validation.h"
+
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -37,12 +39,8 @@ struct ValidateServingOptions
     bool calibrationPerGpu = true;
     std::vector<std::string> sets; ///< --set overrides applied to every run's scenario
     // Benchmark result files (validate-benchmarks.h) only:
-    std::string model;           ///< --model CONFIG.json|PRESET
-    std::string hardware;        ///< --hardware PRESET
-    uint32_t gpus = 0;           ///< --gpus N (0: the layout's)
-    std::string parallel;        ///< --parallel tp8|tep8|dep8 (else each file name's)
-    std::string vllmVersion;     ///< --vllm-version (engine defaults; "": the newest)
-    int64_t warmups = -1;        ///< --warmups N (-1: the format's client default)
+    /// --model, --hardware, --gpus, --parallel, --vllm-version, --warmups
+    BenchmarkDeploymentArgs deployment;
     uint32_t fitConcurrency = 0; ///< --fit-frontend conc=C (0: no fit)
     /// --fitted-on conc=C[,C...]: the --set costs were fitted on the points at these C
     /// (scripts/fit-benchmark-overheads); reported as fit, left out of the held-out medians
