@@ -210,8 +210,9 @@ FitComputeCalibration(const std::vector<KernelTable>& tables,
             }
         }
     }
-    for (const auto& [key, buckets] : classes)
+    for (const auto& [classKey, buckets] : classes)
     {
+        const auto& key = classKey; // lambdas may not capture a structured binding before C++20
         const double peak = hw.PeakFlops(KernelMathDtype(key.second));
         auto fitCurve = [&](const Buckets& bs, bool byN)
         {

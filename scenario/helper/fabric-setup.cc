@@ -6,6 +6,8 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/global-value.h"
+#include "ns3/map-scheduler.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/shared-buffer-mmu.h"
 #include "ns3/simulator.h"
@@ -64,16 +66,34 @@ Ns3SeedAndRun(uint64_t seed)
     return {uint32_t(past % kNs3MaxSeed + 1), past / kNs3MaxSeed + 2};
 }
 
+ObjectFactory
+SchedulerFactory()
+{
+    TypeIdValue chosen;
+    GlobalValue::GetValueByName("SchedulerType", chosen);
+    if (chosen.Get() != MapScheduler::GetTypeId())
+    {
+        return ObjectFactory(chosen.Get().GetName()); // the user's
+    }
+    // One order for simultaneous events, whatever order they were scheduled in (a binary heap,
+    // as fast as ns-3's PriorityQueueScheduler: docs/performance.md).
+    return ObjectFactory("ns3::FabricScheduler");
+}
+
 void
 ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3Args)
 {
-    Config::Reset(); // attribute defaults of an earlier run in this process do not leak
+    // Attribute defaults of an earlier run in this process do not leak; the scheduler chosen
+    // for the process (--SchedulerType) stays, though Config::Reset resets global values too.
+    const ObjectFactory scheduler = SchedulerFactory();
+    TypeIdValue chosen;
+    GlobalValue::GetValueByName("SchedulerType", chosen);
+    Config::Reset();
+    GlobalValue::Bind("SchedulerType", chosen);
     const auto [seed, run] = Ns3SeedAndRun(sc.seed);
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
-    // The binary-heap-backed priority queue is the fastest ns-3 scheduler at fabric event
-    // densities (reference sheet "performance").
-    Simulator::SetScheduler(ObjectFactory("ns3::PriorityQueueScheduler"));
+    Simulator::SetScheduler(scheduler);
 
     const TransportSpec& t = sc.transport;
     SetDefault("ns3::RdmaNic::AckInterval", UintegerValue(t.ackInterval));

@@ -23,6 +23,11 @@ namespace fabricsim
 /// Seed, scheduler and attribute defaults. `ns3Args` are "--ns3::Type::Attr=value" strings.
 void ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3Args);
 
+/// The event scheduler runs use: ns3::FabricScheduler, or ns-3's SchedulerType global value
+/// when the user set it to anything but ns-3's own default, ns3::MapScheduler (fabricsim's
+/// --SchedulerType=NAME, or GlobalValue::Bind in a program).
+ns3::ObjectFactory SchedulerFactory();
+
 /// The largest seed ns-3's MRG32k3a accepts (its second modulus less one).
 constexpr uint64_t kNs3MaxSeed = 4294944442ULL;
 

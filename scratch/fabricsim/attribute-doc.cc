@@ -62,6 +62,10 @@ const std::map<std::string, std::string> kNoPathHints = {
     {"ns3::NcclTuner",
      "An attribute holder read by `fabricsim calibrate`; set the defaults with `--ns3::` or the "
      "system scenario's `attributes`."},
+    {"ns3::FabricScheduler",
+     "The event scheduler of every run (another with `--SchedulerType=NAME`, or ns-3's "
+     "SchedulerType global value in a program): simultaneous events in one order "
+     "(docs/performance.md)."},
 };
 
 /// Section title of a TypeId group, in page order.

@@ -141,8 +141,10 @@ CommonOptionsText()
     return "  Every command also takes --memory-limit SIZE (default 80% of this machine's memory: "
            "work\n"
            "  estimated past it exits 2 before it starts, and memory it still runs out of exits 2 "
-           "too)\n"
-           "  and --overlay FILE (a calibration overlay's parameters, as --set assignments).\n";
+           "too),\n"
+           "  --overlay FILE (a calibration overlay's parameters, as --set assignments) and\n"
+           "  --SchedulerType=NAME (ns-3's event scheduler; default ns3::FabricScheduler, which\n"
+           "  runs simultaneous events in one order whatever order they were scheduled in).\n";
 }
 
 std::string

@@ -12,7 +12,9 @@
 #include "output-writer.h"
 #include "units.h"
 
+#include "ns3/global-value.h"
 #include "ns3/nstime.h"
+#include "ns3/type-id.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +58,35 @@ ApplyMemoryLimitOption(std::vector<std::string>& args)
     fabricsim::SetMemoryLimit(limit);
 }
 
+/// Takes --SchedulerType=NAME (any command; ns-3's global value, spelled as ns-3 programs take
+/// it) out of \p args and binds it: the event scheduler runs use (fabric-setup.h).
+void
+ApplySchedulerTypeOption(std::vector<std::string>& args)
+{
+    const std::string opt = "--SchedulerType=";
+    for (size_t i = 0; i < args.size(); ++i)
+    {
+        if (args[i].rfind(opt, 0) != 0)
+        {
+            continue;
+        }
+        const std::string v = args[i].substr(opt.size());
+        ns3::TypeId t;
+        if (!ns3::TypeId::LookupByNameFailSafe(v, &t)
+            || !t.IsChildOf(ns3::TypeId::LookupByName("ns3::Scheduler")))
+        {
+            throw fabricsim::InputError("<command line>",
+                                        "--SchedulerType",
+                                        "an ns-3 event scheduler (ns3::FabricScheduler, "
+                                        "ns3::PriorityQueueScheduler, ns3::MapScheduler, ...)",
+                                        "\"" + v + "\"");
+        }
+        ns3::GlobalValue::Bind("SchedulerType", ns3::TypeIdValue(t));
+        args.erase(args.begin() + long(i));
+        --i;
+    }
+}
+
 std::string
 OutOfMemoryMessage()
 {
@@ -78,6 +109,7 @@ main(int argc, char** argv)
     try
     {
         ApplyMemoryLimitOption(args);
+        ApplySchedulerTypeOption(args);
         // An allocation that crashes instead of throwing (ns-3's Object mallocs unchecked).
         fabricsim::ReportOutOfMemoryCrashes(OutOfMemoryMessage() + "\n",
                                             &fabricsim::RemovePartialOutputNow);

@@ -61,8 +61,9 @@ ProgramReplay::ProgramReplay(const std::vector<json>& records, const std::string
                 file, where, "a step or transfer record", "malformed record");
         }
     }
-    for (const auto& [key, d] : deps)
+    for (const auto& [nodeKey, d] : deps)
     {
+        const auto& key = nodeKey; // lambdas may not capture a structured binding before C++20
         Node& n = m_nodes[key];
         n.isStep = key.first;
         n.id = key.second;

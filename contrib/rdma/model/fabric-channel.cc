@@ -1,6 +1,7 @@
 #include "fabric-channel.h"
 
 #include "fabric-net-device.h"
+#include "keyed-event.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -12,6 +13,27 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FabricChannel");
 NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
+
+/// A frame's arrival at end `dir`, keyed by where it arrives (ns3::FabricScheduler's order).
+class FabricChannel::DeliveryEvent final : public KeyedEventImpl
+{
+  public:
+    DeliveryEvent(FabricChannel* channel, int dir, uint64_t key)
+        : KeyedEventImpl(key)
+        , m_channel(channel)
+        , m_dir(dir)
+    {
+    }
+
+  private:
+    void Notify() override
+    {
+        m_channel->Deliver(m_dir);
+    }
+
+    FabricChannel* m_channel;
+    int m_dir;
+};
 
 TypeId
 FabricChannel::GetTypeId()
@@ -61,8 +83,12 @@ FabricChannel::Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime)
     m_inFlightPfc += (p->type == FrameType::Pfc);
     int i = (from == PeekPointer(m_dev[0])) ? 1 : 0;
     m_wire[i].push_back({p, m_epoch});
+    if (m_arrivalKey[i] == UINT64_MAX)
+    {
+        m_arrivalKey[i] = KeyedEventImpl::ArrivalKey(m_context[i], m_dev[i]->GetIfIndex());
+    }
     Simulator::ScheduleWithContext(
-        m_context[i], txTime + m_delay, &FabricChannel::Deliver, this, i);
+        m_context[i], txTime + m_delay, new DeliveryEvent(this, i, m_arrivalKey[i]));
 }
 
 void

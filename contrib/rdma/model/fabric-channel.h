@@ -75,6 +75,7 @@ class FabricChannel : public Channel
     void ProbeRest(MemoProbe& probe) const;
 
   private:
+    class DeliveryEvent;
     void Deliver(int dir);
     void DoDispose() override;
 
@@ -89,6 +90,9 @@ class FabricChannel : public Channel
     /// per direction, so events carry no packet pointers and nothing leaks at teardown.
     std::deque<OnWire> m_wire[2];
     uint32_t m_context[2] = {0, 0};
+    /// Arrival keys of the two ends (KeyedEventImpl::ArrivalKey), taken on first use: a
+    /// device's ifIndex is known only once its node holds it.
+    uint64_t m_arrivalKey[2] = {UINT64_MAX, UINT64_MAX};
     Time m_delay;
     double m_lossRate;
     bool m_up;
