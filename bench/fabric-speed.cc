@@ -1,14 +1,22 @@
-// Speed benchmark: the load of bench/stock-ns3 (leaf-spine, every host sending at
-// line rate to the host with the same index on the next leaf) carried by fabricsim's RoCE NICs
-// and switches; or a k-ary fat-tree with a random permutation at line rate. Prints one JSON line:
+// Speed benchmark. Loads: the one of bench/stock-ns3 (leaf-spine, every host sending at line
+// rate to the host with the same index on the next leaf); a k-ary fat-tree with a seeded
+// permutation at line rate, cut at --simMs; or a permutation of finite flows run to completion
+// (--flowBytes, or an htsim connection matrix with --matrix: "Nodes N", "Connections M", then
+// "SRC->DST id I start PS size BYTES" lines). No congestion control. Prints one JSON line:
 // packet-hops (every frame arrival at any device: data, ACK, CNP, PFC), data-frame hops alone,
-// wall seconds, rates, peak RSS.
+// wall seconds, rates, peak RSS, and for finite flows how many completed and when the last did.
 //
 //   fabric-speed --topo=leafspine --leaves=4 --spines=4 --hostsPerLeaf=8 --simMs=2
 //   fabric-speed --topo=fattree --k=16 --simMs=0.2
+//   fabric-speed --topo=fattree --k=16 --flowBytes=2000000 --mtu=4000 --simMs=0
+//   fabric-speed --topo=fattree --k=16 --matrix=perm_1024n_1024c_2MB.cm --mtu=1000 --simMs=0
+// The event scheduler is fabricsim's (ns3::FabricScheduler) unless --SchedulerType names another.
 #include "ns3/command-line.h"
+#include "ns3/fabric-scheduler.h"
 #include "ns3/fabric-topology-helper.h"
 #include "ns3/fabric-traffic-helper.h"
+#include "ns3/global-value.h"
+#include "ns3/map-scheduler.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
@@ -16,33 +24,133 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 using namespace ns3;
+
+namespace
+{
+
+struct Flow
+{
+    uint32_t src;
+    uint32_t dst;
+    uint64_t startPs;
+    uint64_t bytes;
+};
+
+/// The flows of an htsim connection matrix; exits 2 naming the line on anything else.
+std::vector<Flow>
+ReadMatrix(const std::string& path, uint32_t hosts)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        std::cerr << "fabric-speed: cannot read " << path << "\n";
+        std::exit(2);
+    }
+    std::vector<Flow> flows;
+    std::string line;
+    for (uint64_t n = 1; std::getline(in, line); ++n)
+    {
+        std::istringstream ls(line);
+        std::string first;
+        if (!(ls >> first) || first == "Nodes" || first == "Connections")
+        {
+            continue;
+        }
+        Flow f{0, 0, 0, 0};
+        const size_t arrow = first.find("->");
+        std::string key;
+        uint64_t value = 0;
+        bool ok = arrow != std::string::npos;
+        if (ok)
+        {
+            f.src = uint32_t(std::stoul(first.substr(0, arrow)));
+            f.dst = uint32_t(std::stoul(first.substr(arrow + 2)));
+        }
+        while (ok && ls >> key >> value)
+        {
+            f.startPs = key == "start" ? value : f.startPs;
+            f.bytes = key == "size" ? value : f.bytes;
+        }
+        if (!ok || f.src >= hosts || f.dst >= hosts || f.src == f.dst || f.bytes == 0)
+        {
+            std::cerr << "fabric-speed: " << path << " line " << n
+                      << ": expected \"SRC->DST id I start PS size BYTES\" between hosts of the "
+                      << hosts << ", found \"" << line << "\"\n";
+            std::exit(2);
+        }
+        flows.push_back(f);
+    }
+    return flows;
+}
+
+/// A permutation of \p n hosts with no host sending to itself, from \p seed.
+std::vector<uint32_t>
+Derangement(uint32_t n, uint32_t seed)
+{
+    std::vector<uint32_t> dst(n);
+    std::iota(dst.begin(), dst.end(), 0);
+    std::mt19937 rng(seed);
+    std::shuffle(dst.begin(), dst.end(), rng);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (dst[i] == i)
+        {
+            std::swap(dst[i], dst[(i + 1) % n]);
+        }
+    }
+    return dst;
+}
+
+void
+StopNow()
+{
+    Simulator::Stop();
+}
+
+} // namespace
 
 int
 main(int argc, char** argv)
 {
     Time::SetResolution(Time::PS);
     std::string topoKind = "leafspine";
-    uint32_t leaves = 4, spines = 4, hostsPerLeaf = 8, k = 16;
+    uint32_t leaves = 4, spines = 4, hostsPerLeaf = 8, k = 16, seed = 1;
     double simMs = 2.0;
     std::string rate = "100Gbps";
     uint32_t mtu = 1000;
+    uint64_t flowBytes = 0;
+    std::string matrix;
     CommandLine cmd;
     cmd.AddValue("topo", "leafspine or fattree", topoKind);
     cmd.AddValue("leaves", "leaf switches", leaves);
     cmd.AddValue("spines", "spine switches", spines);
     cmd.AddValue("hostsPerLeaf", "hosts per leaf", hostsPerLeaf);
     cmd.AddValue("k", "fat-tree arity", k);
-    cmd.AddValue("simMs", "simulated milliseconds of sending", simMs);
+    cmd.AddValue("simMs", "simulated milliseconds (0: until every flow completed)", simMs);
     cmd.AddValue("rate", "link rate", rate);
     cmd.AddValue("mtu", "RDMA payload per frame (the stock load uses 1000 B UDP payloads)", mtu);
+    cmd.AddValue("flowBytes", "bytes per permutation flow (0: line rate until simMs)", flowBytes);
+    cmd.AddValue("seed", "seed of the fat-tree permutation", seed);
+    cmd.AddValue("matrix", "an htsim connection matrix instead of the seeded permutation", matrix);
     cmd.Parse(argc, argv);
     RngSeedManager::SetSeed(1);
-    Simulator::SetScheduler(ObjectFactory("ns3::PriorityQueueScheduler"));
+    TypeIdValue chosen;
+    GlobalValue::GetValueByName("SchedulerType", chosen);
+    Simulator::SetScheduler(ObjectFactory(chosen.Get() == MapScheduler::GetTypeId()
+                                              ? FabricScheduler::GetTypeId().GetName()
+                                              : chosen.Get().GetName()));
+    if (simMs <= 0 && flowBytes == 0 && matrix.empty())
+    {
+        std::cerr << "fabric-speed: --simMs=0 (to completion) needs --flowBytes or --matrix\n";
+        return 2;
+    }
 
     nlohmann::json spec;
     nlohmann::json link = {{"rate", rate}, {"delay", "1us"}};
@@ -65,40 +173,35 @@ main(int argc, char** argv)
     fabric.Install();
     double buildS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     uint32_t n = topo.NumHosts();
-    std::vector<uint32_t> dst(n);
-    if (topoKind == "fattree")
+    std::vector<Flow> flows;
+    if (!matrix.empty())
     {
-        std::iota(dst.begin(), dst.end(), 0);
-        std::mt19937 rng(1);
-        do
-        {
-            std::shuffle(dst.begin(), dst.end(), rng);
-        } while (std::any_of(
-            dst.begin(), dst.end(), [&](uint32_t d) { return d == uint32_t(&d - &dst[0]); }));
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            if (dst[i] == i)
-            {
-                std::swap(dst[i], dst[(i + 1) % n]);
-            }
-        }
+        flows = ReadMatrix(matrix, n);
     }
     else
     {
+        // Line rate: enough bytes to keep every sender busy until the cut at simMs.
+        const uint64_t bytes
+            = flowBytes > 0 ? flowBytes
+                            : uint64_t(DataRate(rate).GetBitRate() / 8.0 * simMs * 1e-3 * 1.2);
+        const std::vector<uint32_t> dst
+            = topoKind == "fattree" ? Derangement(n, seed) : std::vector<uint32_t>();
         for (uint32_t i = 0; i < n; ++i)
         {
-            dst[i] = (i + hostsPerLeaf) % n;
+            flows.push_back({i, topoKind == "fattree" ? dst[i] : (i + hostsPerLeaf) % n, 0, bytes});
         }
     }
-    // Enough bytes to keep every sender busy for the whole run: the run is cut at simMs.
-    uint64_t bytes = uint64_t(DataRate(rate).GetBitRate() / 8.0 * simMs * 1e-3 * 1.2);
     FabricTrafficHelper traffic(fabric);
     ObjectFactory none = CongestionControlFactory::Get("none");
-    for (uint32_t i = 0; i < n; ++i)
+    for (const Flow& f : flows)
     {
-        traffic.AddFlow(i, dst[i], bytes, Time(0), 3, none);
+        traffic.AddFlow(f.src, f.dst, f.bytes, PicoSeconds(f.startPs), 3, none);
     }
-    Simulator::Stop(MicroSeconds(uint64_t(simMs * 1000)));
+    if (simMs > 0)
+    {
+        Simulator::Stop(MicroSeconds(uint64_t(simMs * 1000)));
+    }
+    traffic.SetAllDoneCallback(MakeCallback(&StopNow)); // idle timers do not count
     auto t1 = std::chrono::steady_clock::now();
     Simulator::Run();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
@@ -113,9 +216,20 @@ main(int argc, char** argv)
             dataHops += dev->GetStats().rxDataFrames;
         }
     }
+    uint64_t completed = 0;
+    Time last;
+    for (const FlowRecord& r : traffic.GetFlows())
+    {
+        completed += r.done;
+        last = std::max(last, r.finish);
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     std::cout << "{\"simulator\":\"fabricsim\",\"topology\":\"" << topoKind << "\",\"hosts\":" << n
+              << ",\"mtu\":" << mtu << ",\"flows\":" << flows.size()
+              << ",\"flows_completed\":" << completed
+              << ",\"last_finish_us\":" << last.GetMicroSeconds()
+              << ",\"simulated_us\":" << Simulator::Now().GetMicroSeconds()
               << ",\"packet_hops\":" << hops << ",\"data_packet_hops\":" << dataHops
               << ",\"wall_s\":" << wall << ",\"packet_hops_per_s\":" << hops / wall
               << ",\"data_packet_hops_per_s\":" << dataHops / wall
