@@ -39,7 +39,7 @@ FabricScheduler::OrderOf(const Scheduler::Event& ev)
 void
 FabricScheduler::Insert(const Scheduler::Event& ev)
 {
-    m_heap.push_back({ev.key.m_ts, OrderOf(ev), ev});
+    m_heap.push_back({OrderOf(ev), ev});
     std::push_heap(m_heap.begin(), m_heap.end(), std::greater<Entry>());
 }
 

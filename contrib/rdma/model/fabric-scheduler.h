@@ -39,7 +39,6 @@ class FabricScheduler : public Scheduler
   private:
     struct Entry
     {
-        uint64_t ts;
         uint64_t order; ///< OrderOf
         Scheduler::Event ev;
 
@@ -47,9 +46,9 @@ class FabricScheduler : public Scheduler
         /// uid, the order of scheduling.
         bool operator>(const Entry& o) const
         {
-            return ts != o.ts         ? ts > o.ts
-                   : order != o.order ? order > o.order
-                                      : ev.key.m_uid > o.ev.key.m_uid;
+            return ev.key.m_ts != o.ev.key.m_ts ? ev.key.m_ts > o.ev.key.m_ts
+                   : order != o.order           ? order > o.order
+                                                : ev.key.m_uid > o.ev.key.m_uid;
         }
     };
 
