@@ -29,9 +29,9 @@ FabricScheduler::~FabricScheduler() = default;
 uint64_t
 FabricScheduler::OrderOf(const Scheduler::Event& ev)
 {
-    if (const auto* keyed = dynamic_cast<const KeyedEventImpl*>(ev.impl))
+    if (KeyedEventImpl::IsKeyed(ev.impl))
     {
-        return (uint64_t(1) << 63) | keyed->GetOrderKey();
+        return (uint64_t(1) << 63) | static_cast<const KeyedEventImpl*>(ev.impl)->GetOrderKey();
     }
     return ev.key.m_uid;
 }

@@ -33,7 +33,7 @@ class FabricScheduler : public Scheduler
     void Remove(const Scheduler::Event& ev) override;
 
     /// Where \p ev runs among the events of its time: the uid for an unkeyed event, 2^63 plus
-    /// the key for a keyed one.
+    /// the key for a keyed one (KeyedEventImpl::IsKeyed: an address check, no dynamic_cast).
     static uint64_t OrderOf(const Scheduler::Event& ev);
 
   private:

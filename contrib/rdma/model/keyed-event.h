@@ -11,6 +11,7 @@
 
 #include "ns3/event-impl.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ns3
@@ -35,6 +36,16 @@ class KeyedEventImpl : public EventImpl
     {
         return (uint64_t(node) << 31) | (ifIndex & 0x7fffffffu);
     }
+
+    /// Whether \p impl is a keyed event. Keyed events live in their own pool (below), so this
+    /// is a few address comparisons, not a dynamic_cast: it runs on every event inserted.
+    static bool IsKeyed(const EventImpl* impl);
+
+    /// Keyed events (at most kSlotBytes each) come from a pool of chunks that double in size,
+    /// recycled through a free list: one arrival event per frame hop, no malloc.
+    static void* operator new(std::size_t bytes);
+    static void operator delete(void* p);
+    static constexpr std::size_t kSlotBytes = 64;
 
   private:
     uint64_t m_key;
