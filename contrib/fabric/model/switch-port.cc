@@ -4,6 +4,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/fabric-clock.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -77,14 +78,14 @@ SwitchPort::GetTypeId()
 SwitchPort::SwitchPort()
     : m_switch(nullptr)
     , m_index(0)
-    , m_strictMask(1u << 7)
     , m_quantum(1600)
+    , m_strictMask(1u << 7)
+    , m_ecnEnabled(true)
+    , m_intHopBytes(8)
     , m_kmin(400000)
     , m_kmax(1600000)
     , m_pmax(0.2)
-    , m_ecnEnabled(true)
     , m_pauseQuanta(0xffff)
-    , m_intHopBytes(8)
 {
 }
 
@@ -129,6 +130,7 @@ void
 SwitchPort::Enqueue(FabricPacket* p)
 {
     m_q[p->priority].push_back(p);
+    m_nonEmpty |= uint8_t(1u << p->priority);
     m_qBytes[p->priority] += p->frameBytes;
     m_totalBytes += p->frameBytes;
     if (m_totalBytes > m_maxBytes)
@@ -144,6 +146,10 @@ SwitchPort::Pop(uint8_t prio)
 {
     FabricPacket* p = m_q[prio].front();
     m_q[prio].pop_front();
+    if (m_q[prio].empty())
+    {
+        m_nonEmpty &= uint8_t(~(1u << prio));
+    }
     m_qBytes[prio] -= p->frameBytes;
     m_totalBytes -= p->frameBytes;
     if (m_ecnEnabled && p->type == FrameType::Data && p->ecnCapable && !p->ce
@@ -163,6 +169,7 @@ SwitchPort::FlushQueue(uint8_t prio, DropReason reason)
     // Detach the queue first: releasing buffer may resume peers and wake ports re-entrantly.
     std::deque<FabricPacket*> q;
     q.swap(m_q[prio]);
+    m_nonEmpty &= uint8_t(~(1u << prio));
     m_totalBytes -= m_qBytes[prio];
     m_qBytes[prio] = 0;
     m_deficit[prio] = 0;
@@ -179,7 +186,7 @@ SwitchPort::FlushQueue(uint8_t prio, DropReason reason)
 }
 
 FabricPacket*
-SwitchPort::DequeueNext(Time& wakeAt)
+SwitchPort::DequeueNext(Time now, Time& wakeAt)
 {
     if (m_totalBytes == 0)
     {
@@ -188,9 +195,9 @@ SwitchPort::DequeueNext(Time& wakeAt)
     // Strict-priority classes first, highest class first.
     for (int c = 7; c >= 0; --c)
     {
-        if ((m_strictMask & (1u << c)) && !m_q[c].empty())
+        if (m_strictMask & m_nonEmpty & (1u << c))
         {
-            if (IsPaused(uint8_t(c)))
+            if (IsPaused(uint8_t(c), now))
             {
                 wakeAt = std::min(wakeAt, PauseExpiry(uint8_t(c)));
                 continue;
@@ -204,9 +211,9 @@ SwitchPort::DequeueNext(Time& wakeAt)
     bool any = false;
     for (uint32_t c = 0; c < 8; ++c)
     {
-        if (!(m_strictMask & (1u << c)) && !m_q[c].empty())
+        if (~m_strictMask & m_nonEmpty & (1u << c))
         {
-            if (IsPaused(uint8_t(c)))
+            if (IsPaused(uint8_t(c), now))
             {
                 wakeAt = std::min(wakeAt, PauseExpiry(uint8_t(c)));
             }
@@ -219,8 +226,8 @@ SwitchPort::DequeueNext(Time& wakeAt)
     while (any)
     {
         uint32_t c = m_dwrrCur;
-        bool eligible = !(m_strictMask & (1u << c)) && !m_q[c].empty();
-        if (eligible && IsPaused(uint8_t(c)))
+        bool eligible = ~m_strictMask & m_nonEmpty & (1u << c);
+        if (eligible && IsPaused(uint8_t(c), now))
         {
             eligible = false;
         }
@@ -236,7 +243,7 @@ SwitchPort::DequeueNext(Time& wakeAt)
             {
                 m_deficit[c] -= size;
                 FabricPacket* p = Pop(uint8_t(c));
-                if (m_q[c].empty())
+                if (!(m_nonEmpty & (1u << c)))
                 {
                     m_deficit[c] = 0;
                     m_dwrrCur = (c + 1) & 7;
@@ -245,7 +252,7 @@ SwitchPort::DequeueNext(Time& wakeAt)
                 return p;
             }
         }
-        else if (m_q[c].empty())
+        else if (!(m_nonEmpty & (1u << c)))
         {
             m_deficit[c] = 0;
         }
@@ -267,7 +274,7 @@ SwitchPort::OnTransmitStart(FabricPacket* p)
         m_intBytesAdded += m_intHopBytes;
         IntHop h;
         h.rateBps = GetRateBps();
-        h.tsPs = uint64_t(Simulator::Now().GetPicoSeconds());
+        h.tsPs = uint64_t(FabricClock::Now().GetPicoSeconds());
         h.txBytes = m_txWireBytes + p->WireBytes();
         h.qlenBytes = uint32_t(std::min<uint64_t>(m_totalBytes, UINT32_MAX));
         p->intHops.push_back(h);

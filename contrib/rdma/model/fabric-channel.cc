@@ -15,23 +15,35 @@ NS_LOG_COMPONENT_DEFINE("FabricChannel");
 NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 
 /// A frame's arrival at end `dir`, keyed by where it arrives (ns3::FabricScheduler's order).
+/// It carries the frame, and deletes it if the simulation is destroyed before it runs.
 class FabricChannel::DeliveryEvent final : public KeyedEventImpl
 {
   public:
-    DeliveryEvent(FabricChannel* channel, int dir, uint64_t key)
+    DeliveryEvent(FabricChannel* channel, int dir, uint64_t key, FabricPacket* p, uint64_t epoch)
         : KeyedEventImpl(key)
         , m_channel(channel)
+        , m_p(p)
+        , m_epoch(epoch)
         , m_dir(dir)
     {
+    }
+
+    ~DeliveryEvent() override
+    {
+        delete m_p;
     }
 
   private:
     void Notify() override
     {
-        m_channel->Deliver(m_dir);
+        FabricPacket* p = m_p;
+        m_p = nullptr;
+        m_channel->Deliver(p, m_epoch, m_dir);
     }
 
     FabricChannel* m_channel;
+    FabricPacket* m_p;
+    uint64_t m_epoch;
     int m_dir;
 };
 
@@ -58,9 +70,9 @@ FabricChannel::GetTypeId()
 }
 
 FabricChannel::FabricChannel()
-    : m_lossRate(0.0)
+    : m_epoch(0)
+    , m_lossRate(0.0)
     , m_up(true)
-    , m_epoch(0)
 {
     m_rng = CreateObject<UniformRandomVariable>();
 }
@@ -82,26 +94,22 @@ FabricChannel::Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime)
     m_inFlightBytes += p->frameBytes;
     m_inFlightPfc += (p->type == FrameType::Pfc);
     int i = (from == PeekPointer(m_dev[0])) ? 1 : 0;
-    m_wire[i].push_back({p, m_epoch});
     if (m_arrivalKey[i] == UINT64_MAX)
     {
         m_arrivalKey[i] = KeyedEventImpl::ArrivalKey(m_context[i], m_dev[i]->GetIfIndex());
     }
     Simulator::ScheduleWithContext(
-        m_context[i], txTime + m_delay, new DeliveryEvent(this, i, m_arrivalKey[i]));
+        m_context[i], txTime + m_delay, new DeliveryEvent(this, i, m_arrivalKey[i], p, m_epoch));
 }
 
 void
-FabricChannel::Deliver(int i)
+FabricChannel::Deliver(FabricPacket* p, uint64_t epoch, int i)
 {
-    OnWire w = m_wire[i].front();
-    m_wire[i].pop_front();
-    FabricPacket* p = w.p;
     --m_inFlight;
     m_inFlightBytes -= p->frameBytes;
     m_inFlightPfc -= (p->type == FrameType::Pfc);
     FabricNetDevice* to = PeekPointer(m_dev[i]);
-    if (!m_up || w.epoch != m_epoch)
+    if (!m_up || epoch != m_epoch)
     {
         to->DropPacket(p, DropReason::LinkDown);
         return;
@@ -117,14 +125,6 @@ FabricChannel::Deliver(int i)
 void
 FabricChannel::DoDispose()
 {
-    for (auto& q : m_wire)
-    {
-        for (auto& w : q)
-        {
-            delete w.p;
-        }
-        q.clear();
-    }
     m_dev[0] = nullptr;
     m_dev[1] = nullptr;
     Channel::DoDispose();

@@ -13,8 +13,6 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
-
 namespace ns3
 {
 
@@ -76,30 +74,24 @@ class FabricChannel : public Channel
 
   private:
     class DeliveryEvent;
-    void Deliver(int dir);
     void DoDispose() override;
 
-    struct OnWire
-    {
-        FabricPacket* p;
-        uint64_t epoch;
-    };
+    void Deliver(FabricPacket* p, uint64_t epoch, int dir);
 
+    // A frame on the wire travels in its arrival event (which deletes it if the run ends
+    // first), so a hop reads no queue of the channel's; what it reads is together here.
     Ptr<FabricNetDevice> m_dev[2];
-    /// Frames on the wire per direction (toward end i), in arrival order: deliveries are FIFO
-    /// per direction, so events carry no packet pointers and nothing leaks at teardown.
-    std::deque<OnWire> m_wire[2];
-    uint32_t m_context[2] = {0, 0};
     /// Arrival keys of the two ends (KeyedEventImpl::ArrivalKey), taken on first use: a
     /// device's ifIndex is known only once its node holds it.
     uint64_t m_arrivalKey[2] = {UINT64_MAX, UINT64_MAX};
+    uint32_t m_context[2] = {0, 0};
     Time m_delay;
+    uint64_t m_epoch; ///< bumped on every down transition: frames sent before are lost
+    uint64_t m_inFlight = 0;
+    uint64_t m_inFlightBytes = 0;
+    uint64_t m_inFlightPfc = 0;
     double m_lossRate;
     bool m_up;
-    uint64_t m_inFlight = 0;
-    uint64_t m_inFlightPfc = 0;
-    uint64_t m_inFlightBytes = 0;
-    uint64_t m_epoch; ///< bumped on every down transition: frames sent before are lost
     Ptr<UniformRandomVariable> m_rng;
 };
 

@@ -1,6 +1,7 @@
 #include "fabric-net-device.h"
 
 #include "fabric-channel.h"
+#include "fabric-clock.h"
 #include "roce-headers.h"
 
 #include "ns3/abort.h"
@@ -136,13 +137,13 @@ FabricNetDevice::GetDataRate() const
 bool
 FabricNetDevice::IsPaused(uint8_t prio) const
 {
-    return Simulator::Now() < m_pausedUntil[prio];
+    return IsPaused(prio, FabricClock::Now());
 }
 
 bool
 FabricNetDevice::PeerPausing(uint8_t prio) const
 {
-    return Simulator::Now() < m_peerPausedUntil[prio];
+    return FabricClock::Now() < m_peerPausedUntil[prio];
 }
 
 void
@@ -151,7 +152,7 @@ FabricNetDevice::SetPauseIgnored(uint8_t prio, bool ignore)
     if (ignore)
     {
         m_pauseIgnored |= uint8_t(1u << prio);
-        m_pausedUntil[prio] = Simulator::Now();
+        m_pausedUntil[prio] = FabricClock::Now();
     }
     else
     {
@@ -183,7 +184,7 @@ FabricNetDevice::Receive(FabricPacket* p)
             uint16_t q = p->pfcQuanta[c];
             (q ? m_stats.pfcReceived[c] : m_stats.pfcResumeReceived[c])++;
             m_pfcRxTrace(c, q);
-            Time now = Simulator::Now();
+            Time now = FabricClock::Now();
             if (q == 0)
             {
                 m_peerPausedUntil[c] = now;
@@ -232,11 +233,12 @@ FabricNetDevice::Wake()
     {
         return;
     }
-    if (Simulator::Now() < m_busyUntil)
+    const Time now = FabricClock::Now();
+    if (now < m_busyUntil)
     {
         if (!m_completionPending)
         {
-            ScheduleWake(m_busyUntil);
+            ScheduleWake(m_busyUntil, now);
         }
         return;
     }
@@ -249,21 +251,21 @@ FabricNetDevice::Wake()
     else
     {
         Time wakeAt = Time::Max();
-        p = DequeueNext(wakeAt);
+        p = DequeueNext(now, wakeAt);
         if (!p)
         {
             if (wakeAt != Time::Max())
             {
-                ScheduleWake(wakeAt);
+                ScheduleWake(wakeAt, now);
             }
             return;
         }
     }
-    StartTransmit(p);
+    StartTransmit(p, now);
 }
 
 void
-FabricNetDevice::ScheduleWake(Time at)
+FabricNetDevice::ScheduleWake(Time at, Time now)
 {
     // One pending wake-up at most: keep the earliest.
     if (m_wakeEvent.IsRunning() && m_wakeAt <= at)
@@ -272,7 +274,6 @@ FabricNetDevice::ScheduleWake(Time at)
     }
     m_wakeEvent.Cancel();
     m_wakeAt = at;
-    Time now = Simulator::Now();
     m_wakeEvent
         = Simulator::Schedule(at > now ? at - now : Time(0), &FabricNetDevice::WakeEvent, this);
 }
@@ -285,7 +286,7 @@ FabricNetDevice::WakeEvent()
 }
 
 void
-FabricNetDevice::StartTransmit(FabricPacket* p)
+FabricNetDevice::StartTransmit(FabricPacket* p, Time now)
 {
     OnTransmitStart(p);
     m_stats.txFrames++;
@@ -312,7 +313,7 @@ FabricNetDevice::StartTransmit(FabricPacket* p)
     {
         DropPacket(p, DropReason::LinkDown);
     }
-    m_busyUntil = Simulator::Now() + t;
+    m_busyUntil = now + t;
     m_completionPending = HasPendingWork();
     if (m_completionPending)
     {
@@ -329,7 +330,7 @@ FabricNetDevice::HasPendingWork() const
 bool
 FabricNetDevice::IsBusy() const
 {
-    return Simulator::Now() < m_busyUntil;
+    return FabricClock::Now() < m_busyUntil;
 }
 
 void
@@ -382,7 +383,7 @@ void
 FabricNetDevice::WritePcap(const FabricPacket* p)
 {
     Ptr<Packet> pkt = RoceFrameSerializer::Serialize(*p, m_address);
-    m_pcap->Write(Simulator::Now(), pkt);
+    m_pcap->Write(FabricClock::Now(), pkt);
 }
 
 void

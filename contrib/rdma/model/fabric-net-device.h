@@ -95,6 +95,11 @@ class FabricNetDevice : public NetDevice
 
     /// True while the peer has paused priority `prio` at this port (and it is not ignored).
     bool IsPaused(uint8_t prio) const;
+    /// The same at time \p now (the hot path reads the clock once per event).
+    bool IsPaused(uint8_t prio, Time now) const
+    {
+        return now < m_pausedUntil[prio];
+    }
 
     /// True while the peer asks for a pause of `prio`, whether or not this port obeys it.
     bool PeerPausing(uint8_t prio) const;
@@ -183,9 +188,9 @@ class FabricNetDevice : public NetDevice
 
     /**
      * Pick the next frame to send, or nullptr. When nothing is eligible now but something will
-     * be (pacing, pause expiry), set `wakeAt` to that time.
+     * be (pacing, pause expiry), set `wakeAt` to that time. \p now is the current time.
      */
-    virtual FabricPacket* DequeueNext(Time& wakeAt) = 0;
+    virtual FabricPacket* DequeueNext(Time now, Time& wakeAt) = 0;
 
     /// A non-PFC frame arrived.
     virtual void HandleReceive(FabricPacket* p) = 0;
@@ -213,8 +218,8 @@ class FabricNetDevice : public NetDevice
 
   private:
     void TransmitComplete();
-    void StartTransmit(FabricPacket* p);
-    void ScheduleWake(Time at);
+    void StartTransmit(FabricPacket* p, Time now);
+    void ScheduleWake(Time at, Time now);
     void WakeEvent();
     void WritePcap(const FabricPacket* p);
 

@@ -18,7 +18,7 @@ struct FreeList
         while (head)
         {
             void* next = *static_cast<void**>(head);
-            ::operator delete(head);
+            ::operator delete(head, std::align_val_t(64));
             head = next;
         }
     }
@@ -37,7 +37,8 @@ FabricPacket::operator new(std::size_t size)
         t_free.head = *static_cast<void**>(p);
         return p;
     }
-    return ::operator new(size);
+    // Cache-line aligned (see the field order); never handed back, only recycled.
+    return ::operator new(size, std::align_val_t(64));
 }
 
 void

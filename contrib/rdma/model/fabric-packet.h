@@ -101,6 +101,12 @@ struct FabricPacket
     uint32_t sackPsn = 0;    ///< with hasSack: the out-of-order PSN the receiver now holds
     uint32_t payload = 0;    ///< RDMA payload bytes
     uint32_t frameBytes = 0; ///< L2 frame bytes including FCS, excluding preamble and IFG
+    // Switches read only the fields above and the two below: with the frame aligned to a cache
+    // line (operator new), a switch hop touches one line of it.
+    uint32_t ingressPort = 0; ///< scratch: switch ingress port while queued
+    /// INT bytes carried (shim + stamped hops, included in frameBytes); a data frame with
+    /// intBytes > 0 asks every switch egress to push one hop record
+    uint32_t intBytes = 0;
 
     uint64_t remoteVa = 0;  ///< RETH virtual address (first packet of a WRITE)
     uint32_t dmaLength = 0; ///< RETH DMA length
@@ -110,14 +116,10 @@ struct FabricPacket
     uint8_t pfcClassEnable = 0; ///< PFC class-enable vector
     uint16_t pfcQuanta[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 
-    int64_t sendTimePs = 0;   ///< sender timestamp echoed in ACKs (RTT samples)
-    uint64_t uid = 0;         ///< unique id for tracing
-    uint32_t ingressPort = 0; ///< scratch: switch ingress port while queued
+    int64_t sendTimePs = 0; ///< sender timestamp echoed in ACKs (RTT samples)
+    uint64_t uid = 0;       ///< unique id for tracing
 
     std::vector<IntHop> intHops; ///< INT stack (empty unless a CC needs it)
-    /// INT bytes carried (shim + stamped hops, included in frameBytes); a data frame with
-    /// intBytes > 0 asks every switch egress to push one hop record
-    uint32_t intBytes = 0;
 
     // Frames are created and destroyed once per packet: recycle their memory through a
     // per-thread free list instead of the general-purpose allocator.

@@ -1,5 +1,6 @@
 #include "rdma-nic.h"
 
+#include "fabric-clock.h"
 #include "unit-conversions.h"
 
 #include "ns3/abort.h"
@@ -220,7 +221,7 @@ RdmaNic::CcUpdated(RdmaQueuePair* qp)
     uint64_t rate = qp->m_cc->GetRateBps();
     if (rate >= GetRateBps())
     {
-        qp->m_nextSend = std::min(qp->m_nextSend, Simulator::Now());
+        qp->m_nextSend = std::min(qp->m_nextSend, FabricClock::Now());
     }
     Wake();
 }
@@ -244,12 +245,11 @@ RdmaNic::WindowOf(const RdmaQueuePair* qp) const
 }
 
 FabricPacket*
-RdmaNic::DequeueNext(Time& wakeAt)
+RdmaNic::DequeueNext(Time now, Time& wakeAt)
 {
-    Time now = Simulator::Now();
     if (!m_ctrl.empty())
     {
-        if (!IsPaused(m_ctrlPriority))
+        if (!IsPaused(m_ctrlPriority, now))
         {
             FabricPacket* p = m_ctrl.front();
             m_ctrl.pop_front();
@@ -272,7 +272,7 @@ RdmaNic::DequeueNext(Time& wakeAt)
             continue;
         }
         ++checked;
-        if (IsPaused(qp->m_priority))
+        if (IsPaused(qp->m_priority, now))
         {
             wakeAt = std::min(wakeAt, PauseExpiry(qp->m_priority));
             ++m_rr;
@@ -360,7 +360,7 @@ RdmaNic::MakeDataPacket(RdmaQueuePair* qp)
         p->intBytes = RoceSize::kIntHeader;
         p->frameBytes += RoceSize::kIntHeader;
     }
-    p->sendTimePs = Simulator::Now().GetPicoSeconds();
+    p->sendTimePs = FabricClock::Now().GetPicoSeconds();
     p->uid = (uint64_t(m_host) << 40) | ++m_uid;
 
     if (psn < qp->m_highestSent)
@@ -380,7 +380,7 @@ RdmaNic::MakeDataPacket(RdmaQueuePair* qp)
     qp->m_highestSent = std::max(qp->m_highestSent, psn + 1);
     qp->m_cc->OnSend(p->WireBytes());
     uint64_t rate = qp->m_cc->GetRateBps();
-    qp->m_nextSend = Simulator::Now();
+    qp->m_nextSend = FabricClock::Now();
     if (rate < GetRateBps())
     {
         qp->m_nextSend += PicoSeconds(fabricsim::units::TransmitPs(p->WireBytes(), rate));
@@ -482,7 +482,7 @@ RdmaNic::ReceiveData(FabricPacket* p)
     m_dataDelivered++;
     m_dataBytesDelivered += p->frameBytes;
     RdmaRxQueuePair& rx = m_rxQps[p->dstQpn - kFirstQpn];
-    Time now = Simulator::Now();
+    Time now = FabricClock::Now();
     if (p->ce && (rx.lastCnp == Time::Min() || now - rx.lastCnp >= m_cnpInterval))
     {
         rx.lastCnp = now;
@@ -598,7 +598,7 @@ RdmaNic::ReceiveAck(FabricPacket* p)
     AckSample s;
     s.ackedPsn = p->psn;
     s.ecnEcho = p->ecnEcho;
-    s.rtt = Simulator::Now() - PicoSeconds(p->sendTimePs);
+    s.rtt = FabricClock::Now() - PicoSeconds(p->sendTimePs);
     s.intHops = &p->intHops;
     static const uint8_t initialTtl = FabricPacket().ttl;
     s.hops = uint32_t(initialTtl - p->ttl);
@@ -739,7 +739,7 @@ Time
 RdmaNic::DeadlineAfter(Time rto) const
 {
     // The clock ends at 2^63 ps (106 days): a timeout past it fires at its end instead.
-    const Time now = Simulator::Now();
+    const Time now = FabricClock::Now();
     return rto < Time::Max() - now ? now + rto : Time::Max();
 }
 
@@ -754,7 +754,7 @@ RdmaNic::ArmRto(RdmaQueuePair* qp)
     if (!qp->m_rtoEvent.IsRunning())
     {
         qp->m_rtoEvent = Simulator::Schedule(
-            qp->m_rtoDeadline - Simulator::Now(), &RdmaNic::RtoFired, this, qp);
+            qp->m_rtoDeadline - FabricClock::Now(), &RdmaNic::RtoFired, this, qp);
     }
 }
 
@@ -765,7 +765,7 @@ RdmaNic::RtoFired(RdmaQueuePair* qp)
     {
         return;
     }
-    Time now = Simulator::Now();
+    Time now = FabricClock::Now();
     if (now < qp->m_rtoDeadline)
     {
         qp->m_rtoEvent = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoFired, this, qp);

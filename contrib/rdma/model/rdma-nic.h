@@ -124,7 +124,7 @@ class RdmaNic : public FabricNetDevice
 
   protected:
     void DoDispose() override;
-    FabricPacket* DequeueNext(Time& wakeAt) override;
+    FabricPacket* DequeueNext(Time now, Time& wakeAt) override;
     bool HasPendingWork() const override;
     void HandleReceive(FabricPacket* p) override;
 
