@@ -14,6 +14,8 @@
 #include "ns3/trace-helper.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -83,12 +85,13 @@ FabricNetDevice::GetTypeId()
 }
 
 FabricNetDevice::FabricNetDevice()
-    : m_mtu(1000)
+    : m_busyUntil(0)
+    , m_rateBps(100000000000ULL)
+    , m_completionPending(false)
+    , m_pauseHorizon(0)
+    , m_mtu(1000)
     , m_ifIndex(0)
     , m_rate(DataRate("100Gbps"))
-    , m_rateBps(100000000000ULL)
-    , m_busyUntil(0)
-    , m_completionPending(false)
     , m_wakeAt(Time::Max())
 {
     m_pausedUntil.fill(Time(0));
@@ -108,6 +111,7 @@ void
 FabricNetDevice::DoDispose()
 {
     m_channel = nullptr;
+    m_linkUp = false;
     m_node = nullptr;
     m_pcap = nullptr;
     NetDevice::DoDispose();
@@ -120,6 +124,7 @@ FabricNetDevice::Attach(Ptr<FabricChannel> ch)
     m_rateBps = m_rate.GetBitRate();
     NS_ABORT_MSG_IF(m_rateBps == 0, "FabricNetDevice: zero DataRate");
     ch->Attach(this);
+    m_linkUp = ch->IsUp();
 }
 
 Ptr<FabricChannel>
@@ -152,14 +157,21 @@ FabricNetDevice::SetPauseIgnored(uint8_t prio, bool ignore)
     if (ignore)
     {
         m_pauseIgnored |= uint8_t(1u << prio);
-        m_pausedUntil[prio] = FabricClock::Now();
+        SetPausedUntil(prio, FabricClock::Now());
     }
     else
     {
         m_pauseIgnored &= uint8_t(~(1u << prio));
-        m_pausedUntil[prio] = m_peerPausedUntil[prio];
+        SetPausedUntil(prio, m_peerPausedUntil[prio]);
     }
     Wake();
+}
+
+void
+FabricNetDevice::SetPausedUntil(uint8_t prio, Time until)
+{
+    m_pausedUntil[prio] = until;
+    m_pauseHorizon = std::max(m_pauseHorizon, until);
 }
 
 void
@@ -199,7 +211,7 @@ FabricNetDevice::Receive(FabricPacket* p)
             }
             if (!(m_pauseIgnored & (1u << c)))
             {
-                m_pausedUntil[c] = m_peerPausedUntil[c];
+                SetPausedUntil(c, m_peerPausedUntil[c]);
             }
         }
         delete p;
@@ -223,6 +235,7 @@ FabricNetDevice::SendPfc(uint8_t prio, uint16_t quanta)
     (quanta ? m_stats.pfcSent[prio] : m_stats.pfcResumeSent[prio])++;
     m_pfcTxTrace(prio, quanta);
     m_pfcQueue.push_back(p);
+    ++m_pfcQueued;
     Wake();
 }
 
@@ -243,10 +256,11 @@ FabricNetDevice::Wake()
         return;
     }
     FabricPacket* p = nullptr;
-    if (!m_pfcQueue.empty())
+    if (m_pfcQueued != 0)
     {
         p = m_pfcQueue.front();
         m_pfcQueue.pop_front();
+        --m_pfcQueued;
     }
     else
     {
@@ -305,7 +319,7 @@ FabricNetDevice::StartTransmit(FabricPacket* p, Time now)
         WritePcap(p);
     }
     Time t = TxTime(p->WireBytes());
-    if (m_channel->IsUp())
+    if (m_linkUp)
     {
         m_channel->Transmit(this, p, t);
     }
@@ -324,7 +338,7 @@ FabricNetDevice::StartTransmit(FabricPacket* p, Time now)
 bool
 FabricNetDevice::HasPendingWork() const
 {
-    return !m_pfcQueue.empty();
+    return m_pfcQueued != 0;
 }
 
 bool
@@ -389,6 +403,7 @@ FabricNetDevice::WritePcap(const FabricPacket* p)
 void
 FabricNetDevice::NotifyLinkChange()
 {
+    m_linkUp = m_channel && m_channel->IsUp();
     for (auto& cb : m_linkChangeCallbacks)
     {
         cb();
@@ -444,7 +459,7 @@ FabricNetDevice::GetMtu() const
 bool
 FabricNetDevice::IsLinkUp() const
 {
-    return m_channel && m_channel->IsUp();
+    return m_linkUp;
 }
 
 void

@@ -52,7 +52,7 @@ struct FabricDeviceStats
 /**
  * \brief Base class for fabric ports (RoCE NIC ports and switch ports).
  */
-class FabricNetDevice : public NetDevice
+class alignas(64) FabricNetDevice : public NetDevice
 {
   public:
     static TypeId GetTypeId();
@@ -98,7 +98,7 @@ class FabricNetDevice : public NetDevice
     /// The same at time \p now (the hot path reads the clock once per event).
     bool IsPaused(uint8_t prio, Time now) const
     {
-        return now < m_pausedUntil[prio];
+        return now < m_pauseHorizon && now < m_pausedUntil[prio];
     }
 
     /// True while the peer asks for a pause of `prio`, whether or not this port obeys it.
@@ -213,37 +213,47 @@ class FabricNetDevice : public NetDevice
         return m_pausedUntil[prio];
     }
 
-    FabricDeviceStats m_stats;
-    uint32_t m_mtu;
-
   private:
     void TransmitComplete();
     void StartTransmit(FabricPacket* p, Time now);
     void ScheduleWake(Time at, Time now);
     void WakeEvent();
     void WritePcap(const FabricPacket* p);
+    void SetPausedUntil(uint8_t prio, Time until);
 
-    Ptr<Node> m_node;
+    // The fields every frame's hop reads, in the device's first three cache lines (the class
+    // is line-aligned; ns-3's Object header takes the first 32 bytes): at 1,024 hosts most
+    // devices a frame meets are out of the cache, and each line read is a miss.
     Ptr<FabricChannel> m_channel;
+    Time m_busyUntil; ///< end of the current frame's serialisation
+    uint64_t m_rateBps;
+    uint32_t m_pfcQueued = 0;   ///< m_pfcQueue.size(), read without the deque
+    bool m_completionPending;   ///< a TransmitComplete event is scheduled for m_busyUntil
+    bool m_linkUp = false;      ///< the channel's state, kept on every change
+    uint8_t m_pauseIgnored = 0; ///< classes whose pauses are ignored (watchdog)
+    Time m_pauseHorizon;        ///< no class is paused from this time on (the latest end)
+    Ptr<PcapFileWrapper> m_pcap;
+    TracedCallback<const FabricPacket&> m_txTrace;
+    TracedCallback<const FabricPacket&> m_rxTrace;
+
+  protected:
+    FabricDeviceStats m_stats; ///< its first 48 bytes, the frame counters, in the third line
+    uint32_t m_mtu;
+
+  private:
+    Ptr<Node> m_node;
     uint32_t m_ifIndex;
     Mac48Address m_address;
     DataRate m_rate;
-    uint64_t m_rateBps;
-    Time m_busyUntil;                  ///< end of the current frame's serialisation
-    bool m_completionPending;          ///< a TransmitComplete event is scheduled for m_busyUntil
-    std::array<Time, 8> m_pausedUntil; ///< pause the transmitter obeys
+    std::array<Time, 8> m_pausedUntil;     ///< pause the transmitter obeys
     std::array<Time, 8> m_peerPausedUntil; ///< pause the peer asked for (obeyed or not)
     std::array<Time, 8> m_pauseStart;      ///< start of the peer's uninterrupted pause
-    uint8_t m_pauseIgnored = 0;            ///< classes whose pauses are ignored (watchdog)
     std::deque<FabricPacket*> m_pfcQueue;
     EventId m_wakeEvent;
     Time m_wakeAt;
     std::unique_ptr<std::string> m_pcapName;
-    Ptr<PcapFileWrapper> m_pcap;
     std::vector<Callback<void>> m_linkChangeCallbacks;
 
-    TracedCallback<const FabricPacket&> m_txTrace;
-    TracedCallback<const FabricPacket&> m_rxTrace;
     TracedCallback<const FabricPacket&, DropReason> m_dropTrace;
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; ///< priority, quanta
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;
