@@ -1,5 +1,6 @@
 #include "fabric-channel.h"
 
+#include "fabric-clock.h"
 #include "fabric-net-device.h"
 #include "keyed-event.h"
 
@@ -14,36 +15,35 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("FabricChannel");
 NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 
-/// A frame's arrival at end `dir`, keyed by where it arrives (ns3::FabricScheduler's order).
-/// It carries the frame, and deletes it if the simulation is destroyed before it runs.
+/// The arrival of the earliest frame on the wire toward end `dir`, keyed by where it arrives
+/// (ns3::FabricScheduler's order). One per direction, scheduled again for every frame.
 class FabricChannel::DeliveryEvent final : public KeyedEventImpl
 {
   public:
-    DeliveryEvent(FabricChannel* channel, int dir, uint64_t key, FabricPacket* p, uint64_t epoch)
+    DeliveryEvent(FabricChannel* channel, int dir, uint64_t key)
         : KeyedEventImpl(key)
         , m_channel(channel)
-        , m_p(p)
-        , m_epoch(epoch)
         , m_dir(dir)
     {
     }
 
-    ~DeliveryEvent() override
+    /// The channel is gone: a pending copy must not run (it never does: the simulator is
+    /// destroyed first in every teardown; this guards the exception).
+    void Detach()
     {
-        delete m_p;
+        m_channel = nullptr;
     }
 
   private:
     void Notify() override
     {
-        FabricPacket* p = m_p;
-        m_p = nullptr;
-        m_channel->Deliver(p, m_epoch, m_dir);
+        if (m_channel)
+        {
+            m_channel->Deliver(m_dir);
+        }
     }
 
     FabricChannel* m_channel;
-    FabricPacket* m_p;
-    uint64_t m_epoch;
     int m_dir;
 };
 
@@ -94,22 +94,43 @@ FabricChannel::Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime)
     m_inFlightBytes += p->frameBytes;
     m_inFlightPfc += (p->type == FrameType::Pfc);
     int i = (from == PeekPointer(m_dev[0])) ? 1 : 0;
-    if (m_arrivalKey[i] == UINT64_MAX)
+    const Time delay = txTime + m_delay;
+    const bool idle = m_wire[i].Empty();
+    m_wire[i].Push({(FabricClock::Now() + delay).GetTimeStep(), p, m_epoch});
+    if (idle)
     {
-        m_arrivalKey[i] = KeyedEventImpl::ArrivalKey(m_context[i], m_dev[i]->GetIfIndex());
+        ScheduleArrival(i, delay);
     }
-    Simulator::ScheduleWithContext(
-        m_context[i], txTime + m_delay, new DeliveryEvent(this, i, m_arrivalKey[i], p, m_epoch));
 }
 
 void
-FabricChannel::Deliver(FabricPacket* p, uint64_t epoch, int i)
+FabricChannel::ScheduleArrival(int i, Time delay)
 {
+    if (!m_arrival[i])
+    {
+        // The key needs the device's ifIndex, known only once its node holds it: first use.
+        m_arrivalKey[i] = KeyedEventImpl::ArrivalKey(m_context[i], m_dev[i]->GetIfIndex());
+        m_arrival[i] = new DeliveryEvent(this, i, m_arrivalKey[i]);
+    }
+    m_arrival[i]->Ref(); // the simulator's reference, dropped after the event runs
+    Simulator::ScheduleWithContext(m_context[i], delay, m_arrival[i]);
+}
+
+void
+FabricChannel::Deliver(int i)
+{
+    const WireFifo::Frame w = m_wire[i].Front();
+    m_wire[i].Pop();
+    if (!m_wire[i].Empty())
+    {
+        ScheduleArrival(i, TimeStep(m_wire[i].Front().arrivalTs) - FabricClock::Now());
+    }
+    FabricPacket* p = w.p;
     --m_inFlight;
     m_inFlightBytes -= p->frameBytes;
     m_inFlightPfc -= (p->type == FrameType::Pfc);
     FabricNetDevice* to = PeekPointer(m_dev[i]);
-    if (!m_up || epoch != m_epoch)
+    if (!m_up || w.epoch != m_epoch)
     {
         to->DropPacket(p, DropReason::LinkDown);
         return;
@@ -125,6 +146,16 @@ FabricChannel::Deliver(FabricPacket* p, uint64_t epoch, int i)
 void
 FabricChannel::DoDispose()
 {
+    for (int i = 0; i < 2; ++i)
+    {
+        m_wire[i].DeleteFrames();
+        if (m_arrival[i])
+        {
+            m_arrival[i]->Detach();
+            m_arrival[i]->Unref();
+            m_arrival[i] = nullptr;
+        }
+    }
     m_dev[0] = nullptr;
     m_dev[1] = nullptr;
     Channel::DoDispose();

@@ -7,6 +7,7 @@
 
 #include "fabric-packet.h"
 #include "link-memo.h"
+#include "wire-fifo.h"
 
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
@@ -76,11 +77,17 @@ class FabricChannel : public Channel
     class DeliveryEvent;
     void DoDispose() override;
 
-    void Deliver(FabricPacket* p, uint64_t epoch, int dir);
+    /// The earliest frame toward end \p dir has arrived: hand it over, and schedule the next.
+    void Deliver(int dir);
+    /// Schedule the arrival event of end \p dir after \p delay.
+    void ScheduleArrival(int dir, Time delay);
 
-    // A frame on the wire travels in its arrival event (which deletes it if the run ends
-    // first), so a hop reads no queue of the channel's; what it reads is together here.
+    // What a hop reads, together.
     Ptr<FabricNetDevice> m_dev[2];
+    /// One arrival event per direction, scheduled again for each frame (the channel holds a
+    /// reference; the simulator one more while it is pending).
+    DeliveryEvent* m_arrival[2] = {nullptr, nullptr};
+    WireFifo m_wire[2];
     /// Arrival keys of the two ends (KeyedEventImpl::ArrivalKey), taken on first use: a
     /// device's ifIndex is known only once its node holds it.
     uint64_t m_arrivalKey[2] = {UINT64_MAX, UINT64_MAX};
