@@ -192,74 +192,67 @@ SwitchPort::DequeueNext(Time now, Time& wakeAt)
     {
         return nullptr;
     }
-    // Strict-priority classes first, highest class first.
-    for (int c = 7; c >= 0; --c)
+    // The classes with frames that are paused now (none while no pause reaches this far: the
+    // common case); wakeAt matters only when nothing is returned, so it takes them all.
+    uint8_t paused = 0;
+    if (now < PauseHorizon())
     {
-        if (m_strictMask & m_nonEmpty & (1u << c))
+        for (uint32_t c = 0; c < 8; ++c)
         {
-            if (IsPaused(uint8_t(c), now))
+            if ((m_nonEmpty & (1u << c)) && IsPaused(uint8_t(c), now))
             {
+                paused |= uint8_t(1u << c);
                 wakeAt = std::min(wakeAt, PauseExpiry(uint8_t(c)));
-                continue;
             }
-            return Pop(uint8_t(c));
         }
+    }
+    // Strict-priority classes first, highest class first.
+    const uint32_t strict = m_strictMask & m_nonEmpty & ~paused;
+    if (strict != 0)
+    {
+        return Pop(uint8_t(31 - __builtin_clz(strict)));
     }
     // DWRR among the other classes that have frames and are not paused. Deficits grow by a
     // quantum per visit, so while any class is eligible the loop ends with a frame even when a
-    // frame is larger than the quantum (jumbo MTUs): never give up with frames queued.
-    bool any = false;
-    for (uint32_t c = 0; c < 8; ++c)
+    // frame is larger than the quantum (jumbo MTUs): never give up with frames queued. The
+    // round goes straight to the next eligible class: the classes it passes over change no
+    // state (an empty class's deficit is already zero, a paused one keeps its own).
+    const uint32_t eligible = ~m_strictMask & m_nonEmpty & ~paused & 0xffu;
+    if (eligible == 0)
     {
-        if (~m_strictMask & m_nonEmpty & (1u << c))
-        {
-            if (IsPaused(uint8_t(c), now))
-            {
-                wakeAt = std::min(wakeAt, PauseExpiry(uint8_t(c)));
-            }
-            else
-            {
-                any = true;
-            }
-        }
+        return nullptr;
     }
-    while (any)
+    while (true)
     {
         uint32_t c = m_dwrrCur;
-        bool eligible = ~m_strictMask & m_nonEmpty & (1u << c);
-        if (eligible && IsPaused(uint8_t(c), now))
+        if (!(eligible & (1u << c)))
         {
-            eligible = false;
+            const uint32_t ahead = eligible & (0xffu << c);
+            c = uint32_t(__builtin_ctz(ahead != 0 ? ahead : eligible));
+            m_dwrrCur = c;
+            m_dwrrFresh = false;
         }
-        if (eligible)
+        if (!m_dwrrFresh)
         {
-            if (!m_dwrrFresh)
-            {
-                m_deficit[c] += m_quantum;
-                m_dwrrFresh = true;
-            }
-            uint32_t size = m_q[c].front()->frameBytes;
-            if (m_deficit[c] >= int64_t(size))
-            {
-                m_deficit[c] -= size;
-                FabricPacket* p = Pop(uint8_t(c));
-                if (!(m_nonEmpty & (1u << c)))
-                {
-                    m_deficit[c] = 0;
-                    m_dwrrCur = (c + 1) & 7;
-                    m_dwrrFresh = false;
-                }
-                return p;
-            }
+            m_deficit[c] += m_quantum;
+            m_dwrrFresh = true;
         }
-        else if (!(m_nonEmpty & (1u << c)))
+        const uint32_t size = m_q[c].front()->frameBytes;
+        if (m_deficit[c] >= int64_t(size))
         {
-            m_deficit[c] = 0;
+            m_deficit[c] -= size;
+            FabricPacket* p = Pop(uint8_t(c));
+            if (!(m_nonEmpty & (1u << c)))
+            {
+                m_deficit[c] = 0;
+                m_dwrrCur = (c + 1) & 7;
+                m_dwrrFresh = false;
+            }
+            return p;
         }
         m_dwrrCur = (c + 1) & 7;
         m_dwrrFresh = false;
     }
-    return nullptr;
 }
 
 void

@@ -213,6 +213,12 @@ class alignas(64) FabricNetDevice : public NetDevice
         return m_pausedUntil[prio];
     }
 
+    /// No class is paused from this time on.
+    Time PauseHorizon() const
+    {
+        return m_pauseHorizon;
+    }
+
   private:
     void TransmitComplete();
     void StartTransmit(FabricPacket* p, Time now);
