@@ -42,7 +42,7 @@ class QueueHistogram
     uint64_t m_total = 0;
 };
 
-class FabricSwitch : public Object
+class alignas(64) FabricSwitch : public Object
 {
   public:
     static TypeId GetTypeId();
@@ -114,9 +114,11 @@ class FabricSwitch : public Object
     void DoInitialize() override;
 
   private:
+    // What Forward reads, in the switch's first two cache lines (the class is line-aligned;
+    // ns-3's Object header takes 32 bytes).
+    std::vector<Ptr<SwitchPort>> m_ports;
     uint32_t m_topoId;
     uint32_t m_seed;
-    std::vector<Ptr<SwitchPort>> m_ports;
     Ptr<FabricRouteTable> m_routes;
     Ptr<SharedBufferMmu> m_mmu;
     Ptr<PfcWatchdog> m_watchdog;

@@ -71,12 +71,12 @@ SharedBufferMmu::GetTypeId()
 }
 
 SharedBufferMmu::SharedBufferMmu()
-    : m_bufferBytes(32u << 20)
-    , m_reserve(4096)
-    , m_alphaBase(0.125)
+    : m_reserve(4096)
     , m_resumeOffset(3072)
     , m_pfcEnabled(true)
     , m_losslessMask(1u << 3)
+    , m_bufferBytes(32u << 20)
+    , m_alphaBase(0.125)
     , m_headroomDelayFactor(3.0)
     , m_headroomFrames(3)
     , m_headroomOverride(0)
@@ -89,10 +89,7 @@ SharedBufferMmu::Configure(const std::vector<PortInfo>& ports,
                            uint32_t mtuFrameBytes)
 {
     size_t n = ports.size();
-    m_alpha.assign(n, m_alphaBase);
-    m_headroom.assign(n, 0);
-    m_ing.assign(n, {});
-    m_hdrm.assign(n, {});
+    m_port.assign(n, PortState{});
     uint32_t lossless = 0;
     for (uint8_t c = 0; c < 8; ++c)
     {
@@ -102,17 +99,17 @@ SharedBufferMmu::Configure(const std::vector<PortInfo>& ports,
     for (size_t i = 0; i < n; ++i)
     {
         double ratio = double(ports[i].rateBps) / double(nicRateBps);
-        m_alpha[i] = m_alphaBase * std::max(1.0, ratio);
+        m_port[i].alpha = m_alphaBase * std::max(1.0, ratio);
         double bytesPerSec = double(ports[i].rateBps) / 8.0;
         double d = ports[i].delay.GetSeconds();
         double h = std::max(m_headroomDelayFactor * bytesPerSec * d,
                             (m_headroomDelayFactor - 1) * bytesPerSec * d
                                 + double(m_headroomFrames) * mtuFrameBytes);
-        m_headroom[i] = m_headroomOverride ? m_headroomOverride : uint64_t(h + 0.5);
+        m_port[i].headroom = m_headroomOverride ? m_headroomOverride : uint64_t(h + 0.5);
         reserved += uint64_t(lossless) * m_reserve;
         if (m_pfcEnabled)
         {
-            reserved += uint64_t(lossless) * m_headroom[i];
+            reserved += uint64_t(lossless) * m_port[i].headroom;
         }
     }
     if (reserved >= m_bufferBytes)
@@ -136,7 +133,7 @@ uint64_t
 SharedBufferMmu::Threshold(uint32_t port) const
 {
     uint64_t freeShared = m_sharedPool > m_sharedUsed ? m_sharedPool - m_sharedUsed : 0;
-    return uint64_t(m_alpha[port] * double(freeShared));
+    return uint64_t(m_port[port].alpha * double(freeShared));
 }
 
 bool
@@ -145,19 +142,20 @@ SharedBufferMmu::Admit(uint32_t port, uint8_t prio, uint32_t bytes)
     uint64_t before = SharedPart(port, prio);
     bool lossless = IsLossless(prio);
     uint64_t r = (m_losslessMask & (1u << prio)) ? m_reserve : 0;
-    uint64_t after = (m_ing[port][prio] + bytes > r) ? m_ing[port][prio] + bytes - r : 0;
+    uint64_t after
+        = (m_port[port].cls[prio].ing + bytes > r) ? m_port[port].cls[prio].ing + bytes - r : 0;
     uint64_t growth = after - before;
     bool fitsShared
         = growth == 0 || (after <= Threshold(port) && m_sharedUsed + growth <= m_sharedPool);
-    if (fitsShared && m_hdrm[port][prio] == 0)
+    if (fitsShared && m_port[port].cls[prio].hdrm == 0)
     {
-        m_ing[port][prio] += bytes;
+        m_port[port].cls[prio].ing += bytes;
         m_sharedUsed += growth;
         return true;
     }
-    if (lossless && m_hdrm[port][prio] + bytes <= m_headroom[port])
+    if (lossless && m_port[port].cls[prio].hdrm + bytes <= m_port[port].headroom)
     {
-        m_hdrm[port][prio] += bytes;
+        m_port[port].cls[prio].hdrm += bytes;
         return true;
     }
     return false;
@@ -166,12 +164,13 @@ SharedBufferMmu::Admit(uint32_t port, uint8_t prio, uint32_t bytes)
 void
 SharedBufferMmu::Release(uint32_t port, uint8_t prio, uint32_t bytes)
 {
-    uint64_t h = std::min<uint64_t>(m_hdrm[port][prio], bytes);
-    m_hdrm[port][prio] -= h;
+    uint64_t h = std::min<uint64_t>(m_port[port].cls[prio].hdrm, bytes);
+    m_port[port].cls[prio].hdrm -= h;
     uint64_t rest = bytes - h;
     uint64_t before = SharedPart(port, prio);
-    NS_ABORT_MSG_IF(rest > m_ing[port][prio], "SharedBufferMmu: release of more than admitted");
-    m_ing[port][prio] -= rest;
+    NS_ABORT_MSG_IF(rest > m_port[port].cls[prio].ing,
+                    "SharedBufferMmu: release of more than admitted");
+    m_port[port].cls[prio].ing -= rest;
     m_sharedUsed -= before - SharedPart(port, prio);
 }
 
@@ -179,25 +178,26 @@ bool
 SharedBufferMmu::ShouldPause(uint32_t port, uint8_t prio) const
 {
     return IsLossless(prio)
-           && (m_hdrm[port][prio] > 0 || SharedPart(port, prio) >= Threshold(port));
+           && (m_port[port].cls[prio].hdrm > 0 || SharedPart(port, prio) >= Threshold(port));
 }
 
 bool
 SharedBufferMmu::ShouldResume(uint32_t port, uint8_t prio) const
 {
     uint64_t shared = SharedPart(port, prio);
-    return m_hdrm[port][prio] == 0 && (shared == 0 || shared + m_resumeOffset <= Threshold(port));
+    return m_port[port].cls[prio].hdrm == 0
+           && (shared == 0 || shared + m_resumeOffset <= Threshold(port));
 }
 
 uint64_t
 SharedBufferMmu::TotalUsedBytes() const
 {
     uint64_t b = 0;
-    for (size_t i = 0; i < m_ing.size(); ++i)
+    for (size_t i = 0; i < m_port.size(); ++i)
     {
         for (int c = 0; c < 8; ++c)
         {
-            b += m_ing[i][c] + m_hdrm[i][c];
+            b += m_port[i].cls[c].ing + m_port[i].cls[c].hdrm;
         }
     }
     return b;

@@ -84,7 +84,7 @@ class SharedBufferMmu : public Object
     uint64_t Threshold(uint32_t port) const;
     uint64_t HeadroomPerPort(uint32_t port) const
     {
-        return m_headroom[port];
+        return m_port[port].headroom;
     }
     uint64_t SharedPoolBytes() const
     {
@@ -100,11 +100,11 @@ class SharedBufferMmu : public Object
     }
     double Alpha(uint32_t port) const
     {
-        return m_alpha[port];
+        return m_port[port].alpha;
     }
     uint64_t IngressBytes(uint32_t port, uint8_t prio) const
     {
-        return m_ing[port][prio] + m_hdrm[port][prio];
+        return m_port[port].cls[prio].ing + m_port[port].cls[prio].hdrm;
     }
     uint64_t TotalUsedBytes() const;
 
@@ -112,25 +112,39 @@ class SharedBufferMmu : public Object
     uint64_t SharedPart(uint32_t port, uint8_t prio) const
     {
         uint64_t r = (m_losslessMask & (1u << prio)) ? m_reserve : 0;
-        return m_ing[port][prio] > r ? m_ing[port][prio] - r : 0;
+        const uint64_t ing = m_port[port].cls[prio].ing;
+        return ing > r ? ing - r : 0;
     }
 
-    uint64_t m_bufferBytes;
+    /// One ingress port's accounting, in two cache lines: a frame's admission and release
+    /// read its class's pair and the port's threshold and headroom, nothing else.
+    struct alignas(64) PortState
+    {
+        struct ClassBytes
+        {
+            uint64_t ing = 0;  ///< bytes in the reserve and the shared pool
+            uint64_t hdrm = 0; ///< bytes in the headroom
+        };
+
+        std::array<ClassBytes, 8> cls{};
+        double alpha = 0;      ///< dynamic-threshold alpha
+        uint64_t headroom = 0; ///< headroom bytes of each lossless class
+    };
+
+    // What every admission reads first (the attributes after it are read when configuring).
+    uint64_t m_sharedPool = 0;
+    uint64_t m_sharedUsed = 0;
     uint64_t m_reserve;
-    double m_alphaBase;
     uint64_t m_resumeOffset;
+    std::vector<PortState> m_port;
     bool m_pfcEnabled;
     uint8_t m_losslessMask;
+
+    uint64_t m_bufferBytes;
+    double m_alphaBase;
     double m_headroomDelayFactor;
     uint32_t m_headroomFrames;
     uint64_t m_headroomOverride;
-
-    uint64_t m_sharedPool = 0;
-    uint64_t m_sharedUsed = 0;
-    std::vector<double> m_alpha;
-    std::vector<uint64_t> m_headroom;
-    std::vector<std::array<uint64_t, 8>> m_ing;
-    std::vector<std::array<uint64_t, 8>> m_hdrm;
 };
 
 } // namespace ns3
