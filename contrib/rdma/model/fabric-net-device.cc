@@ -20,6 +20,34 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("FabricNetDevice");
+
+/// TransmitComplete as an event object the device keeps: no allocation and no EventId per
+/// frame on a busy port.
+class FabricNetDevice::CompletionEvent final : public EventImpl
+{
+  public:
+    explicit CompletionEvent(FabricNetDevice* dev)
+        : m_dev(dev)
+    {
+    }
+
+    /// The device is disposed: a copy still pending must not run.
+    void Detach()
+    {
+        m_dev = nullptr;
+    }
+
+  private:
+    void Notify() override
+    {
+        if (m_dev)
+        {
+            m_dev->TransmitComplete();
+        }
+    }
+
+    FabricNetDevice* m_dev;
+};
 NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
 
 const char*
@@ -110,6 +138,12 @@ FabricNetDevice::~FabricNetDevice()
 void
 FabricNetDevice::DoDispose()
 {
+    if (m_completion)
+    {
+        m_completion->Detach();
+        m_completion->Unref();
+        m_completion = nullptr;
+    }
     m_channel = nullptr;
     m_linkUp = false;
     m_node = nullptr;
@@ -331,7 +365,12 @@ FabricNetDevice::StartTransmit(FabricPacket* p, Time now)
     m_completionPending = HasPendingWork();
     if (m_completionPending)
     {
-        Simulator::Schedule(t, &FabricNetDevice::TransmitComplete, this);
+        if (!m_completion)
+        {
+            m_completion = new CompletionEvent(this);
+        }
+        m_completion->Ref(); // the simulator's reference, dropped after the event runs
+        Simulator::ScheduleWithContext(m_nodeId, t, m_completion);
     }
 }
 
@@ -533,6 +572,7 @@ void
 FabricNetDevice::SetNode(Ptr<Node> node)
 {
     m_node = node;
+    m_nodeId = node ? node->GetId() : 0;
 }
 
 bool

@@ -220,6 +220,7 @@ class alignas(64) FabricNetDevice : public NetDevice
     }
 
   private:
+    class CompletionEvent;
     void TransmitComplete();
     void StartTransmit(FabricPacket* p, Time now);
     void ScheduleWake(Time at, Time now);
@@ -241,9 +242,13 @@ class alignas(64) FabricNetDevice : public NetDevice
     Ptr<PcapFileWrapper> m_pcap;
     TracedCallback<const FabricPacket&> m_txTrace;
     TracedCallback<const FabricPacket&> m_rxTrace;
+    /// The end of a frame's serialisation, one event scheduled again for every frame (the
+    /// device holds a reference, the simulator one more while it is pending).
+    CompletionEvent* m_completion = nullptr;
+    uint32_t m_nodeId = 0; ///< the context of the device's events
 
   protected:
-    FabricDeviceStats m_stats; ///< its first 48 bytes, the frame counters, in the third line
+    FabricDeviceStats m_stats; ///< its first 48 bytes, the frame counters, end the third line
     uint32_t m_mtu;
 
   private:

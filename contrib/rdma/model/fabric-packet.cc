@@ -1,6 +1,8 @@
 #include "fabric-packet.h"
 
+#include <mutex>
 #include <new>
+#include <vector>
 
 namespace ns3
 {
@@ -8,18 +10,67 @@ namespace ns3
 namespace
 {
 
-/// Per-thread free list of FabricPacket-sized blocks (memory only; no simulation state).
+// Frames live in 64-byte aligned 128-byte slots (the first line holds what a switch reads),
+// carved from 64 KiB chunks: no allocator header or alignment padding per frame.
+static_assert(sizeof(FabricPacket) == 128, "FabricPacket: keep it two cache lines");
+constexpr std::size_t kLine = 64;
+constexpr std::size_t kChunkSlots = 512;
+
+/// The chunks (never freed: a frame may outlive the thread that made it) and the free slots
+/// of threads that have ended, for the next thread to take.
+struct Shared
+{
+    std::mutex mutex;
+    std::vector<void*> chunks;
+    void* orphans = nullptr;
+};
+
+Shared&
+Global()
+{
+    static auto* shared = new Shared; // never destroyed: the chunks stay reachable
+    return *shared;
+}
+
+/// Per-thread free list of slots (memory only; no simulation state).
 struct FreeList
 {
     void* head = nullptr;
 
     ~FreeList()
     {
-        while (head)
+        if (!head)
         {
-            void* next = *static_cast<void**>(head);
-            ::operator delete(head, std::align_val_t(64));
-            head = next;
+            return;
+        }
+        void* tail = head;
+        while (*static_cast<void**>(tail))
+        {
+            tail = *static_cast<void**>(tail);
+        }
+        std::lock_guard<std::mutex> lock(Global().mutex);
+        *static_cast<void**>(tail) = Global().orphans;
+        Global().orphans = head;
+    }
+
+    void Refill()
+    {
+        Shared& g = Global();
+        std::lock_guard<std::mutex> lock(g.mutex);
+        if (g.orphans)
+        {
+            head = g.orphans;
+            g.orphans = nullptr;
+            return;
+        }
+        auto* chunk = static_cast<unsigned char*>(
+            ::operator new(sizeof(FabricPacket) * kChunkSlots, std::align_val_t(kLine)));
+        g.chunks.push_back(chunk);
+        for (std::size_t i = kChunkSlots; i-- > 0;)
+        {
+            void* slot = chunk + i * sizeof(FabricPacket);
+            *static_cast<void**>(slot) = head;
+            head = slot;
         }
     }
 };
@@ -31,14 +82,17 @@ thread_local FreeList t_free;
 void*
 FabricPacket::operator new(std::size_t size)
 {
-    if (size == sizeof(FabricPacket) && t_free.head)
+    if (size != sizeof(FabricPacket))
     {
-        void* p = t_free.head;
-        t_free.head = *static_cast<void**>(p);
-        return p;
+        throw std::bad_alloc();
     }
-    // Cache-line aligned (see the field order); never handed back, only recycled.
-    return ::operator new(size, std::align_val_t(64));
+    if (!t_free.head)
+    {
+        t_free.Refill();
+    }
+    void* p = t_free.head;
+    t_free.head = *static_cast<void**>(p);
+    return p;
 }
 
 void

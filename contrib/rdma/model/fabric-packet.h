@@ -107,11 +107,11 @@ struct FabricPacket
     /// INT bytes carried (shim + stamped hops, included in frameBytes); a data frame with
     /// intBytes > 0 asks every switch egress to push one hop record
     uint32_t intBytes = 0;
-
-    uint64_t remoteVa = 0;  ///< RETH virtual address (first packet of a WRITE)
     uint32_t dmaLength = 0; ///< RETH DMA length
-    uint32_t msn = 0;       ///< AETH message sequence number
-    uint8_t syndrome = 0;   ///< AETH syndrome (0x00 ACK credit, 0x60 NAK PSN sequence error)
+
+    uint64_t remoteVa = 0; ///< RETH virtual address (first packet of a WRITE)
+    uint32_t msn = 0;      ///< AETH message sequence number
+    uint8_t syndrome = 0;  ///< AETH syndrome (0x00 ACK credit, 0x60 NAK PSN sequence error)
 
     uint8_t pfcClassEnable = 0; ///< PFC class-enable vector
     uint16_t pfcQuanta[8] = {0, 0, 0, 0, 0, 0, 0, 0};
