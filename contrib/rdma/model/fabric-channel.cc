@@ -27,8 +27,8 @@ class FabricChannel::DeliveryEvent final : public KeyedEventImpl
     {
     }
 
-    /// The channel is gone: a pending copy must not run (it never does: the simulator is
-    /// destroyed first in every teardown; this guards the exception).
+    /// The channel is disposed. Simulator::Destroy disposes channels before it drops the
+    /// events still pending; those never run, and a detached one could not touch the channel.
     void Detach()
     {
         m_channel = nullptr;
