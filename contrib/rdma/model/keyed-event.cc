@@ -13,8 +13,8 @@ namespace ns3
 namespace
 {
 
-/// The pool of keyed events: chunks that double in size (so that a 10k-host fabric's hundreds
-/// of thousands of frames in flight take a few dozen chunks), an intrusive free list.
+/// The pool of keyed events: chunks that double in size (the channels keep one arrival event
+/// per link direction, so a 10k-host fabric's take a few chunks), an intrusive free list.
 class KeyedEventPool
 {
   public:

@@ -42,7 +42,7 @@ class KeyedEventImpl : public EventImpl
     static bool IsKeyed(const EventImpl* impl);
 
     /// Keyed events (at most kSlotBytes each) come from a pool of chunks that double in size,
-    /// recycled through a free list: one arrival event per frame hop, no malloc.
+    /// recycled through a free list (the pool is what makes IsKeyed an address check).
     static void* operator new(std::size_t bytes);
     static void operator delete(void* p);
     static constexpr std::size_t kSlotBytes = 64;
