@@ -14,6 +14,9 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
+#include <set>
+#include <tuple>
 #include <vector>
 
 using nlohmann::json;
@@ -148,6 +151,70 @@ TEST(FabricScheduler, RemoveTakesOutExactlyThatEvent)
     EXPECT_EQ(sched->RemoveNext().impl, ns3::PeekPointer(p));
     EXPECT_EQ(sched->RemoveNext().impl, ns3::PeekPointer(k1));
     EXPECT_TRUE(sched->IsEmpty());
+}
+
+TEST(FabricScheduler, GivesTheSingleHeapOrderAcrossBucketsRingAndFarEvents)
+{
+    // The calendar (current bucket, ring, far heap, late inserts into the current bucket, jumps
+    // over an empty ring, removals from each) against the plain order of (time, order, uid).
+    using ns3::FabricScheduler;
+    auto sched = ns3::CreateObject<FabricScheduler>();
+    std::mt19937_64 rng(7);
+    const uint64_t bucket = uint64_t(1) << FabricScheduler::kBucketShift;
+    const uint64_t ring = bucket << FabricScheduler::kRingBits;
+    const std::vector<uint64_t> spans = {0, bucket / 2, 3 * bucket, ring / 3, ring + 5, 40 * ring};
+    std::vector<ns3::Ptr<ns3::EventImpl>> impls;
+    std::set<std::tuple<uint64_t, uint64_t, uint32_t>> pending; // (ts, order, uid)
+    std::map<uint32_t, ns3::Scheduler::Event> byUid;
+    uint64_t now = 0;
+    uint32_t uid = 0;
+    size_t removedEarly = 0;
+    for (int step = 0; step < 60000; ++step)
+    {
+        const uint64_t roll = rng() % 100;
+        if (roll < 55 || pending.empty())
+        {
+            const uint64_t span = spans[rng() % spans.size()];
+            const uint64_t ts = now + (span == 0 ? 0 : rng() % span);
+            const bool keyed = rng() % 2 == 0;
+            ns3::Ptr<ns3::EventImpl> e
+                = keyed ? ns3::Ptr<ns3::EventImpl>(new Keyed(rng() % 16), false)
+                        : ns3::Ptr<ns3::EventImpl>(new Plain(), false);
+            impls.push_back(e);
+            const ns3::Scheduler::Event ev{ns3::PeekPointer(e), {ts, uid, 0}};
+            sched->Insert(ev);
+            pending.emplace(ts, FabricScheduler::OrderOf(ev), uid);
+            byUid[uid++] = ev;
+        }
+        else if (roll < 60)
+        {
+            // Cancel a pending event chosen at random.
+            auto it = pending.begin();
+            std::advance(it, rng() % pending.size());
+            sched->Remove(byUid.at(std::get<2>(*it)));
+            pending.erase(it);
+            ++removedEarly;
+        }
+        else
+        {
+            const auto want = *pending.begin();
+            ASSERT_EQ(sched->PeekNext().key.m_uid, std::get<2>(want)) << "step " << step;
+            const ns3::Scheduler::Event got = sched->RemoveNext();
+            ASSERT_EQ(got.key.m_uid, std::get<2>(want)) << "step " << step;
+            ASSERT_EQ(got.key.m_ts, std::get<0>(want));
+            pending.erase(pending.begin());
+            now = got.key.m_ts;
+        }
+        ASSERT_EQ(sched->IsEmpty(), pending.empty());
+    }
+    while (!pending.empty())
+    {
+        ASSERT_EQ(sched->RemoveNext().key.m_uid, std::get<2>(*pending.begin()));
+        pending.erase(pending.begin());
+    }
+    EXPECT_TRUE(sched->IsEmpty());
+    EXPECT_GT(removedEarly, 1000u);
+    EXPECT_GT(now, 10 * ring); // the run went through many jumps past the ring
 }
 
 namespace

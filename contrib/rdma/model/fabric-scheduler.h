@@ -6,12 +6,21 @@
  * interleaving of nodes) does not change the order they run in. fabricsim's runs use it
  * (fabric-setup.h); like any ns-3 scheduler it is chosen by the SchedulerType global value or
  * Simulator::SetScheduler, and ns-3's distributed simulator takes it the same way.
+ *
+ * Kept as a calendar: a fabric at cluster scale has several events a nanosecond, nearly all
+ * within a few microseconds of now (a frame's serialisation and a link's delay). Those go to a
+ * ring of buckets a quarter nanosecond wide, unsorted until their bucket comes up (then sorted
+ * once), a bit set per non-empty bucket. An event scheduled into the current bucket after that
+ * waits in a small heap beside it. Events past the ring's horizon (timers, compute delays) wait
+ * in a binary heap and move to the ring as it reaches them. The order is the same total order
+ * as a single heap's, so outputs do not depend on the layout.
  */
 #ifndef FABRICSIM_FABRIC_SCHEDULER_H
 #define FABRICSIM_FABRIC_SCHEDULER_H
 
 #include "ns3/scheduler.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -36,13 +45,18 @@ class FabricScheduler : public Scheduler
     /// the key for a keyed one (KeyedEventImpl::IsKeyed: an address check, no dynamic_cast).
     static uint64_t OrderOf(const Scheduler::Event& ev);
 
+    /// A bucket spans 2^kBucketShift picoseconds (256 ps); the ring 2^kRingBits buckets
+    /// (4.2 us: a jumbo frame's serialisation plus a few microseconds of wire).
+    static constexpr unsigned kBucketShift = 8;
+    static constexpr unsigned kRingBits = 14;
+
   private:
     struct Entry
     {
         uint64_t order; ///< OrderOf
         Scheduler::Event ev;
 
-        /// Later than \p o (the heap keeps the earliest on top); ties between equal keys go by
+        /// Later than \p o (the heaps keep the earliest on top); ties between equal keys go by
         /// uid, the order of scheduling.
         bool operator>(const Entry& o) const
         {
@@ -50,10 +64,57 @@ class FabricScheduler : public Scheduler
                    : order != o.order           ? order > o.order
                                                 : ev.key.m_uid > o.ev.key.m_uid;
         }
+
+        bool operator<(const Entry& o) const
+        {
+            return o > *this;
+        }
     };
 
-    /// A binary heap, as ns-3's PriorityQueueScheduler (the fastest at fabric event densities).
-    std::vector<Entry> m_heap;
+    static constexpr uint64_t kRing = uint64_t(1) << kRingBits;
+    static constexpr uint64_t kWords = kRing / 64;
+    static constexpr uint64_t kSummaryWords = kWords / 64;
+    static_assert(kSummaryWords >= 1 && kWords % 64 == 0, "the ring spans whole summary words");
+
+    static uint64_t BucketOf(const Scheduler::Event& ev)
+    {
+        return ev.key.m_ts >> kBucketShift;
+    }
+
+    /// The ring's first non-empty bucket at or after m_current (absolute number); the ring
+    /// must hold an event.
+    uint64_t NextBusyBucket() const;
+    /// Moves m_current to \p bucket (the current one empty), the far events the ring now
+    /// reaches into it, and sorts that bucket.
+    void Advance(uint64_t bucket);
+    void PutInRing(const Entry& e, uint64_t bucket);
+    void MarkBusy(uint64_t slot)
+    {
+        m_busy[slot / 64] |= uint64_t(1) << (slot % 64);
+        m_summary[slot / 4096] |= uint64_t(1) << (slot / 64 % 64);
+    }
+    void MarkIdle(uint64_t slot)
+    {
+        if ((m_busy[slot / 64] &= ~(uint64_t(1) << (slot % 64))) == 0)
+        {
+            m_summary[slot / 4096] &= ~(uint64_t(1) << (slot / 64 % 64));
+        }
+    }
+    bool CurrentEmpty() const
+    {
+        return m_head == m_buckets[m_current & (kRing - 1)].size() && m_late.empty();
+    }
+
+    /// Absolute number of the current bucket (the last removed event's); the ring holds
+    /// buckets [m_current, m_current + kRing), the far heap everything later.
+    uint64_t m_current{0};
+    size_t m_inRing{0};
+    std::array<uint64_t, kWords> m_busy{};           ///< a bit per non-empty ring slot
+    std::array<uint64_t, kSummaryWords> m_summary{}; ///< a bit per non-zero m_busy word
+    std::vector<std::vector<Entry>> m_buckets;       ///< kRing slots
+    size_t m_head{0};          ///< the current bucket's next entry: [m_head, end) is sorted
+    std::vector<Entry> m_late; ///< a heap: events put in the current bucket after its sort
+    std::vector<Entry> m_far;  ///< a binary heap
 };
 
 } // namespace ns3
