@@ -220,6 +220,65 @@ TEST(FabricScheduler, GivesTheSingleHeapOrderAcrossBucketsRingAndFarEvents)
 namespace
 {
 
+/// A keyed event that logs the look-ahead hints it is given.
+class Hinted : public ns3::KeyedEventImpl
+{
+  public:
+    Hinted(uint64_t key, std::vector<std::pair<uint64_t, unsigned>>* log)
+        : KeyedEventImpl(key)
+        , m_log(log)
+    {
+    }
+
+    void Prefetch(unsigned ahead) const override
+    {
+        m_log->emplace_back(GetOrderKey(), ahead);
+    }
+
+  private:
+    void Notify() override
+    {
+    }
+
+    std::vector<std::pair<uint64_t, unsigned>>* m_log;
+};
+
+} // namespace
+
+TEST(FabricScheduler, EachArrivalIsHintedFourThreeTwoOneEventsBeforeItRuns)
+{
+    // Ten arrivals in one bucket: from the fifth on, each is hinted at distances 4, 3, 2, 1,
+    // in that order and before it is removed; nothing is hinted after it ran.
+    auto sched = ns3::CreateObject<ns3::FabricScheduler>();
+    std::vector<std::pair<uint64_t, unsigned>> log;
+    std::vector<ns3::Ptr<ns3::EventImpl>> impls;
+    for (uint32_t k = 0; k < 10; ++k)
+    {
+        impls.emplace_back(new Hinted(k, &log), false);
+        // One bucket, not the first (that is current from the start: late inserts, unhinted).
+        sched->Insert({ns3::PeekPointer(impls.back()), {1024 + 10 * k, k, 0}});
+    }
+    std::map<uint64_t, std::vector<unsigned>> hints;
+    for (uint32_t k = 0; k < 10; ++k)
+    {
+        ASSERT_EQ(sched->RemoveNext().key.m_uid, k);
+        for (const auto& [key, ahead] : log)
+        {
+            EXPECT_GT(key, k) << "an event hinted after it ran";
+            hints[key].push_back(ahead);
+        }
+        log.clear();
+    }
+    for (uint64_t key = 5; key < 10; ++key)
+    {
+        EXPECT_EQ(hints[key], (std::vector<unsigned>{4, 3, 2, 1})) << "event " << key;
+    }
+    EXPECT_EQ(hints[1], (std::vector<unsigned>{1}));
+}
+
+namespace
+{
+
 /// 8 senders on two leaves to one receiver: their first frames reach the spine and the
 /// receiver's leaf at the same picoseconds, so the order of simultaneous arrivals matters.
 json

@@ -152,6 +152,37 @@ void
 FabricSwitch::SetRouteTable(Ptr<FabricRouteTable> table)
 {
     m_routes = table;
+    m_hopSetOf.clear();
+    m_hopSets.clear();
+    m_hopPorts.clear();
+}
+
+FabricSwitch::HopSet
+FabricSwitch::LearnHops(uint32_t dstHost)
+{
+    const std::vector<uint16_t>& nh = m_routes->NextHops(m_topoId, dstHost);
+    size_t set = 0;
+    for (; set < m_hopSets.size(); ++set)
+    {
+        const HopSet& h = m_hopSets[set];
+        if (h.count == nh.size() && std::equal(nh.begin(), nh.end(), m_hopPorts.begin() + h.start))
+        {
+            break;
+        }
+    }
+    if (set == m_hopSets.size())
+    {
+        NS_ABORT_MSG_IF(set == kUnknownSet,
+                        "FabricSwitch: more than " << kUnknownSet << " distinct next-hop sets");
+        m_hopSets.push_back({uint32_t(m_hopPorts.size()), uint32_t(nh.size())});
+        m_hopPorts.insert(m_hopPorts.end(), nh.begin(), nh.end());
+    }
+    if (dstHost >= m_hopSetOf.size())
+    {
+        m_hopSetOf.resize(dstHost + 1, kUnknownSet);
+    }
+    m_hopSetOf[dstHost] = uint16_t(set);
+    return m_hopSets[set];
 }
 
 void
@@ -214,13 +245,13 @@ FabricSwitch::Forward(SwitchPort* in, FabricPacket* p)
         return;
     }
     p->ttl--;
-    const std::vector<uint16_t>& nh = m_routes->NextHops(m_topoId, p->dstHost);
-    if (nh.empty())
+    const HopSet nh = HopsTo(p->dstHost);
+    if (nh.count == 0)
     {
         in->DropPacket(p, DropReason::NoRoute);
         return;
     }
-    uint32_t out = nh.size() == 1 ? nh[0] : nh[EcmpIndex(p, uint32_t(nh.size()))];
+    uint32_t out = m_hopPorts[nh.start + (nh.count == 1 ? 0 : EcmpIndex(p, nh.count))];
     SwitchPort* op = PeekPointer(m_ports[out]);
     if (!op->IsLinkUp())
     {

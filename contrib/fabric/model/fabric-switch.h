@@ -88,6 +88,17 @@ class alignas(64) FabricSwitch : public Object
 
     /// A frame arrived on port `in`.
     void Forward(SwitchPort* in, FabricPacket* p);
+
+    /// Starts loading what Forward will read for \p p arriving on port \p in: its route
+    /// entry and the port's buffer record (the scheduler's look-ahead; only a hint).
+    void PrefetchForward(uint32_t in, const FabricPacket* p) const
+    {
+        if (p->dstHost < m_hopSetOf.size())
+        {
+            __builtin_prefetch(&m_hopSetOf[p->dstHost]);
+        }
+        m_mmu->PrefetchPort(in, p->priority);
+    }
     /// A frame left the queues of port `out` (release buffer, mark ECN, maybe XON).
     void OnDequeue(SwitchPort* out, FabricPacket* p);
 
@@ -121,6 +132,27 @@ class alignas(64) FabricSwitch : public Object
     uint32_t m_seed;
     Ptr<FabricRouteTable> m_routes;
     Ptr<SharedBufferMmu> m_mmu;
+    /// The route table as this switch reads it: a set index per destination host (filled on
+    /// first use), the distinct next-hop sets as ranges of one port array. One load on the
+    /// hop, instead of the table's chain of vectors; cleared when the table changes.
+    struct HopSet
+    {
+        uint32_t start;
+        uint32_t count;
+    };
+    static constexpr uint16_t kUnknownSet = UINT16_MAX;
+    std::vector<uint16_t> m_hopSetOf;
+    std::vector<HopSet> m_hopSets;
+    std::vector<uint16_t> m_hopPorts;
+    HopSet HopsTo(uint32_t dstHost)
+    {
+        if (dstHost < m_hopSetOf.size() && m_hopSetOf[dstHost] != kUnknownSet)
+        {
+            return m_hopSets[m_hopSetOf[dstHost]];
+        }
+        return LearnHops(dstHost);
+    }
+    HopSet LearnHops(uint32_t dstHost);
     Ptr<PfcWatchdog> m_watchdog;
     Ptr<UniformRandomVariable> m_rng;
     QueueHistogram m_qhist;

@@ -108,6 +108,16 @@ class SharedBufferMmu : public Object
     }
     uint64_t TotalUsedBytes() const;
 
+    /// Starts loading what a frame of class \p prio arriving on \p port will read (a hint).
+    void PrefetchPort(uint32_t port, uint8_t prio) const
+    {
+        if (port < m_port.size())
+        {
+            __builtin_prefetch(&m_port[port].cls[prio & 7]);
+            __builtin_prefetch(&m_port[port].alpha);
+        }
+    }
+
   private:
     uint64_t SharedPart(uint32_t port, uint8_t prio) const
     {

@@ -130,6 +130,7 @@ class SwitchPort : public FabricNetDevice
     FabricPacket* DequeueNext(Time now, Time& wakeAt) override;
     bool HasPendingWork() const override;
     void HandleReceive(FabricPacket* p) override;
+    void PrefetchReceivePath(unsigned ahead, const FabricPacket* p) const override;
     /// Counts the link's bytes and stamps INT on data frames that carry the INT shim.
     void OnTransmitStart(FabricPacket* p) override;
 

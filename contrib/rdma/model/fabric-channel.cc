@@ -34,6 +34,15 @@ class FabricChannel::DeliveryEvent final : public KeyedEventImpl
         m_channel = nullptr;
     }
 
+    void Prefetch(unsigned ahead) const override
+    {
+        if (!m_channel)
+        {
+            return;
+        }
+        m_channel->PrefetchDelivery(m_dir, ahead);
+    }
+
   private:
     void Notify() override
     {
@@ -114,6 +123,36 @@ FabricChannel::ScheduleArrival(int i, Time delay)
     }
     m_arrival[i]->Ref(); // the simulator's reference, dropped after the event runs
     Simulator::ScheduleWithContext(m_context[i], delay, m_arrival[i]);
+}
+
+void
+FabricChannel::PrefetchDelivery(int i, unsigned ahead) const
+{
+    if (ahead == 4)
+    {
+        // The channel itself: its hot fields span two lines.
+        __builtin_prefetch(&m_dev[0]);
+        __builtin_prefetch(&m_inFlightPfc);
+        return;
+    }
+    if (m_wire[i].Empty())
+    {
+        return;
+    }
+    const FabricNetDevice* to = PeekPointer(m_dev[i]);
+    if (ahead == 3)
+    {
+        __builtin_prefetch(&m_wire[i].Front());
+        to->PrefetchHot();
+        return;
+    }
+    const FabricPacket* p = m_wire[i].Front().p;
+    if (ahead == 2)
+    {
+        __builtin_prefetch(p);
+        __builtin_prefetch(reinterpret_cast<const char*>(p) + 64);
+    }
+    to->PrefetchReceivePath(ahead, p);
 }
 
 void

@@ -79,6 +79,8 @@ class FabricChannel : public Channel
 
     /// The earliest frame toward end \p dir has arrived: hand it over, and schedule the next.
     void Deliver(int dir);
+    /// What the arrival toward \p dir will read, \p ahead events before it runs.
+    void PrefetchDelivery(int dir, unsigned ahead) const;
     /// Schedule the arrival event of end \p dir after \p delay.
     void ScheduleArrival(int dir, Time delay);
 

@@ -88,6 +88,8 @@ class FabricScheduler : public Scheduler
     /// reaches into it, and sorts that bucket.
     void Advance(uint64_t bucket);
     void PutInRing(const Entry& e, uint64_t bucket);
+    /// Hints the current bucket's next events to load their memory (KeyedEventImpl::Prefetch).
+    void PrefetchAhead(const std::vector<Entry>& b) const;
     void MarkBusy(uint64_t slot)
     {
         m_busy[slot / 64] |= uint64_t(1) << (slot % 64);
