@@ -256,7 +256,8 @@ TEST(FabricScheduler, EachArrivalIsHintedFourThreeTwoOneEventsBeforeItRuns)
     {
         impls.emplace_back(new Hinted(k, &log), false);
         // One bucket, not the first (that is current from the start: late inserts, unhinted).
-        sched->Insert({ns3::PeekPointer(impls.back()), {1024 + 10 * k, k, 0}});
+        const uint64_t bucket2 = uint64_t(2) << ns3::FabricScheduler::kBucketShift;
+        sched->Insert({ns3::PeekPointer(impls.back()), {bucket2 + 10 * k, k, 0}});
     }
     std::map<uint64_t, std::vector<unsigned>> hints;
     for (uint32_t k = 0; k < 10; ++k)

@@ -290,14 +290,19 @@ SwitchPort::HandleReceive(FabricPacket* p)
 void
 SwitchPort::PrefetchReceivePath(unsigned ahead, const FabricPacket* p) const
 {
-    if (ahead == 2)
+    switch (ahead)
     {
+    case 3:
+        // This port's own fields come after the device's (its switch and index first).
+        __builtin_prefetch(&m_switch);
+        __builtin_prefetch(&m_index);
+        break;
+    case 2:
         // The switch is line-aligned; Forward reads its first two lines.
         __builtin_prefetch(m_switch);
         __builtin_prefetch(reinterpret_cast<const char*>(m_switch) + 64);
-    }
-    else
-    {
+        break;
+    default:
         m_switch->PrefetchForward(m_index, p);
     }
 }

@@ -144,6 +144,7 @@ FabricChannel::PrefetchDelivery(int i, unsigned ahead) const
     {
         __builtin_prefetch(&m_wire[i].Front());
         to->PrefetchHot();
+        to->PrefetchReceivePath(3, nullptr);
         return;
     }
     const FabricPacket* p = m_wire[i].Front().p;

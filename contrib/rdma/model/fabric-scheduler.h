@@ -9,7 +9,7 @@
  *
  * Kept as a calendar: a fabric at cluster scale has several events a nanosecond, nearly all
  * within a few microseconds of now (a frame's serialisation and a link's delay). Those go to a
- * ring of buckets a quarter nanosecond wide, unsorted until their bucket comes up (then sorted
+ * ring of buckets four nanoseconds wide, unsorted until their bucket comes up (then sorted
  * once), a bit set per non-empty bucket. An event scheduled into the current bucket after that
  * waits in a small heap beside it. Events past the ring's horizon (timers, compute delays) wait
  * in a binary heap and move to the ring as it reaches them. The order is the same total order
@@ -45,10 +45,12 @@ class FabricScheduler : public Scheduler
     /// the key for a keyed one (KeyedEventImpl::IsKeyed: an address check, no dynamic_cast).
     static uint64_t OrderOf(const Scheduler::Event& ev);
 
-    /// A bucket spans 2^kBucketShift picoseconds (256 ps); the ring 2^kRingBits buckets
-    /// (4.2 us: a jumbo frame's serialisation plus a few microseconds of wire).
-    static constexpr unsigned kBucketShift = 8;
-    static constexpr unsigned kRingBits = 14;
+    /// A bucket spans 2^kBucketShift picoseconds (4.1 ns: wide enough that most events are
+    /// sorted with a few others, so the look-ahead sees them); the ring 2^kRingBits buckets
+    /// (8.4 us: a jumbo frame's serialisation plus several microseconds of wire). Measured at
+    /// 1,024 hosts: 1 ns buckets 2-7 % slower, 256 ps 9 %, 8 ns 2-3 %.
+    static constexpr unsigned kBucketShift = 12;
+    static constexpr unsigned kRingBits = 11;
 
   private:
     struct Entry
@@ -73,8 +75,8 @@ class FabricScheduler : public Scheduler
 
     static constexpr uint64_t kRing = uint64_t(1) << kRingBits;
     static constexpr uint64_t kWords = kRing / 64;
-    static constexpr uint64_t kSummaryWords = kWords / 64;
-    static_assert(kSummaryWords >= 1 && kWords % 64 == 0, "the ring spans whole summary words");
+    static constexpr uint64_t kSummaryWords = (kWords + 63) / 64;
+    static_assert(kRing >= 64, "the ring spans whole words");
 
     static uint64_t BucketOf(const Scheduler::Event& ev)
     {
