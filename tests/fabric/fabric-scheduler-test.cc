@@ -245,10 +245,10 @@ class Hinted : public ns3::KeyedEventImpl
 
 } // namespace
 
-TEST(FabricScheduler, EachArrivalIsHintedFourThreeTwoOneEventsBeforeItRuns)
+TEST(FabricScheduler, EachArrivalIsHintedAtDistancesFiveToOneBeforeItRuns)
 {
-    // Ten arrivals in one bucket: from the fifth on, each is hinted at distances 4, 3, 2, 1,
-    // in that order and before it is removed; nothing is hinted after it ran.
+    // Ten arrivals in one bucket: from the sixth on, each is hinted at distances 5, 4, 3, 2,
+    // 1, in that order and before it is removed; nothing is hinted after it ran.
     auto sched = ns3::CreateObject<ns3::FabricScheduler>();
     std::vector<std::pair<uint64_t, unsigned>> log;
     std::vector<ns3::Ptr<ns3::EventImpl>> impls;
@@ -272,7 +272,7 @@ TEST(FabricScheduler, EachArrivalIsHintedFourThreeTwoOneEventsBeforeItRuns)
     }
     for (uint64_t key = 5; key < 10; ++key)
     {
-        EXPECT_EQ(hints[key], (std::vector<unsigned>{4, 3, 2, 1})) << "event " << key;
+        EXPECT_EQ(hints[key], (std::vector<unsigned>{5, 4, 3, 2, 1})) << "event " << key;
     }
     EXPECT_EQ(hints[1], (std::vector<unsigned>{1}));
 }

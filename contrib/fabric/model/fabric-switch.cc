@@ -157,6 +157,29 @@ FabricSwitch::SetRouteTable(Ptr<FabricRouteTable> table)
     m_hopPorts.clear();
 }
 
+void
+FabricSwitch::PrefetchForward(uint32_t in, const FabricPacket* p, unsigned ahead) const
+{
+    if (p->dstHost >= m_hopSetOf.size())
+    {
+        return;
+    }
+    if (ahead == 2)
+    {
+        __builtin_prefetch(&m_hopSetOf[p->dstHost]);
+        m_mmu->PrefetchPort(in, p->priority);
+        return;
+    }
+    const uint16_t set = m_hopSetOf[p->dstHost];
+    if (set == kUnknownSet || m_hopSets[set].count == 0)
+    {
+        return;
+    }
+    const HopSet nh = m_hopSets[set];
+    const uint32_t out = m_hopPorts[nh.start + (nh.count == 1 ? 0 : EcmpIndex(p, nh.count))];
+    m_ports[out]->PrefetchAsEgress(p->priority);
+}
+
 FabricSwitch::HopSet
 FabricSwitch::LearnHops(uint32_t dstHost)
 {

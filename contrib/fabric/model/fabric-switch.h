@@ -89,17 +89,10 @@ class alignas(64) FabricSwitch : public Object
     /// A frame arrived on port `in`.
     void Forward(SwitchPort* in, FabricPacket* p);
 
-    /// Starts loading what Forward will read for \p p arriving on port \p in: its route
-    /// entry and the port's buffer record (the scheduler's look-ahead; only a hint).
-    void PrefetchForward(uint32_t in, const FabricPacket* p) const
-    {
-        if (p->dstHost < m_hopSetOf.size())
-        {
-            __builtin_prefetch(&m_hopSetOf[p->dstHost]);
-        }
-        m_mmu->PrefetchPort(in, p->priority);
-    }
-    /// A frame left the queues of port `out` (release buffer, mark ECN, maybe XON).
+    /// Starts loading what Forward will read for \p p arriving on port \p in, \p ahead
+    /// events before (the scheduler's look-ahead; only a hint): at 2 the route entry and the
+    /// port's buffer record, at 1 (the route entry loaded) the output port it leads to.
+    void PrefetchForward(uint32_t in, const FabricPacket* p, unsigned ahead) const;
     void OnDequeue(SwitchPort* out, FabricPacket* p);
 
     /// Egress port index the ECMP hash picks among `n` for this frame.

@@ -292,19 +292,29 @@ SwitchPort::PrefetchReceivePath(unsigned ahead, const FabricPacket* p) const
 {
     switch (ahead)
     {
-    case 3:
+    case 4:
         // This port's own fields come after the device's (its switch and index first).
         __builtin_prefetch(&m_switch);
         __builtin_prefetch(&m_index);
         break;
-    case 2:
+    case 3:
         // The switch is line-aligned; Forward reads its first two lines.
         __builtin_prefetch(m_switch);
         __builtin_prefetch(reinterpret_cast<const char*>(m_switch) + 64);
         break;
     default:
-        m_switch->PrefetchForward(m_index, p);
+        m_switch->PrefetchForward(m_index, p, ahead);
     }
+}
+
+void
+SwitchPort::PrefetchAsEgress(uint8_t prio) const
+{
+    PrefetchHot();
+    __builtin_prefetch(&m_switch);
+    __builtin_prefetch(&m_index);
+    __builtin_prefetch(&m_qBytes[prio & 7]);
+    __builtin_prefetch(&m_q[prio & 7]);
 }
 
 void

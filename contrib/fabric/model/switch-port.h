@@ -52,6 +52,9 @@ class SwitchPort : public FabricNetDevice
     {
         return m_qBytes[prio];
     }
+    /// Starts loading what enqueueing a frame of class \p prio here reads (a hint).
+    void PrefetchAsEgress(uint8_t prio) const;
+
     uint64_t TotalQueueBytes() const
     {
         return m_totalBytes;

@@ -128,7 +128,7 @@ FabricChannel::ScheduleArrival(int i, Time delay)
 void
 FabricChannel::PrefetchDelivery(int i, unsigned ahead) const
 {
-    if (ahead == 4)
+    if (ahead == 5)
     {
         // The channel itself: its hot fields span two lines.
         __builtin_prefetch(&m_dev[0]);
@@ -140,18 +140,20 @@ FabricChannel::PrefetchDelivery(int i, unsigned ahead) const
         return;
     }
     const FabricNetDevice* to = PeekPointer(m_dev[i]);
-    if (ahead == 3)
+    if (ahead == 4)
     {
         __builtin_prefetch(&m_wire[i].Front());
         to->PrefetchHot();
-        to->PrefetchReceivePath(3, nullptr);
+        to->PrefetchReceivePath(4, nullptr);
         return;
     }
     const FabricPacket* p = m_wire[i].Front().p;
-    if (ahead == 2)
+    if (ahead == 3)
     {
         __builtin_prefetch(p);
         __builtin_prefetch(reinterpret_cast<const char*>(p) + 64);
+        to->PrefetchReceivePath(3, nullptr);
+        return;
     }
     to->PrefetchReceivePath(ahead, p);
 }

@@ -80,9 +80,9 @@ class alignas(64) FabricNetDevice : public NetDevice
         __builtin_prefetch(self + 128);
     }
 
-    /// What receiving \p p reads past the device's first lines, \p ahead (3, 2, 1) events
-    /// before it arrives: \p p is null at 3, being loaded at 2 (not to be read), loaded at 1.
-    /// A hint.
+    /// What receiving \p p reads past the device's first lines, \p ahead (4 to 1) events
+    /// before it arrives: \p p is null at 4 and 3 (it is being loaded at 3), loaded at 2 and
+    /// 1. A hint.
     virtual void PrefetchReceivePath(unsigned ahead, const FabricPacket* p) const
     {
     }

@@ -186,11 +186,11 @@ FabricScheduler::PrefetchAhead(const std::vector<Entry>& b) const
     // one pointer deeper at each step (KeyedEventImpl::Prefetch).
     const Entry* next = b.data() + m_head;
     const size_t left = b.size() - m_head;
-    if (left > 4)
+    if (left > 5)
     {
-        __builtin_prefetch(next[4].ev.impl);
+        __builtin_prefetch(next[5].ev.impl);
     }
-    for (size_t j = 0; j < 4 && j < left; ++j)
+    for (size_t j = 0; j < 5 && j < left; ++j)
     {
         if (next[j].order >> 63)
         {

@@ -37,9 +37,9 @@ class KeyedEventImpl : public EventImpl
         return (uint64_t(node) << 31) | (ifIndex & 0x7fffffffu);
     }
 
-    /// Called by the scheduler while the event is \p ahead events (1 to 4) from running, once
+    /// Called by the scheduler while the event is \p ahead events (1 to 5) from running, once
     /// at each distance, so that the memory it will read is on its way into the cache by then:
-    /// at 4 what it points to, at 3 what that points to, and so on. Only a hint: the default
+    /// at 5 what it points to, at 4 what that points to, and so on. Only a hint: the default
     /// does nothing, and it must not change state.
     virtual void Prefetch(unsigned ahead) const
     {
