@@ -109,7 +109,17 @@ void
 FabricScheduler::Advance(uint64_t bucket)
 {
     NS_ASSERT(CurrentEmpty());
-    m_buckets[m_current & (kRing - 1)].clear();
+    std::vector<Entry>& done = m_buckets[m_current & (kRing - 1)];
+    if (done.capacity() > kKeepEntries)
+    {
+        // Every slot would otherwise keep the largest bucket it ever held: at 10k hosts, the
+        // ring's 2,048 slots hundreds of MB. Large buckets regrow instead (a few doublings).
+        std::vector<Entry>().swap(done);
+    }
+    else
+    {
+        done.clear();
+    }
     m_head = 0;
     m_current = bucket;
     std::vector<Entry>& b = m_buckets[m_current & (kRing - 1)];

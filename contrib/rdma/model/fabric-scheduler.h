@@ -74,6 +74,8 @@ class FabricScheduler : public Scheduler
     };
 
     static constexpr uint64_t kRing = uint64_t(1) << kRingBits;
+    /// A bucket keeps its storage for the next time round up to this many entries.
+    static constexpr size_t kKeepEntries = 512;
     static constexpr uint64_t kWords = kRing / 64;
     static constexpr uint64_t kSummaryWords = (kWords + 63) / 64;
     static_assert(kRing >= 64, "the ring spans whole words");
