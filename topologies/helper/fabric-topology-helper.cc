@@ -211,11 +211,25 @@ FabricTopologyHelper::PublishRoutes()
     {
         table = Create<OverrideRouteTable>(m_routing, m_routeOverrides);
     }
+    // The switches' own route views cost 2 bytes per switch and destination host when full:
+    // 28 MB at 10k hosts, but over a GB past about 60k. Past the budget the switches read
+    // the shared table instead (the same routes, a few more loads a hop).
+    constexpr uint64_t kRouteViewBudget = uint64_t(512) << 20;
+    uint64_t switches = 0;
+    for (const auto& sw : m_switches)
+    {
+        switches += sw ? 1 : 0;
+    }
+    const bool views = switches * m_topo.NumHosts() * 2 <= kRouteViewBudget;
     for (auto& sw : m_switches)
     {
         if (sw)
         {
             sw->SetRouteTable(table);
+            if (!views)
+            {
+                sw->DisableRouteView();
+            }
         }
     }
     m_table = table;

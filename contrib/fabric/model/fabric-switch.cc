@@ -1,6 +1,7 @@
 #include "fabric-switch.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/fabric-channel.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -91,6 +92,15 @@ FabricSwitch::GetTypeId()
                                           UintegerValue(0),
                                           MakeUintegerAccessor(&FabricSwitch::m_seed),
                                           MakeUintegerChecker<uint32_t>())
+                            .AddAttribute("RouteView",
+                                          "Keep a per-destination index into the distinct "
+                                          "next-hop sets (2 bytes per destination host, filled "
+                                          "on first use; FabricTopologyHelper turns it off when "
+                                          "all switches' views would pass 512 MiB); off, every "
+                                          "frame asks the route table. Same routes either way.",
+                                          BooleanValue(true),
+                                          MakeBooleanAccessor(&FabricSwitch::m_routeView),
+                                          MakeBooleanChecker())
                             // Read-only: they put the MMU and the watchdog (and their trace
                             // sources) in the Config namespace under the switch's node.
                             .AddAttribute("Mmu",
@@ -160,6 +170,10 @@ FabricSwitch::SetRouteTable(Ptr<FabricRouteTable> table)
 void
 FabricSwitch::PrefetchForward(uint32_t in, const FabricPacket* p, unsigned ahead) const
 {
+    if (ahead == 2)
+    {
+        m_mmu->PrefetchPort(in, p->priority);
+    }
     if (p->dstHost >= m_hopSetOf.size())
     {
         return;
@@ -167,7 +181,6 @@ FabricSwitch::PrefetchForward(uint32_t in, const FabricPacket* p, unsigned ahead
     if (ahead == 2)
     {
         __builtin_prefetch(&m_hopSetOf[p->dstHost]);
-        m_mmu->PrefetchPort(in, p->priority);
         return;
     }
     const uint16_t set = m_hopSetOf[p->dstHost];
@@ -180,10 +193,23 @@ FabricSwitch::PrefetchForward(uint32_t in, const FabricPacket* p, unsigned ahead
     m_ports[out]->PrefetchAsEgress(p->priority);
 }
 
-FabricSwitch::HopSet
+void
+FabricSwitch::DisableRouteView()
+{
+    m_routeView = false;
+    m_hopSetOf.clear();
+    m_hopSets.clear();
+    m_hopPorts.clear();
+}
+
+FabricSwitch::HopSpan
 FabricSwitch::LearnHops(uint32_t dstHost)
 {
     const std::vector<uint16_t>& nh = m_routes->NextHops(m_topoId, dstHost);
+    if (!m_routeView)
+    {
+        return {nh.data(), uint32_t(nh.size())};
+    }
     size_t set = 0;
     for (; set < m_hopSets.size(); ++set)
     {
@@ -205,7 +231,7 @@ FabricSwitch::LearnHops(uint32_t dstHost)
         m_hopSetOf.resize(dstHost + 1, kUnknownSet);
     }
     m_hopSetOf[dstHost] = uint16_t(set);
-    return m_hopSets[set];
+    return {m_hopPorts.data() + m_hopSets[set].start, m_hopSets[set].count};
 }
 
 void
@@ -268,13 +294,13 @@ FabricSwitch::Forward(SwitchPort* in, FabricPacket* p)
         return;
     }
     p->ttl--;
-    const HopSet nh = HopsTo(p->dstHost);
+    const HopSpan nh = HopsTo(p->dstHost);
     if (nh.count == 0)
     {
         in->DropPacket(p, DropReason::NoRoute);
         return;
     }
-    uint32_t out = m_hopPorts[nh.start + (nh.count == 1 ? 0 : EcmpIndex(p, nh.count))];
+    uint32_t out = nh.ports[nh.count == 1 ? 0 : EcmpIndex(p, nh.count)];
     SwitchPort* op = PeekPointer(m_ports[out]);
     if (!op->IsLinkUp())
     {

@@ -66,6 +66,9 @@ class alignas(64) FabricSwitch : public Object
     }
 
     void SetRouteTable(Ptr<FabricRouteTable> table);
+    /// Turns the switch's own route view off (RouteView): the topology helper does when the
+    /// views of all switches would exceed its memory budget.
+    void DisableRouteView();
     /// Use `mmu` (configured by the caller's attributes) instead of the default one.
     void SetMmu(Ptr<SharedBufferMmu> mmu)
     {
@@ -125,27 +128,35 @@ class alignas(64) FabricSwitch : public Object
     uint32_t m_seed;
     Ptr<FabricRouteTable> m_routes;
     Ptr<SharedBufferMmu> m_mmu;
-    /// The route table as this switch reads it: a set index per destination host (filled on
-    /// first use), the distinct next-hop sets as ranges of one port array. One load on the
-    /// hop, instead of the table's chain of vectors; cleared when the table changes.
+    /// The route table as this switch reads it (RouteView): a set index per destination host
+    /// (filled on first use), the distinct next-hop sets as ranges of one port array. One load
+    /// on the hop, instead of the table's chain of vectors; cleared when the table changes.
     struct HopSet
     {
         uint32_t start;
         uint32_t count;
     };
+    /// Next-hop ports as Forward reads them: valid until the next lookup.
+    struct HopSpan
+    {
+        const uint16_t* ports;
+        uint32_t count;
+    };
     static constexpr uint16_t kUnknownSet = UINT16_MAX;
+    bool m_routeView = true;
     std::vector<uint16_t> m_hopSetOf;
     std::vector<HopSet> m_hopSets;
     std::vector<uint16_t> m_hopPorts;
-    HopSet HopsTo(uint32_t dstHost)
+    HopSpan HopsTo(uint32_t dstHost)
     {
         if (dstHost < m_hopSetOf.size() && m_hopSetOf[dstHost] != kUnknownSet)
         {
-            return m_hopSets[m_hopSetOf[dstHost]];
+            const HopSet& h = m_hopSets[m_hopSetOf[dstHost]];
+            return {m_hopPorts.data() + h.start, h.count};
         }
         return LearnHops(dstHost);
     }
-    HopSet LearnHops(uint32_t dstHost);
+    HopSpan LearnHops(uint32_t dstHost);
     Ptr<PfcWatchdog> m_watchdog;
     Ptr<UniformRandomVariable> m_rng;
     QueueHistogram m_qhist;
