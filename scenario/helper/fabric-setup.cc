@@ -83,13 +83,17 @@ SchedulerFactory()
 void
 ConfigureSimulator(const FabricScenario& sc, const std::vector<std::string>& ns3Args)
 {
-    // Attribute defaults of an earlier run in this process do not leak; the scheduler chosen
-    // for the process (--SchedulerType) stays, though Config::Reset resets global values too.
+    // Attribute defaults of an earlier run in this process do not leak; the scheduler and the
+    // simulator engine chosen for the process (--SchedulerType; fabricsim-mpi's distributed
+    // engine) stay, though Config::Reset resets global values too.
     const ObjectFactory scheduler = SchedulerFactory();
     TypeIdValue chosen;
     GlobalValue::GetValueByName("SchedulerType", chosen);
+    StringValue engine;
+    GlobalValue::GetValueByName("SimulatorImplementationType", engine);
     Config::Reset();
     GlobalValue::Bind("SchedulerType", chosen);
+    GlobalValue::Bind("SimulatorImplementationType", engine);
     const auto [seed, run] = Ns3SeedAndRun(sc.seed);
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);

@@ -14,7 +14,7 @@ namespace fabricsim
 {
 
 /// provenance.json's text: the command line and input files of the current ProvenanceScope,
-/// \p scenario (null: none) and \p ns3Args.
+/// \p scenario (null: none), \p ns3Args, and the ns-3 engine and event scheduler the process runs.
 std::string ProvenanceText(const nlohmann::json& scenario, const std::vector<std::string>& ns3Args);
 
 } // namespace fabricsim
