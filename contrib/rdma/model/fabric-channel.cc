@@ -2,6 +2,7 @@
 
 #include "fabric-clock.h"
 #include "fabric-net-device.h"
+#include "frame-codec.h"
 #include "keyed-event.h"
 
 #include "ns3/double.h"
@@ -99,16 +100,58 @@ FabricChannel::Attach(Ptr<FabricNetDevice> dev)
 void
 FabricChannel::Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime)
 {
+    int i = (from == PeekPointer(m_dev[0])) ? 1 : 0;
+    const Time delay = txTime + m_delay;
+    if (!m_remote[i].IsNull())
+    {
+        ++m_remoteSent;
+        m_remote[i](EncodeFrame(*p, m_epoch), FabricClock::Now() + delay);
+        delete p;
+        return;
+    }
     ++m_inFlight;
     m_inFlightBytes += p->frameBytes;
     m_inFlightPfc += (p->type == FrameType::Pfc);
-    int i = (from == PeekPointer(m_dev[0])) ? 1 : 0;
-    const Time delay = txTime + m_delay;
     const bool idle = m_wire[i].Empty();
     m_wire[i].Push({(FabricClock::Now() + delay).GetTimeStep(), p, m_epoch});
     if (idle)
     {
         ScheduleArrival(i, delay);
+    }
+}
+
+void
+FabricChannel::SetRemoteEnd(int end, RemoteSend send)
+{
+    NS_ABORT_MSG_IF(end < 0 || end > 1, "FabricChannel::SetRemoteEnd: end " << end);
+    m_remote[end] = send;
+}
+
+int
+FabricChannel::EndOf(const FabricNetDevice* dev) const
+{
+    NS_ABORT_MSG_IF(dev != PeekPointer(m_dev[0]) && dev != PeekPointer(m_dev[1]),
+                    "FabricChannel::EndOf: the device is not attached here");
+    return dev == PeekPointer(m_dev[0]) ? 0 : 1;
+}
+
+void
+FabricChannel::ReceiveRemote(int i, Ptr<Packet> encoded)
+{
+    uint64_t epoch = 0;
+    FabricPacket* p = DecodeFrame(*encoded, &epoch);
+    ++m_remoteReceived;
+    ++m_inFlight;
+    m_inFlightBytes += p->frameBytes;
+    m_inFlightPfc += (p->type == FrameType::Pfc);
+    // Through the wire and the keyed arrival event as a local frame: this runs as an unkeyed
+    // event at the arrival time, before every keyed one of that time (FabricScheduler), so the
+    // arrival takes the place it has in a run on one rank.
+    const bool idle = m_wire[i].Empty();
+    m_wire[i].Push({FabricClock::Now().GetTimeStep(), p, epoch});
+    if (idle)
+    {
+        ScheduleArrival(i, Time(0));
     }
 }
 

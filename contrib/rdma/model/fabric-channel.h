@@ -9,8 +9,10 @@
 #include "link-memo.h"
 #include "wire-fifo.h"
 
+#include "ns3/callback.h"
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
+#include "ns3/packet.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
@@ -36,6 +38,37 @@ class FabricChannel : public Channel
      * `txTime` (serialisation) + propagation delay.
      */
     void Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime);
+
+    /// Takes a frame's encoding (frame-codec.h) and the time it arrives at the far end.
+    using RemoteSend = Callback<void, Ptr<Packet>, Time>;
+
+    /**
+     * End \p end (0 or 1, in Attach order) is simulated by another MPI rank, whose copy of this
+     * channel delivers there: Transmit hands each frame toward it to \p send, encoded, with its
+     * arrival time, instead of putting it on this copy's wire.
+     */
+    void SetRemoteEnd(int end, RemoteSend send);
+
+    /**
+     * A frame from the far end's rank arrives now at end \p end: from here on it is a local
+     * arrival (link state, epoch, loss, then the device), in the same event order as one.
+     */
+    void ReceiveRemote(int end, Ptr<Packet> encoded);
+
+    /// Which end \p dev is (0 or 1).
+    int EndOf(const FabricNetDevice* dev) const;
+
+    /// Frames this copy sent toward a remote end, and frames it received from one: summed over
+    /// the ranks, their difference is what is between ranks.
+    uint64_t RemoteFramesSent() const
+    {
+        return m_remoteSent;
+    }
+
+    uint64_t RemoteFramesReceived() const
+    {
+        return m_remoteReceived;
+    }
 
     /// Bring the link up or down now. Frames on the wire when it goes down are lost.
     void SetUp(bool up);
@@ -102,6 +135,10 @@ class FabricChannel : public Channel
     double m_lossRate;
     bool m_up;
     Ptr<UniformRandomVariable> m_rng;
+    // Ends simulated by another rank (cold: read only when a frame goes there).
+    RemoteSend m_remote[2];
+    uint64_t m_remoteSent = 0;
+    uint64_t m_remoteReceived = 0;
 };
 
 } // namespace ns3

@@ -315,12 +315,16 @@ FabricNetDevice::Wake()
 void
 FabricNetDevice::ScheduleWake(Time at, Time now)
 {
-    // One pending wake-up at most: keep the earliest.
-    if (m_wakeEvent.IsRunning() && m_wakeAt <= at)
+    // One pending wake-up at most: keep the earliest. m_wakeAt is the pending one's time (Max:
+    // none), exact where EventId::IsRunning is not (pending-event.h).
+    if (m_wakeAt <= at)
     {
         return;
     }
-    m_wakeEvent.Cancel();
+    if (m_wakeAt != Time::Max())
+    {
+        m_wakeEvent.PeekEventImpl()->Cancel();
+    }
     m_wakeAt = at;
     m_wakeEvent
         = Simulator::Schedule(at > now ? at - now : Time(0), &FabricNetDevice::WakeEvent, this);
@@ -616,7 +620,7 @@ FabricNetDevice::ProbeRest(MemoProbe& probe) const
     {
         probe.Block(MemoName() + ": a frame is being sent");
     }
-    if (m_wakeEvent.IsRunning())
+    if (m_wakeAt != Time::Max())
     {
         probe.Block(MemoName() + ": a wake-up is pending");
     }

@@ -33,7 +33,7 @@ RdmaNic::ProbeRest(MemoProbe& probe) const
         {
             probe.Block(q + ": messages unacknowledged");
         }
-        if (qp->m_rtoEvent.IsRunning())
+        if (qp->m_rtoEvent.IsPending())
         {
             probe.Block(q + ": a retransmission timer is armed");
         }

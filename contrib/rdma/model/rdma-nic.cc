@@ -385,7 +385,7 @@ RdmaNic::MakeDataPacket(RdmaQueuePair* qp)
     {
         qp->m_nextSend += PicoSeconds(fabricsim::units::TransmitPs(p->WireBytes(), rate));
     }
-    if (!qp->m_rtoEvent.IsRunning())
+    if (!qp->m_rtoEvent.IsPending())
     {
         ArmRto(qp);
     }
@@ -751,16 +751,17 @@ RdmaNic::ArmRto(RdmaQueuePair* qp)
         qp->m_curRto = DrawRto(qp->m_retries);
     }
     qp->m_rtoDeadline = DeadlineAfter(qp->m_curRto);
-    if (!qp->m_rtoEvent.IsRunning())
+    if (!qp->m_rtoEvent.IsPending())
     {
-        qp->m_rtoEvent = Simulator::Schedule(
-            qp->m_rtoDeadline - FabricClock::Now(), &RdmaNic::RtoFired, this, qp);
+        const Time left = qp->m_rtoDeadline - FabricClock::Now();
+        qp->m_rtoEvent.Schedule(left, &RdmaNic::RtoFired, this, qp);
     }
 }
 
 void
 RdmaNic::RtoFired(RdmaQueuePair* qp)
 {
+    qp->m_rtoEvent.Ran();
     if (qp->IsIdle() || qp->m_failed)
     {
         return;
@@ -768,8 +769,7 @@ RdmaNic::RtoFired(RdmaQueuePair* qp)
     Time now = FabricClock::Now();
     if (now < qp->m_rtoDeadline)
     {
-        qp->m_rtoEvent = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoFired, this, qp);
-        return;
+        return qp->m_rtoEvent.Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoFired, this, qp);
     }
     // Timeout: nothing acknowledged for a whole RTO.
     qp->m_timeouts++;
@@ -799,7 +799,7 @@ RdmaNic::RtoFired(RdmaQueuePair* qp)
     qp->m_cc->OnTimeout();
     qp->m_curRto = DrawRto(qp->m_retries);
     qp->m_rtoDeadline = DeadlineAfter(qp->m_curRto);
-    qp->m_rtoEvent = Simulator::Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoFired, this, qp);
+    qp->m_rtoEvent.Schedule(qp->m_rtoDeadline - now, &RdmaNic::RtoFired, this, qp);
     Activate(qp);
 }
 

@@ -10,6 +10,7 @@
 #define FABRICSIM_RDMA_QUEUE_PAIR_H
 
 #include "congestion-control.h"
+#include "pending-event.h"
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
@@ -190,7 +191,7 @@ class RdmaQueuePair : public Object
     bool m_active = false; ///< in the NIC's active list
 
     Time m_rtoDeadline;
-    EventId m_rtoEvent;
+    PendingEvent m_rtoEvent;
     Time m_curRto;          ///< the timeout armed now (grows with each retry)
     uint32_t m_retries = 0; ///< timeouts in a row without an acknowledgement
     bool m_failed = false;
