@@ -280,3 +280,65 @@ TEST(FrameCodec, LinksThroughTheEncodingRunAsLinksOnTheWire)
         EXPECT_EQ(wire, encoded);
     }
 }
+
+namespace
+{
+
+/// Which of the frames sent toward end 1 of a lossy link are lost, with \p reverse frames sent
+/// the other way in between (a link cut between two ranks: each rank's copy delivers one way).
+std::vector<uint64_t>
+LostTowardEndOne(uint32_t reverse)
+{
+    Config::Reset();
+    Simulator::SetScheduler(ObjectFactory("ns3::FabricScheduler"));
+    nlohmann::json spec
+        = {{"type", "single-switch"},
+           {"hosts", 2},
+           {"host_link", {{"rate", "100Gbps"}, {"delay", "1us"}, {"loss_rate", 0.3}}}};
+    fabricsim::Topology topo = fabricsim::BuildTopology(spec, "test");
+    FabricTopologyHelper fabric(topo);
+    fabric.Install();
+    fabric.AssignStreams(1000);
+    Ptr<FabricChannel> link = fabric.GetLink(0);
+    std::vector<uint64_t> lost;
+    Ptr<FabricNetDevice> end1 = DynamicCast<FabricNetDevice>(link->GetDevice(1));
+    end1->TraceConnectWithoutContext(
+        "Drop", MakeCallback(+[](std::vector<uint64_t>* v, const FabricPacket& p, DropReason) {
+                    v->push_back(p.uid);
+                }).Bind(&lost));
+    auto send = [&link](int fromEnd, uint64_t uid, Time at)
+    {
+        Simulator::Schedule(at,
+                            [link, fromEnd, uid]()
+                            {
+                                auto* p = new FabricPacket;
+                                p->type = FrameType::Pfc; // no pause classes: only counted
+                                p->frameBytes = RoceSize::kPfcFrame;
+                                p->uid = uid;
+                                auto* from = static_cast<FabricNetDevice*>(
+                                    PeekPointer(link->GetDevice(fromEnd)));
+                                link->Transmit(from, p, NanoSeconds(1));
+                            });
+    };
+    for (uint64_t k = 0; k < 300; ++k)
+    {
+        send(0, k, NanoSeconds(10 * k));
+        if (k < reverse)
+        {
+            send(1, 100000 + k, NanoSeconds(10 * k + 5));
+        }
+    }
+    Simulator::Run();
+    Simulator::Destroy();
+    return lost;
+}
+
+} // namespace
+
+TEST(FrameCodec, EachDirectionOfALossyLinkDrawsItsOwnLosses)
+{
+    const std::vector<uint64_t> alone = LostTowardEndOne(0);
+    EXPECT_GT(alone.size(), 50u);
+    EXPECT_LT(alone.size(), 130u);
+    EXPECT_EQ(LostTowardEndOne(300), alone);
+}

@@ -84,7 +84,8 @@ FabricChannel::FabricChannel()
     , m_lossRate(0.0)
     , m_up(true)
 {
-    m_rng = CreateObject<UniformRandomVariable>();
+    m_rng[0] = CreateObject<UniformRandomVariable>();
+    m_rng[1] = CreateObject<UniformRandomVariable>();
 }
 
 void
@@ -220,7 +221,7 @@ FabricChannel::Deliver(int i)
         to->DropPacket(p, DropReason::LinkDown);
         return;
     }
-    if (m_lossRate > 0.0 && m_rng->GetValue() < m_lossRate)
+    if (m_lossRate > 0.0 && m_rng[i]->GetValue() < m_lossRate)
     {
         to->DropPacket(p, DropReason::Corruption);
         return;
@@ -306,7 +307,13 @@ FabricChannel::GetDevice(std::size_t i) const
 int64_t
 FabricChannel::AssignStreams(int64_t stream)
 {
-    m_rng->SetStream(stream);
+    // One stream per direction, so that a copy of the channel on another MPI rank, which
+    // delivers only one direction, draws what a run on one rank draws. The reverse direction's
+    // stream is the assigned one moved far past any that AssignStreams hands out (ns-3's own
+    // automatic streams start at 2^63): taking a second index would move the streams of every
+    // switch and NIC assigned after the links, and with them every ECN-marked run.
+    m_rng[0]->SetStream(stream);
+    m_rng[1]->SetStream(stream + kReverseStreamOffset);
     return 1;
 }
 

@@ -99,8 +99,11 @@ class FabricChannel : public Channel
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
-    /// Assign the random stream used for loss; returns the number of streams used.
+    /// Assign the random streams used for loss (one per direction: \p stream and
+    /// \p stream + kReverseStreamOffset); returns the number of streams taken from the caller's
+    /// sequence (1).
     int64_t AssignStreams(int64_t stream);
+    static constexpr int64_t kReverseStreamOffset = int64_t(1) << 40;
 
     /// The collective memo's view (link-memo.h): at rest means up, nothing on the wire and no
     /// random loss (its draws cannot be replayed).
@@ -134,7 +137,8 @@ class FabricChannel : public Channel
     uint64_t m_inFlightPfc = 0;
     double m_lossRate;
     bool m_up;
-    Ptr<UniformRandomVariable> m_rng;
+    /// Loss draws of each direction (toward end 0, toward end 1).
+    Ptr<UniformRandomVariable> m_rng[2];
     // Ends simulated by another rank (cold: read only when a frame goes there).
     RemoteSend m_remote[2];
     uint64_t m_remoteSent = 0;
