@@ -70,6 +70,35 @@ class OneRankMatchesSequential(unittest.TestCase):
             self.assertEqual(engine(seq)["simulator"], "ns3::DefaultSimulatorImpl")
 
 
+class CutAcrossTwoRanks(unittest.TestCase):
+    """A leaf-spine cut between two ranks (a leaf, its hosts and a spine on each; the two
+    leaf-spine links across), DCQCN incast and all-to-all: every FCT and every device counter
+    as with the whole fabric on one rank, frames crossing through MPI both ways."""
+
+    def run_program(self, split, kernel):
+        cmd = [MPIEXEC, "--oversubscribe"]
+        if os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+        cmd += ["-np", "2", os.environ["REMOTE_LINK_RUN"], "--split=%d" % split,
+                "--kernel=" + kernel]
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=240)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        crossed = sum(int(l.split()[5]) for l in lines if l.startswith("rank "))
+        return sorted(l for l in lines if not l.startswith("rank ")), crossed
+
+    def test_both_kernels(self):
+        whole, crossed = self.run_program(0, KERNELS[0])
+        self.assertEqual(crossed, 0)
+        self.assertEqual(sum(1 for l in whole if l.startswith("flow ") and " done 1 " in l), 14)
+        for kernel in KERNELS:
+            with self.subTest(kernel=kernel):
+                cut, crossed = self.run_program(1, kernel)
+                self.assertGreater(crossed, 1000)
+                self.assertEqual(cut, whole)
+
+
 class Refusals(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="fabricsim-mpi-test-")

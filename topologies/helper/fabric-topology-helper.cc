@@ -104,6 +104,12 @@ FabricTopologyHelper::SetEcn(const EcnConfig& ecn)
 }
 
 void
+FabricTopologyHelper::SetSystemIds(const std::vector<uint32_t>& systemIds)
+{
+    m_systemIds = systemIds;
+}
+
+void
 FabricTopologyHelper::SetMtu(uint32_t mtu)
 {
     m_mtu = mtu;
@@ -115,7 +121,13 @@ FabricTopologyHelper::Install()
     NS_ABORT_MSG_IF(m_installed, "FabricTopologyHelper::Install called twice");
     m_installed = true;
     size_t n = m_topo.nodes.size();
-    m_nodes.Create(uint32_t(n));
+    NS_ABORT_MSG_IF(!m_systemIds.empty() && m_systemIds.size() != n,
+                    "FabricTopologyHelper::SetSystemIds: " << m_systemIds.size() << " ids for " << n
+                                                           << " nodes");
+    for (size_t i = 0; i < n; ++i)
+    {
+        m_nodes.Add(CreateObject<Node>(m_systemIds.empty() ? 0 : m_systemIds[i]));
+    }
     m_ports.assign(n, {});
     m_switches.assign(n, nullptr);
     for (size_t i = 0; i < n; ++i)

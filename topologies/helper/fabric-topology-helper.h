@@ -58,6 +58,9 @@ class FabricTopologyHelper
     void SetEcn(const EcnConfig& ecn);
     /// RDMA payload bytes per frame.
     void SetMtu(uint32_t mtu);
+    /// Before Install: node i (topology id) is simulated by MPI rank systemIds[i] (ns-3's
+    /// system id; topologies/partition.h). Default: all 0.
+    void SetSystemIds(const std::vector<uint32_t>& systemIds);
 
     /// Create nodes, devices, channels and routes. Call once.
     void Install();
@@ -162,6 +165,7 @@ class FabricTopologyHelper
     uint32_t m_mtu;
     uint64_t m_nicRateBps;
     NodeContainer m_nodes;
+    std::vector<uint32_t> m_systemIds;                      ///< SetSystemIds (empty: all 0)
     std::vector<std::vector<Ptr<FabricNetDevice>>> m_ports; ///< per topology node
     std::vector<Ptr<FabricChannel>> m_links;
     std::vector<Ptr<FabricSwitch>> m_switches; ///< per topology node (null for hosts)

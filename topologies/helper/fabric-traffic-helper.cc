@@ -1,5 +1,6 @@
 #include "fabric-traffic-helper.h"
 
+#include "ns3/node.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -40,7 +41,12 @@ FabricTrafficHelper::AddFlow(uint32_t src,
     f.qp->TraceConnectWithoutContext(
         "Failed", Callback<void, uint32_t>([this, id](uint32_t) { Failed(id); }));
     m_flows.push_back(f);
-    Simulator::Schedule(start, &FabricTrafficHelper::Start, this, f.id);
+    // Every rank of a distributed run connects every flow (both ends then agree on queue-pair
+    // numbers); only the rank that simulates the sender starts it.
+    if (m_fabric.GetHostNode(src)->GetSystemId() == Simulator::GetSystemId())
+    {
+        Simulator::Schedule(start, &FabricTrafficHelper::Start, this, f.id);
+    }
     return f.id;
 }
 
