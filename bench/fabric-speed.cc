@@ -11,6 +11,12 @@
 //   fabric-speed --topo=fattree --k=16 --flowBytes=2000000 --mtu=4000 --simMs=0
 //   fabric-speed --topo=fattree --k=16 --matrix=perm_1024n_1024c_2MB.cm --mtu=1000 --simMs=0
 // The event scheduler is fabricsim's (ns3::FabricScheduler) unless --SchedulerType names another.
+//
+// fabric-speed-mpi (the MPI build) is the same load on ns-3's distributed engine, the fabric cut
+// by AutoPartition into the mpirun ranks; line rate cut at --simMs only (a rank does not know
+// when the other ranks' flows are done). Rank 0 prints the JSON line: hops summed over ranks,
+// the slowest rank's wall time, the cut links and the lookahead.
+//   mpirun -np 2 fabric-speed-mpi --topo=fattree --k=16 --simMs=0.2
 #include "ns3/command-line.h"
 #include "ns3/fabric-scheduler.h"
 #include "ns3/fabric-topology-helper.h"
@@ -19,6 +25,15 @@
 #include "ns3/map-scheduler.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
+
+#ifdef FABRICSIM_BENCH_MPI
+#include "partition.h"
+
+#include "ns3/distributed-engine.h"
+#include "ns3/remote-links.h"
+
+#include <mpi.h>
+#endif
 
 #include <sys/resource.h>
 
@@ -120,6 +135,10 @@ int
 main(int argc, char** argv)
 {
     Time::SetResolution(Time::PS);
+#ifdef FABRICSIM_BENCH_MPI
+    fabricsim::StartDistributedEngine(&argc, &argv, fabricsim::DistributedKernels().front());
+    const uint32_t rank = fabricsim::DistributedRank();
+#endif
     std::string topoKind = "leafspine";
     uint32_t leaves = 4, spines = 4, hostsPerLeaf = 8, k = 16, seed = 1;
     double simMs = 2.0;
@@ -170,7 +189,21 @@ main(int argc, char** argv)
     fabricsim::Topology topo = fabricsim::BuildTopology(spec, "bench");
     FabricTopologyHelper fabric(topo);
     fabric.SetMtu(mtu);
+#ifdef FABRICSIM_BENCH_MPI
+    if (simMs <= 0)
+    {
+        std::cerr << "fabric-speed-mpi: runs line rate cut at --simMs only\n";
+        fabricsim::StopDistributedEngine();
+        return 2;
+    }
+    const fabricsim::Partition part
+        = fabricsim::AutoPartition(topo, fabricsim::DistributedRanks(), "bench");
+    fabric.SetSystemIds(part.rankOf);
     fabric.Install();
+    fabricsim::InstallRemoteLinks(fabric, rank);
+#else
+    fabric.Install();
+#endif
     double buildS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     uint32_t n = topo.NumHosts();
     std::vector<Flow> flows;
@@ -209,6 +242,10 @@ main(int argc, char** argv)
     for (uint32_t id = 0; id < topo.nodes.size(); ++id)
     {
         Ptr<Node> node = fabric.GetNode(id);
+        if (node->GetSystemId() != Simulator::GetSystemId())
+        {
+            continue; // simulated by another rank
+        }
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
             auto dev = DynamicCast<FabricNetDevice>(node->GetDevice(d));
@@ -225,16 +262,51 @@ main(int argc, char** argv)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    std::cout << "{\"simulator\":\"fabricsim\",\"topology\":\"" << topoKind << "\",\"hosts\":" << n
+    uint64_t events = Simulator::GetEventCount();
+#ifdef FABRICSIM_BENCH_MPI
+    // Sums over the ranks (the slowest rank's wall time): one line, from rank 0.
+    uint64_t crossed = 0; // frames sent to another rank
+    for (uint32_t l = 0; l < topo.links.size(); ++l)
+    {
+        crossed += fabric.GetLink(l)->RemoteFramesSent();
+    }
+    uint64_t local[4] = {hops, dataHops, events, crossed};
+    uint64_t total[4] = {0, 0, 0, 0};
+    MPI_Reduce(local, total, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    double slowest = 0;
+    MPI_Reduce(&wall, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    hops = total[0];
+    dataHops = total[1];
+    events = total[2];
+    wall = slowest;
+    if (rank == 0)
+    {
+        std::cout << "{\"ranks\":" << part.ranks << ",\"cut_links\":" << part.cutLinks
+                  << ",\"lookahead_ns\":" << part.lookaheadPs / 1000
+                  << ",\"cross_rank_frames\":" << total[3] << ",";
+    }
+    else
+    {
+        Simulator::Destroy();
+        fabricsim::StopDistributedEngine();
+        return 0;
+    }
+#else
+    std::cout << "{";
+#endif
+    std::cout << "\"simulator\":\"fabricsim\",\"topology\":\"" << topoKind << "\",\"hosts\":" << n
               << ",\"mtu\":" << mtu << ",\"flows\":" << flows.size()
               << ",\"flows_completed\":" << completed
               << ",\"last_finish_us\":" << last.GetMicroSeconds()
               << ",\"simulated_us\":" << Simulator::Now().GetMicroSeconds()
               << ",\"packet_hops\":" << hops << ",\"data_packet_hops\":" << dataHops
               << ",\"wall_s\":" << wall << ",\"packet_hops_per_s\":" << hops / wall
-              << ",\"data_packet_hops_per_s\":" << dataHops / wall
-              << ",\"events\":" << Simulator::GetEventCount() << ",\"build_s\":" << buildS
-              << ",\"peak_rss_mb\":" << ru.ru_maxrss / 1024.0 << "}" << std::endl;
+              << ",\"data_packet_hops_per_s\":" << dataHops / wall << ",\"events\":" << events
+              << ",\"build_s\":" << buildS << ",\"peak_rss_mb\":" << ru.ru_maxrss / 1024.0 << "}"
+              << std::endl;
     Simulator::Destroy();
+#ifdef FABRICSIM_BENCH_MPI
+    fabricsim::StopDistributedEngine();
+#endif
     return 0;
 }
