@@ -123,6 +123,50 @@ Derangement(uint32_t n, uint32_t seed)
     return dst;
 }
 
+/// Host i sends \p bytes to dst[i], all at time 0.
+std::vector<Flow>
+Permutation(const std::vector<uint32_t>& dst, uint64_t bytes)
+{
+    std::vector<Flow> flows;
+    for (uint32_t i = 0; i < dst.size(); ++i)
+    {
+        flows.push_back({i, dst[i], 0, bytes});
+    }
+    return flows;
+}
+
+/// The stock load's pattern: each host to the host with its index on the next leaf.
+std::vector<uint32_t>
+NextLeaf(uint32_t n, uint32_t hostsPerLeaf)
+{
+    std::vector<uint32_t> dst(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        dst[i] = (i + hostsPerLeaf) % n;
+    }
+    return dst;
+}
+
+/// Frame arrivals (all, and data frames) at the devices of the nodes this rank simulates.
+void
+CountHops(const FabricTopologyHelper& fabric, uint64_t& hops, uint64_t& dataHops)
+{
+    for (uint32_t id = 0; id < fabric.GetTopology().nodes.size(); ++id)
+    {
+        Ptr<Node> node = fabric.GetNode(id);
+        if (node->GetSystemId() != Simulator::GetSystemId())
+        {
+            continue; // simulated by another rank
+        }
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            auto dev = DynamicCast<FabricNetDevice>(node->GetDevice(d));
+            hops += dev->GetStats().rxFrames;
+            dataHops += dev->GetStats().rxDataFrames;
+        }
+    }
+}
+
 void
 StopNow()
 {
@@ -171,20 +215,15 @@ main(int argc, char** argv)
         return 2;
     }
 
-    nlohmann::json spec;
-    nlohmann::json link = {{"rate", rate}, {"delay", "1us"}};
-    if (topoKind == "fattree")
-    {
-        spec = {{"type", "fat-tree"}, {"k", k}, {"host_link", link}};
-    }
-    else
-    {
-        spec = {{"type", "leaf-spine"},
-                {"leaves", leaves},
-                {"spines", spines},
-                {"hosts_per_leaf", hostsPerLeaf},
-                {"host_link", link}};
-    }
+    const nlohmann::json link = {{"rate", rate}, {"delay", "1us"}};
+    const nlohmann::json spec
+        = topoKind == "fattree"
+              ? nlohmann::json{{"type", "fat-tree"}, {"k", k}, {"host_link", link}}
+              : nlohmann::json{{"type", "leaf-spine"},
+                               {"leaves", leaves},
+                               {"spines", spines},
+                               {"hosts_per_leaf", hostsPerLeaf},
+                               {"host_link", link}};
     auto t0 = std::chrono::steady_clock::now();
     fabricsim::Topology topo = fabricsim::BuildTopology(spec, "bench");
     FabricTopologyHelper fabric(topo);
@@ -206,24 +245,14 @@ main(int argc, char** argv)
 #endif
     double buildS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     uint32_t n = topo.NumHosts();
-    std::vector<Flow> flows;
-    if (!matrix.empty())
-    {
-        flows = ReadMatrix(matrix, n);
-    }
-    else
-    {
-        // Line rate: enough bytes to keep every sender busy until the cut at simMs.
-        const uint64_t bytes
-            = flowBytes > 0 ? flowBytes
-                            : uint64_t(DataRate(rate).GetBitRate() / 8.0 * simMs * 1e-3 * 1.2);
-        const std::vector<uint32_t> dst
-            = topoKind == "fattree" ? Derangement(n, seed) : std::vector<uint32_t>();
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            flows.push_back({i, topoKind == "fattree" ? dst[i] : (i + hostsPerLeaf) % n, 0, bytes});
-        }
-    }
+    // Line rate: enough bytes to keep every sender busy until the cut at simMs.
+    const uint64_t bytes = flowBytes > 0
+                               ? flowBytes
+                               : uint64_t(DataRate(rate).GetBitRate() / 8.0 * simMs * 1e-3 * 1.2);
+    const std::vector<Flow> flows = !matrix.empty() ? ReadMatrix(matrix, n)
+                                    : topoKind == "fattree"
+                                        ? Permutation(Derangement(n, seed), bytes)
+                                        : Permutation(NextLeaf(n, hostsPerLeaf), bytes);
     FabricTrafficHelper traffic(fabric);
     ObjectFactory none = CongestionControlFactory::Get("none");
     for (const Flow& f : flows)
@@ -239,20 +268,7 @@ main(int argc, char** argv)
     Simulator::Run();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     uint64_t hops = 0, dataHops = 0;
-    for (uint32_t id = 0; id < topo.nodes.size(); ++id)
-    {
-        Ptr<Node> node = fabric.GetNode(id);
-        if (node->GetSystemId() != Simulator::GetSystemId())
-        {
-            continue; // simulated by another rank
-        }
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
-        {
-            auto dev = DynamicCast<FabricNetDevice>(node->GetDevice(d));
-            hops += dev->GetStats().rxFrames;
-            dataHops += dev->GetStats().rxDataFrames;
-        }
-    }
+    CountHops(fabric, hops, dataHops);
     uint64_t completed = 0;
     Time last;
     for (const FlowRecord& r : traffic.GetFlows())
