@@ -181,46 +181,12 @@ RunFingerprint(const std::string& cc, bool remote, uint64_t* remoteFrames)
             }
         }
     }
-    static FILE* tf = nullptr;
-    if (getenv("DBG_TRACE"))
-    {
-        tf = fopen(remote ? "/tmp/tr-remote.txt" : "/tmp/tr-wire.txt", "w");
-        Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/Rx",
-                        MakeCallback(+[](std::string ctx, const FabricPacket& p)
-                                     {
-                                         fprintf(tf,
-                                                 "%lld %s rx t%d psn%u s%u d%u ce%d\n",
-                                                 (long long)Simulator::Now().GetPicoSeconds(),
-                                                 ctx.c_str(),
-                                                 int(p.type),
-                                                 p.psn,
-                                                 p.srcHost,
-                                                 p.dstHost,
-                                                 int(p.ce));
-                                     }));
-        Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/Tx",
-                        MakeCallback(+[](std::string ctx, const FabricPacket& p)
-                                     {
-                                         fprintf(tf,
-                                                 "%lld %s tx t%d psn%u s%u d%u ce%d\n",
-                                                 (long long)Simulator::Now().GetPicoSeconds(),
-                                                 ctx.c_str(),
-                                                 int(p.type),
-                                                 p.psn,
-                                                 p.srcHost,
-                                                 p.dstHost,
-                                                 int(p.ce));
-                                     }));
-    }
     FabricTrafficHelper traffic(fabric);
     ObjectFactory f = CongestionControlFactory::Get(cc);
-    const char* dbg = getenv("DBG_FLOWS");
-    uint32_t nf = dbg ? atoi(dbg) : 8;
-    for (uint32_t s = 1; s < nf; ++s)
+    for (uint32_t s = 1; s < 8; ++s)
     {
         traffic.AddFlow(s, 0, 300000, NanoSeconds(100 * s), 3, f);
-        if (!getenv("DBG_INCAST"))
-            traffic.AddFlow(s, (s + 3) % 8, 100000, MicroSeconds(5), 3, f);
+        traffic.AddFlow(s, (s + 3) % 8, 100000, MicroSeconds(5), 3, f);
     }
     Simulator::Stop(MilliSeconds(50));
     Simulator::Run();
@@ -256,11 +222,6 @@ RunFingerprint(const std::string& cc, bool remote, uint64_t* remoteFrames)
     }
     EXPECT_EQ(traffic.CompletedFlows(), 14u);
     Simulator::Destroy();
-    if (tf)
-    {
-        fclose(tf);
-        tf = nullptr;
-    }
     return os.str();
 }
 
