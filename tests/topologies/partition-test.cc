@@ -159,3 +159,15 @@ TEST(Partition, AFileNamesEveryNodeWithARankBelowTheRankCount)
     fails(json{{"host0", 0}, {"host1", 2}, {"sw0", 0}}, "a rank from 0 to 1");
     fails(json{{"host0", 0}, {"host1", 1}, {"sw0", 0}, {"spine", 0}}, "a node of the topology");
 }
+
+TEST(Partition, ALargeFatTreeIntoSixteenRanksStaysBalanced)
+{
+    // k = 48: 27,648 hosts, 2,880 switches, 82,944 links.
+    Topology t = BuildTopology({{"type", "fat-tree"}, {"k", 48}}, "test");
+    Partition p = AutoPartition(t, 16, "test");
+    ExpectCutsOnlyAtTier(t, p, 2); // 48 pods: whole pods, 3 to a rank
+    EXPECT_LE(Imbalance(p), 1.01);
+    // k^3 / 4 = 27,648 aggregation-core links; each core on one rank: 15/16 of them cut.
+    EXPECT_EQ(p.cutLinks, 48u * 24 * 24 * 15 / 16);
+    EXPECT_EQ(p.lookaheadPs, 1000000u);
+}

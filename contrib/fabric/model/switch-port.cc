@@ -328,19 +328,20 @@ SwitchPort::PausePeer(uint8_t prio)
     SendPfc(prio, m_pauseQuanta);
     // Refresh before the pause expires at the peer while the condition holds.
     Time half = PicoSeconds(PauseQuantaPs(m_pauseQuanta, GetRateBps()) / 2);
-    m_xoffRefresh[prio] = Simulator::Schedule(half, &SwitchPort::RefreshXoff, this, prio);
+    m_xoffRefresh[prio].Schedule(half, &SwitchPort::RefreshXoff, this, prio);
 }
 
 void
 SwitchPort::RefreshXoff(uint8_t prio)
 {
+    m_xoffRefresh[prio].Ran();
     if (!m_xoff[prio])
     {
         return;
     }
     SendPfc(prio, m_pauseQuanta);
     Time half = PicoSeconds(PauseQuantaPs(m_pauseQuanta, GetRateBps()) / 2);
-    m_xoffRefresh[prio] = Simulator::Schedule(half, &SwitchPort::RefreshXoff, this, prio);
+    m_xoffRefresh[prio].Schedule(half, &SwitchPort::RefreshXoff, this, prio);
 }
 
 void
@@ -382,7 +383,7 @@ SwitchPort::ProbeRest(MemoProbe& probe) const
     }
     for (uint8_t c = 0; c < 8; ++c)
     {
-        if (m_xoff[c] || m_xoffRefresh[c].IsRunning())
+        if (m_xoff[c] || m_xoffRefresh[c].IsPending())
         {
             probe.Block(MemoName() + ": pausing its peer on class " + std::to_string(c));
         }

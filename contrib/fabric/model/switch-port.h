@@ -8,6 +8,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/fabric-net-device.h"
+#include "ns3/pending-event.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -177,7 +178,7 @@ class SwitchPort : public FabricNetDevice
 
     uint16_t m_pauseQuanta;
     uint64_t m_intBytesAdded = 0;
-    std::array<EventId, 8> m_xoffRefresh;
+    std::array<PendingEvent, 8> m_xoffRefresh;
     std::array<std::deque<FabricPacket*>, 8> m_q;
 };
 

@@ -164,17 +164,18 @@ void
 Dcqcn::ArmIncreaseTimer()
 {
     m_increaseEvent.Cancel();
-    m_increaseEvent = Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimer, this);
+    m_increaseEvent.Schedule(m_increasePeriod, &Dcqcn::IncreaseTimer, this);
 }
 
 void
 Dcqcn::IncreaseTimer()
 {
+    m_increaseEvent.Ran();
     m_timerStage++;
     Increase();
     if (GetRateBps() < m_lineRateBps)
     {
-        m_increaseEvent = Simulator::Schedule(m_increasePeriod, &Dcqcn::IncreaseTimer, this);
+        m_increaseEvent.Schedule(m_increasePeriod, &Dcqcn::IncreaseTimer, this);
     }
 }
 
@@ -233,7 +234,7 @@ void
 Dcqcn::ProbeRest(MemoProbe& probe, uint32_t psn) const
 {
     CongestionControl::ProbeRest(probe, psn);
-    if (m_increaseEvent.IsRunning())
+    if (m_increaseEvent.IsPending())
     {
         probe.Block("DCQCN: the rate-increase timer is armed");
     }

@@ -8,6 +8,7 @@
 #define FABRICSIM_DCQCN_H
 
 #include "congestion-control.h"
+#include "pending-event.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -78,7 +79,7 @@ class Dcqcn : public CongestionControl
     uint32_t m_timerStage;
     uint32_t m_byteStage;
     uint64_t m_bytesSinceStage;
-    EventId m_increaseEvent;
+    PendingEvent m_increaseEvent;
 };
 
 } // namespace ns3
