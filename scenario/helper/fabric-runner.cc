@@ -4,6 +4,7 @@
 #include "input-error.h"
 #include "memory-limit.h"
 #include "output-writer.h"
+#include "run-end.h"
 #include "run-provenance.h"
 
 #include "ns3/fabric-stats-helper.h"
@@ -275,6 +276,7 @@ struct FabricRun
     std::unique_ptr<FabricTrafficHelper> traffic;
     std::unique_ptr<FabricStatsHelper> stats;
     Ptr<DeadlockDetector> detector;
+    std::unique_ptr<RunEnd> end;
     // Set by Simulate.
     double wall = 0;
     uint64_t simNs = 0;
@@ -350,7 +352,14 @@ AddTraffic(FabricRun& run)
         }
         run.traffic->AddFlow(f.src, f.dst, f.sizeBytes, NanoSeconds(f.startNs), prio, ccByName[cc]);
     }
-    run.traffic->SetAllDoneCallback(Callback<void>([]() { Simulator::Stop(); }));
+    uint64_t maxDelayPs = 0;
+    for (const TopoLink& l : sc.topology.links)
+    {
+        maxDelayPs = std::max(maxDelayPs, l.spec.delayPs);
+    }
+    run.end = std::make_unique<RunEnd>(1, RunEnd::NoticeDelay(PicoSeconds(maxDelayPs)));
+    RunEnd* end = run.end.get();
+    run.traffic->SetAllDoneCallback(Callback<void>([end]() { end->LocalDone(); }));
 }
 
 /// The PFC log, the monitor series that are on, the deadlock detector and the progress line.
@@ -406,25 +415,29 @@ void
 Simulate(FabricRun& run)
 {
     auto t0 = std::chrono::steady_clock::now();
-    Simulator::Stop(NanoSeconds(run.sc.stopNs));
-    if (!run.flows.empty() || run.sc.stopNs > 0)
+    run.end->CapAt(NanoSeconds(run.sc.stopNs));
+    if (!run.flows.empty() && run.traffic->LocalFlows() == 0)
     {
-        Simulator::Run();
+        Simulator::ScheduleNow(&RunEnd::LocalDone, run.end.get());
     }
+    Simulator::Run();
     run.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (run.opt.progress)
     {
         std::fprintf(stderr, "\n");
     }
     run.stats->FinishMonitor();
-    run.simNs = uint64_t(Simulator::Now().GetNanoSeconds());
+    run.deadlockStop = run.sc.deadlock.stop && run.detector && !run.detector->GetReports().empty();
+    // The time the last flow finished, as a run stopped at that event has always reported.
+    const Time end
+        = run.end->AllDone() && !run.deadlockStop ? run.end->LastDone() : Simulator::Now();
+    run.simNs = uint64_t(end.GetNanoSeconds());
     run.events = Simulator::GetEventCount();
     run.totals = run.stats->Collect();
     if (run.detector)
     {
         run.deadlocks = run.detector->GetReports();
     }
-    run.deadlockStop = run.sc.deadlock.stop && !run.deadlocks.empty();
 }
 
 /// summary.json, fct.csv, timing.json and provenance.json, committed with the series.

@@ -45,6 +45,7 @@ FabricTrafficHelper::AddFlow(uint32_t src,
     // numbers); only the rank that simulates the sender starts it.
     if (m_fabric.GetHostNode(src)->GetSystemId() == Simulator::GetSystemId())
     {
+        ++m_localFlows;
         Simulator::Schedule(start, &FabricTrafficHelper::Start, this, f.id);
     }
     return f.id;
@@ -84,7 +85,7 @@ FabricTrafficHelper::Failed(uint32_t)
 void
 FabricTrafficHelper::Finished()
 {
-    if (m_completed + m_failed == m_flows.size() && !m_allDone.IsNull())
+    if (m_completed + m_failed == m_localFlows && !m_allDone.IsNull())
     {
         m_allDone();
     }

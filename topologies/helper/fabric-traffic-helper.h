@@ -49,8 +49,15 @@ class FabricTrafficHelper
                      uint8_t priority,
                      const ObjectFactory& cc);
 
-    /// Called once when every added flow has completed or failed (its QP's retry limit ran out).
+    /// Called once when every added flow this process simulates the sender of (every flow, but
+    /// on a rank of a distributed run) has completed or failed (its QP's retry limit ran out).
     void SetAllDoneCallback(Callback<void> cb);
+
+    /// Flows whose sender this process simulates (all of them but on a distributed run).
+    uint32_t LocalFlows() const
+    {
+        return m_localFlows;
+    }
 
     const std::vector<FlowRecord>& GetFlows() const
     {
@@ -94,6 +101,7 @@ class FabricTrafficHelper
     FabricTopologyHelper& m_fabric;
     std::vector<FlowRecord> m_flows;
     std::map<std::pair<uint32_t, uint32_t>, uint16_t> m_nextPort;
+    uint32_t m_localFlows = 0;
     uint32_t m_completed = 0;
     uint32_t m_failed = 0;
     Callback<void> m_allDone;
