@@ -427,6 +427,7 @@ Simulate(FabricRun& run)
         std::fprintf(stderr, "\n");
     }
     run.stats->FinishMonitor();
+    run.stats->WritePfcLog();
     run.deadlockStop = run.sc.deadlock.stop && run.detector && !run.detector->GetReports().empty();
     // The time the last flow finished, as a run stopped at that event has always reported.
     const Time end

@@ -4,42 +4,10 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 namespace ns3
 {
-
-nlohmann::json
-FabricTotals::ToJson() const
-{
-    nlohmann::json j;
-    j["drops"] = {{"total", dropsTotal}, {"by_reason", dropsByReason}};
-    j["pfc"] = {{"pause_frames_sent", pfcPauseSent},
-                {"resume_frames_sent", pfcResumeSent},
-                {"pause_frames_received", pfcPauseReceived},
-                {"resume_frames_received", pfcResumeReceived}};
-    j["queue"] = {
-        {"max_bytes", maxQueueBytes}, {"p95_bytes", p95QueueBytes}, {"p99_bytes", p99QueueBytes}};
-    j["nic"] = {{"ecn_marked", ecnMarked},
-                {"cnps_sent", cnpsSent},
-                {"cnps_received", cnpsReceived},
-                {"nacks_sent", nacksSent},
-                {"nacks_received", nacksReceived},
-                {"retransmitted_packets", retransmittedPackets},
-                {"retransmitted_bytes", retransmittedBytes},
-                {"timeouts", timeouts},
-                {"out_of_order_buffered", outOfOrderBuffered},
-                {"qp_failures", qpFailures}};
-    j["conservation"] = {{"sent_frames", sentFrames},
-                         {"delivered_frames", deliveredFrames},
-                         {"dropped_frames", droppedFrames},
-                         {"in_flight_frames", inFlightFrames},
-                         {"sent_bytes", sentBytes},
-                         {"delivered_bytes", deliveredBytes},
-                         {"dropped_bytes", droppedBytes},
-                         {"in_flight_bytes", inFlightBytes},
-                         {"ok", Conserved()}};
-    return j;
-}
 
 FabricStatsHelper::FabricStatsHelper(FabricTopologyHelper& fabric)
     : m_fabric(fabric)
@@ -49,8 +17,53 @@ FabricStatsHelper::FabricStatsHelper(FabricTopologyHelper& fabric)
 void
 FabricStatsHelper::PfcTx(uint32_t node, uint32_t port, uint8_t prio, uint16_t quanta)
 {
-    *m_pfcLog << Simulator::Now().GetNanoSeconds() << ',' << m_fabric.GetTopology().nodes[node].name
-              << ',' << port << ',' << int(prio) << ',' << (quanta ? "pause" : "resume") << '\n';
+    m_pfcRows.push_back({Simulator::Now().GetTimeStep(), node, port, prio, quanta != 0});
+}
+
+nlohmann::json
+FabricStatsHelper::PfcLogPart() const
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const PfcRow& r : m_pfcRows)
+    {
+        rows.push_back({r.ps, r.node, r.port, r.prio, r.pause});
+    }
+    return rows;
+}
+
+void
+FabricStatsHelper::AddPfcLogPart(const nlohmann::json& rows)
+{
+    for (const auto& r : rows)
+    {
+        m_pfcRows.push_back({r.at(0).get<int64_t>(),
+                             r.at(1).get<uint32_t>(),
+                             r.at(2).get<uint32_t>(),
+                             r.at(3).get<uint8_t>(),
+                             r.at(4).get<bool>()});
+    }
+}
+
+void
+FabricStatsHelper::WritePfcLog()
+{
+    if (!m_pfcLog)
+    {
+        return;
+    }
+    std::stable_sort(m_pfcRows.begin(),
+                     m_pfcRows.end(),
+                     [](const PfcRow& a, const PfcRow& b) {
+                         return std::tie(a.ps, a.node, a.port, a.prio)
+                                < std::tie(b.ps, b.node, b.port, b.prio);
+                     });
+    const auto& nodes = m_fabric.GetTopology().nodes;
+    for (const PfcRow& r : m_pfcRows)
+    {
+        *m_pfcLog << Time(r.ps).GetNanoSeconds() << ',' << nodes[r.node].name << ',' << r.port
+                  << ',' << int(r.prio) << ',' << (r.pause ? "pause" : "resume") << '\n';
+    }
+    m_pfcRows.clear();
 }
 
 void
@@ -248,16 +261,27 @@ FabricStatsHelper::SampleQps(int64_t t)
 FabricTotals
 FabricStatsHelper::Collect() const
 {
-    FabricTotals t;
+    return CollectPart().Finish();
+}
+
+FabricTotalsPart
+FabricStatsHelper::CollectPart() const
+{
+    FabricTotalsPart part;
+    FabricTotals& t = part.sums;
     for (size_t r = 0; r < size_t(DropReason::Count); ++r)
     {
         t.dropsByReason[DropReasonName(DropReason(r))] = 0;
     }
-    QueueHistogram hist;
+    const uint32_t self = Simulator::GetSystemId();
     const auto& topo = m_fabric.GetTopology();
     for (uint32_t n = 0; n < topo.nodes.size(); ++n)
     {
         Ptr<Node> node = m_fabric.GetNode(n);
+        if (node->GetSystemId() != self)
+        {
+            continue; // another rank's node: idle here, its rank counts it
+        }
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
             auto dev = DynamicCast<FabricNetDevice>(node->GetDevice(d));
@@ -265,59 +289,7 @@ FabricStatsHelper::Collect() const
             {
                 continue;
             }
-            const auto& st = dev->GetStats();
-            for (size_t r = 0; r < size_t(DropReason::Count); ++r)
-            {
-                t.dropsByReason[DropReasonName(DropReason(r))] += st.drops[r];
-                t.dropsTotal += st.drops[r];
-            }
-            uint64_t pfcDropBytes = st.dropPfcFrames * RoceSize::kPfcFrame;
-            uint64_t dropBytes = 0;
-            for (auto b : st.dropBytes)
-            {
-                dropBytes += b;
-            }
-            uint64_t dropFrames = 0;
-            for (auto f : st.drops)
-            {
-                dropFrames += f;
-            }
-            t.droppedFrames += dropFrames - st.dropPfcFrames;
-            t.droppedBytes += dropBytes - pfcDropBytes;
-            for (int c = 0; c < 8; ++c)
-            {
-                t.pfcPauseSent += st.pfcSent[c];
-                t.pfcResumeSent += st.pfcResumeSent[c];
-                t.pfcPauseReceived += st.pfcReceived[c];
-                t.pfcResumeReceived += st.pfcResumeReceived[c];
-            }
-            if (auto nic = DynamicCast<RdmaNic>(dev))
-            {
-                t.sentFrames += st.txFrames - st.txPfcFrames;
-                t.sentBytes += st.txBytes - st.txPfcFrames * RoceSize::kPfcFrame;
-                t.deliveredFrames += st.rxFrames - st.rxPfcFrames;
-                t.deliveredBytes += st.rxBytes - st.rxPfcFrames * RoceSize::kPfcFrame;
-                t.cnpsSent += nic->GetCnpsSent();
-                t.cnpsReceived += nic->GetCnpsReceived();
-                t.nacksSent += nic->GetNacksSent();
-                t.outOfOrderBuffered += nic->GetOutOfOrderBuffered();
-                for (auto& qp : nic->GetQueuePairs())
-                {
-                    t.retransmittedPackets += qp->GetRetransmits();
-                    t.retransmittedBytes += qp->GetRetransmitBytes();
-                    t.timeouts += qp->GetTimeouts();
-                    t.nacksReceived += qp->GetNacksReceived();
-                    t.qpFailures += qp->HasFailed();
-                }
-            }
-            if (auto sp = DynamicCast<SwitchPort>(dev))
-            {
-                t.maxQueueBytes = std::max(t.maxQueueBytes, sp->MaxQueueBytes());
-                t.ecnMarked += sp->EcnMarked();
-                t.inFlightFrames += sp->EgressFrames();
-                t.inFlightBytes += sp->TotalQueueBytes();
-                t.sentBytes += sp->IntBytesAdded(); // INT hop records enter the fabric at switches
-            }
+            AddDevice(*dev, t);
         }
     }
     for (uint32_t l = 0; l < topo.links.size(); ++l)
@@ -325,14 +297,79 @@ FabricStatsHelper::Collect() const
         auto ch = m_fabric.GetLink(l);
         t.inFlightFrames += ch->InFlightFrames() - ch->InFlightPfcFrames();
         t.inFlightBytes += ch->InFlightBytes() - ch->InFlightPfcFrames() * RoceSize::kPfcFrame;
+        part.remoteSentFrames += ch->RemoteFramesSent() - ch->RemotePfcFramesSent();
+        part.remoteReceivedFrames += ch->RemoteFramesReceived() - ch->RemotePfcFramesReceived();
+        part.remoteSentBytes
+            += ch->RemoteBytesSent() - ch->RemotePfcFramesSent() * RoceSize::kPfcFrame;
+        part.remoteReceivedBytes
+            += ch->RemoteBytesReceived() - ch->RemotePfcFramesReceived() * RoceSize::kPfcFrame;
     }
     for (auto& sw : m_fabric.GetAllSwitches())
     {
-        hist.Merge(sw->GetQueueHistogram());
+        if (m_fabric.GetNode(sw->GetTopologyId())->GetSystemId() == self)
+        {
+            part.queues.Merge(sw->GetQueueHistogram());
+        }
     }
-    t.p99QueueBytes = hist.Quantile(0.99);
-    t.p95QueueBytes = hist.Quantile(0.95);
-    return t;
+    return part;
+}
+
+void
+FabricStatsHelper::AddDevice(const FabricNetDevice& dev, FabricTotals& t)
+{
+    const auto& st = dev.GetStats();
+    for (size_t r = 0; r < size_t(DropReason::Count); ++r)
+    {
+        t.dropsByReason[DropReasonName(DropReason(r))] += st.drops[r];
+        t.dropsTotal += st.drops[r];
+    }
+    uint64_t pfcDropBytes = st.dropPfcFrames * RoceSize::kPfcFrame;
+    uint64_t dropBytes = 0;
+    for (auto b : st.dropBytes)
+    {
+        dropBytes += b;
+    }
+    uint64_t dropFrames = 0;
+    for (auto f : st.drops)
+    {
+        dropFrames += f;
+    }
+    t.droppedFrames += dropFrames - st.dropPfcFrames;
+    t.droppedBytes += dropBytes - pfcDropBytes;
+    for (int c = 0; c < 8; ++c)
+    {
+        t.pfcPauseSent += st.pfcSent[c];
+        t.pfcResumeSent += st.pfcResumeSent[c];
+        t.pfcPauseReceived += st.pfcReceived[c];
+        t.pfcResumeReceived += st.pfcResumeReceived[c];
+    }
+    if (auto nic = dynamic_cast<const RdmaNic*>(&dev))
+    {
+        t.sentFrames += st.txFrames - st.txPfcFrames;
+        t.sentBytes += st.txBytes - st.txPfcFrames * RoceSize::kPfcFrame;
+        t.deliveredFrames += st.rxFrames - st.rxPfcFrames;
+        t.deliveredBytes += st.rxBytes - st.rxPfcFrames * RoceSize::kPfcFrame;
+        t.cnpsSent += nic->GetCnpsSent();
+        t.cnpsReceived += nic->GetCnpsReceived();
+        t.nacksSent += nic->GetNacksSent();
+        t.outOfOrderBuffered += nic->GetOutOfOrderBuffered();
+        for (auto& qp : nic->GetQueuePairs())
+        {
+            t.retransmittedPackets += qp->GetRetransmits();
+            t.retransmittedBytes += qp->GetRetransmitBytes();
+            t.timeouts += qp->GetTimeouts();
+            t.nacksReceived += qp->GetNacksReceived();
+            t.qpFailures += qp->HasFailed();
+        }
+    }
+    if (auto sp = dynamic_cast<const SwitchPort*>(&dev))
+    {
+        t.maxQueueBytes = std::max(t.maxQueueBytes, sp->MaxQueueBytes());
+        t.ecnMarked += sp->EcnMarked();
+        t.inFlightFrames += sp->EgressFrames();
+        t.inFlightBytes += sp->TotalQueueBytes();
+        t.sentBytes += sp->IntBytesAdded(); // INT hop records enter the fabric at switches
+    }
 }
 
 nlohmann::json

@@ -8,6 +8,7 @@
 #define FABRICSIM_FABRIC_STATS_HELPER_H
 
 #include "fabric-topology-helper.h"
+#include "fabric-totals.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,46 +17,6 @@
 
 namespace ns3
 {
-
-struct FabricTotals
-{
-    std::map<std::string, uint64_t> dropsByReason; ///< all DropReason names, zeros included
-    uint64_t dropsTotal = 0;
-    uint64_t pfcPauseSent = 0;
-    uint64_t pfcResumeSent = 0;
-    uint64_t pfcPauseReceived = 0;
-    uint64_t pfcResumeReceived = 0;
-    uint64_t maxQueueBytes = 0;
-    uint64_t p99QueueBytes = 0;
-    uint64_t p95QueueBytes = 0;
-    uint64_t ecnMarked = 0;
-    uint64_t cnpsSent = 0;
-    uint64_t cnpsReceived = 0;
-    uint64_t nacksSent = 0;
-    uint64_t nacksReceived = 0;
-    uint64_t retransmittedPackets = 0;
-    uint64_t retransmittedBytes = 0;
-    uint64_t timeouts = 0;
-    uint64_t outOfOrderBuffered = 0;
-    uint64_t qpFailures = 0;
-    // end-to-end conservation of non-PFC frames (PFC frames are hop-local)
-    uint64_t sentFrames = 0;
-    uint64_t deliveredFrames = 0;
-    uint64_t droppedFrames = 0;
-    uint64_t inFlightFrames = 0;
-    uint64_t sentBytes = 0;
-    uint64_t deliveredBytes = 0;
-    uint64_t droppedBytes = 0;
-    uint64_t inFlightBytes = 0;
-
-    bool Conserved() const
-    {
-        return sentFrames == deliveredFrames + droppedFrames + inFlightFrames
-               && sentBytes == deliveredBytes + droppedBytes + inFlightBytes;
-    }
-
-    nlohmann::json ToJson() const;
-};
 
 /// Where each monitor series goes; a null stream leaves that series out.
 struct MonitorStreams
@@ -72,8 +33,19 @@ class FabricStatsHelper
   public:
     explicit FabricStatsHelper(FabricTopologyHelper& fabric);
 
-    /// Log every PFC frame sent by any port: time_ns,node,port,priority,event.
+    /**
+     * Log every PFC frame sent by any port: time_ns,node,port,priority,event. The header goes
+     * out now, the rows at WritePfcLog, ordered by time (to the picosecond), node, port and
+     * priority: an order no partition of the run across ranks changes.
+     */
     void EnablePfcLog(std::ostream* os);
+
+    /// This rank's rows, and another rank's added (a run across MPI ranks).
+    nlohmann::json PfcLogPart() const;
+    void AddPfcLogPart(const nlohmann::json& rows);
+
+    /// Writes the rows (call once, after the run).
+    void WritePfcLog();
 
     /**
      * Sample every `interval` from `start` to `end` into the streams given (each gets a CSV
@@ -95,7 +67,10 @@ class FabricStatsHelper
      */
     void FinishMonitor();
 
+    /// The totals of the whole fabric (Collect) or, on a rank of a distributed run, this
+    /// process's share of them (CollectPart: its nodes, its copies of the links) to be merged.
     FabricTotals Collect() const;
+    FabricTotalsPart CollectPart() const;
 
     /**
      * PFC watchdog results for summary.json: total triggers and, per (switch, port, priority)
@@ -110,6 +85,8 @@ class FabricStatsHelper
     std::string DeadlockText(const DeadlockReport& r) const;
 
   private:
+    /// Adds \p dev's counters to \p t.
+    static void AddDevice(const FabricNetDevice& dev, FabricTotals& t);
     /// "sw1 port 2" or "host4" for the peer of a deadlock hop.
     std::string PeerName(const DeadlockHop& h) const;
     void Sample();
@@ -117,8 +94,18 @@ class FabricStatsHelper
     void SampleQps(int64_t t);
     void PfcTx(uint32_t node, uint32_t port, uint8_t prio, uint16_t quanta);
 
+    struct PfcRow
+    {
+        int64_t ps;
+        uint32_t node;
+        uint32_t port;
+        uint8_t prio;
+        bool pause;
+    };
+
     FabricTopologyHelper& m_fabric;
     std::ostream* m_pfcLog = nullptr;
+    std::vector<PfcRow> m_pfcRows;
     MonitorStreams m_mon;
     Time m_interval;
     Time m_end;

@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -124,6 +125,7 @@ FabricTrafficHelper::FlowsJson() const
                              {"size_bytes", f.sizeBytes},
                              {"start_ns", f.start.GetNanoSeconds()},
                              {"ideal_fct_ns", f.ideal.GetNanoSeconds()}};
+        const FlowCounters c = CountersOf(f);
         if (f.done)
         {
             const int64_t fctNs = (f.finish - f.start).GetNanoSeconds();
@@ -133,21 +135,131 @@ FabricTrafficHelper::FlowsJson() const
         else
         {
             jf["fct_ns"] = nullptr;
-            jf["pending_bytes"] = f.qp->PendingBytes();
-            if (f.qp->HasFailed())
+            jf["pending_bytes"] = c.pendingBytes;
+            if (c.failed)
             {
-                jf["failed"] = f.qp->GetFailure();
+                jf["failed"] = c.failure;
             }
         }
-        jf["retransmitted_packets"] = f.qp->GetRetransmits();
-        jf["retransmitted_bytes"] = f.qp->GetRetransmitBytes();
-        jf["timeouts"] = f.qp->GetTimeouts();
-        jf["nacks_received"] = f.qp->GetNacksReceived();
-        jf["nacks_sent"] = f.qp->GetReceiver().nacksSent;
-        jf["out_of_order_buffered"] = f.qp->GetReceiver().outOfOrderBuffered;
+        jf["retransmitted_packets"] = c.retransmits;
+        jf["retransmitted_bytes"] = c.retransmitBytes;
+        jf["timeouts"] = c.timeouts;
+        jf["nacks_received"] = c.nacksReceived;
+        jf["nacks_sent"] = c.nacksSent;
+        jf["out_of_order_buffered"] = c.outOfOrderBuffered;
         flows.push_back(jf);
     }
     return flows;
+}
+
+FlowCounters
+FabricTrafficHelper::CountersOf(const FlowRecord& f) const
+{
+    if (!m_gathered.empty())
+    {
+        return m_gathered[f.id];
+    }
+    FlowCounters c;
+    c.pendingBytes = f.qp->PendingBytes();
+    c.failed = f.qp->HasFailed();
+    if (c.failed)
+    {
+        c.failure = f.qp->GetFailure();
+    }
+    c.retransmits = f.qp->GetRetransmits();
+    c.retransmitBytes = f.qp->GetRetransmitBytes();
+    c.timeouts = f.qp->GetTimeouts();
+    c.nacksReceived = f.qp->GetNacksReceived();
+    c.nacksSent = f.qp->GetReceiver().nacksSent;
+    c.outOfOrderBuffered = f.qp->GetReceiver().outOfOrderBuffered;
+    return c;
+}
+
+nlohmann::json
+FabricTrafficHelper::LocalOutcomes() const
+{
+    const uint32_t self = Simulator::GetSystemId();
+    nlohmann::json senders = nlohmann::json::array();
+    nlohmann::json receivers = nlohmann::json::array();
+    for (const auto& f : m_flows)
+    {
+        const FlowCounters c = CountersOf(f);
+        if (m_fabric.GetHostNode(f.src)->GetSystemId() == self)
+        {
+            senders.push_back({f.id,
+                               f.done,
+                               f.finish.GetTimeStep(),
+                               c.pendingBytes,
+                               c.failed,
+                               c.failure,
+                               c.retransmits,
+                               c.retransmitBytes,
+                               c.timeouts,
+                               c.nacksReceived});
+        }
+        if (m_fabric.GetHostNode(f.dst)->GetSystemId() == self)
+        {
+            receivers.push_back({f.id, c.nacksSent, c.outOfOrderBuffered});
+        }
+    }
+    return {{"senders", senders}, {"receivers", receivers}};
+}
+
+void
+FabricTrafficHelper::ApplyOutcomes(const std::vector<nlohmann::json>& parts)
+{
+    std::vector<FlowCounters> all(m_flows.size());
+    std::vector<uint8_t> sides(m_flows.size(), 0); // bit 0: sender seen, bit 1: receiver seen
+    auto take = [&](const nlohmann::json& row, uint8_t bit) -> uint32_t
+    {
+        const uint32_t id = row.at(0).get<uint32_t>();
+        if (id >= m_flows.size() || (sides[id] & bit))
+        {
+            throw std::runtime_error("flow outcomes: flow " + std::to_string(id)
+                                     + (id >= m_flows.size() ? " unknown" : " given twice"));
+        }
+        sides[id] |= bit;
+        return id;
+    };
+    uint32_t completed = 0;
+    uint32_t failed = 0;
+    for (const auto& part : parts)
+    {
+        for (const auto& row : part.at("senders"))
+        {
+            const uint32_t id = take(row, 1);
+            FlowRecord& f = m_flows[id];
+            FlowCounters& c = all[id];
+            f.done = row.at(1).get<bool>();
+            f.finish = TimeStep(row.at(2).get<int64_t>());
+            c.pendingBytes = row.at(3).get<uint64_t>();
+            c.failed = row.at(4).get<bool>();
+            c.failure = row.at(5).get<std::string>();
+            c.retransmits = row.at(6).get<uint64_t>();
+            c.retransmitBytes = row.at(7).get<uint64_t>();
+            c.timeouts = row.at(8).get<uint64_t>();
+            c.nacksReceived = row.at(9).get<uint64_t>();
+            completed += f.done;
+            failed += c.failed;
+        }
+        for (const auto& row : part.at("receivers"))
+        {
+            const uint32_t id = take(row, 2);
+            all[id].nacksSent = row.at(1).get<uint64_t>();
+            all[id].outOfOrderBuffered = row.at(2).get<uint64_t>();
+        }
+    }
+    for (size_t id = 0; id < sides.size(); ++id)
+    {
+        if (sides[id] != 3)
+        {
+            throw std::runtime_error("flow outcomes: flow " + std::to_string(id) + " has no "
+                                     + ((sides[id] & 1) ? "receiver" : "sender") + " side");
+        }
+    }
+    m_gathered = std::move(all);
+    m_completed = completed;
+    m_failed = failed;
 }
 
 std::vector<double>

@@ -32,6 +32,21 @@ struct FlowRecord
     Ptr<RdmaQueuePair> qp;
 };
 
+/// A flow's loss-recovery counters and what was left of it: its sender's (on the sender's rank
+/// of a distributed run) and its receiver's (on the receiver's).
+struct FlowCounters
+{
+    uint64_t pendingBytes = 0;
+    bool failed = false;
+    std::string failure;
+    uint64_t retransmits = 0;
+    uint64_t retransmitBytes = 0;
+    uint64_t timeouts = 0;
+    uint64_t nacksReceived = 0;
+    uint64_t nacksSent = 0;          ///< by the receiver
+    uint64_t outOfOrderBuffered = 0; ///< by the receiver
+};
+
 class FabricTrafficHelper
 {
   public:
@@ -75,6 +90,20 @@ class FabricTrafficHelper
         return m_failed;
     }
 
+    /**
+     * This rank's side of every flow, for a run across MPI ranks: the completion, the pending
+     * bytes and the sender's counters of the flows whose sender it simulates, and the receiver's
+     * counters of those whose receiver it simulates.
+     */
+    nlohmann::json LocalOutcomes() const;
+
+    /**
+     * Takes every rank's LocalOutcomes (each flow's sender side once, its receiver side once):
+     * the outputs below then describe the whole run. Throws std::runtime_error when a side is
+     * missing or given twice.
+     */
+    void ApplyOutcomes(const std::vector<nlohmann::json>& parts);
+
     // Outputs as `fabricsim run` writes them, so scenario programs and the CLI agree.
 
     /// fct.csv: a header and one row per completed flow (HPCC-style columns plus slowdown).
@@ -97,6 +126,8 @@ class FabricTrafficHelper
     void Done(uint32_t id, uint64_t msgId);
     void Failed(uint32_t id);
     void Finished();
+    /// The flow's counters: gathered (ApplyOutcomes) or read from its queue pairs.
+    FlowCounters CountersOf(const FlowRecord& f) const;
 
     FabricTopologyHelper& m_fabric;
     std::vector<FlowRecord> m_flows;
@@ -105,6 +136,7 @@ class FabricTrafficHelper
     uint32_t m_completed = 0;
     uint32_t m_failed = 0;
     Callback<void> m_allDone;
+    std::vector<FlowCounters> m_gathered; ///< every flow's, once ApplyOutcomes ran
 };
 
 } // namespace ns3

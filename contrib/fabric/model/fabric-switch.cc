@@ -57,6 +57,31 @@ QueueHistogram::Merge(const QueueHistogram& o)
     m_total += o.m_total;
 }
 
+std::vector<std::pair<uint32_t, uint64_t>>
+QueueHistogram::NonEmptyBins() const
+{
+    std::vector<std::pair<uint32_t, uint64_t>> bins;
+    for (size_t i = 0; i < m_bins.size(); ++i)
+    {
+        if (m_bins[i] != 0)
+        {
+            bins.emplace_back(uint32_t(i), m_bins[i]);
+        }
+    }
+    return bins;
+}
+
+void
+QueueHistogram::AddBins(const std::vector<std::pair<uint32_t, uint64_t>>& bins)
+{
+    for (const auto& [bin, count] : bins)
+    {
+        NS_ABORT_MSG_IF(bin >= m_bins.size(), "QueueHistogram::AddBins: bin " << bin);
+        m_bins[bin] += count;
+        m_total += count;
+    }
+}
+
 uint64_t
 QueueHistogram::Quantile(double q) const
 {

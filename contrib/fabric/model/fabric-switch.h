@@ -35,6 +35,11 @@ class QueueHistogram
     /// Every bin and the count (link-memo.h): a span adds its samples.
     void VisitMemo(MemoRecord& record);
 
+    /// The non-empty bins as (bin, count), and adding such a list: how a rank of a distributed
+    /// run sends its histogram to the one that merges them.
+    std::vector<std::pair<uint32_t, uint64_t>> NonEmptyBins() const;
+    void AddBins(const std::vector<std::pair<uint32_t, uint64_t>>& bins);
+
   private:
     static uint32_t Bin(uint64_t v);
     static uint64_t BinUpper(uint32_t b);

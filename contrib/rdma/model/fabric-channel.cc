@@ -106,6 +106,8 @@ FabricChannel::Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime)
     if (!m_remote[i].IsNull())
     {
         ++m_remoteSent;
+        m_remoteSentBytes += p->frameBytes;
+        m_remoteSentPfc += (p->type == FrameType::Pfc);
         m_remote[i](EncodeFrame(*p, m_epoch), FabricClock::Now() + delay);
         delete p;
         return;
@@ -142,6 +144,8 @@ FabricChannel::ReceiveRemote(int i, Ptr<Packet> encoded)
     uint64_t epoch = 0;
     FabricPacket* p = DecodeFrame(*encoded, &epoch);
     ++m_remoteReceived;
+    m_remoteReceivedBytes += p->frameBytes;
+    m_remoteReceivedPfc += (p->type == FrameType::Pfc);
     ++m_inFlight;
     m_inFlightBytes += p->frameBytes;
     m_inFlightPfc += (p->type == FrameType::Pfc);

@@ -70,6 +70,28 @@ class FabricChannel : public Channel
         return m_remoteReceived;
     }
 
+    /// The bytes and the PFC frames among them, for the conservation check of a run across
+    /// ranks: what one rank sent and no rank received yet was still on the wire at the end.
+    uint64_t RemoteBytesSent() const
+    {
+        return m_remoteSentBytes;
+    }
+
+    uint64_t RemoteBytesReceived() const
+    {
+        return m_remoteReceivedBytes;
+    }
+
+    uint64_t RemotePfcFramesSent() const
+    {
+        return m_remoteSentPfc;
+    }
+
+    uint64_t RemotePfcFramesReceived() const
+    {
+        return m_remoteReceivedPfc;
+    }
+
     /// Bring the link up or down now. Frames on the wire when it goes down are lost.
     void SetUp(bool up);
     bool IsUp() const;
@@ -143,6 +165,10 @@ class FabricChannel : public Channel
     RemoteSend m_remote[2];
     uint64_t m_remoteSent = 0;
     uint64_t m_remoteReceived = 0;
+    uint64_t m_remoteSentBytes = 0;
+    uint64_t m_remoteReceivedBytes = 0;
+    uint64_t m_remoteSentPfc = 0;
+    uint64_t m_remoteReceivedPfc = 0;
 };
 
 } // namespace ns3
