@@ -4,6 +4,7 @@
 #include "input-error.h"
 #include "memory-limit.h"
 #include "output-writer.h"
+#include "run-distribution.h"
 #include "run-end.h"
 #include "run-provenance.h"
 
@@ -277,6 +278,9 @@ struct FabricRun
     std::unique_ptr<FabricStatsHelper> stats;
     Ptr<DeadlockDetector> detector;
     std::unique_ptr<RunEnd> end;
+    /// Rank 0 of a run across ranks writes the outputs; the others keep theirs here.
+    bool writer = true;
+    std::ostringstream discarded;
     // Set by Simulate.
     double wall = 0;
     uint64_t simNs = 0;
@@ -308,7 +312,13 @@ Install(FabricRun& run)
             CcFactory(sc.flows[i].cc, sc.file, "traffic.flows[" + std::to_string(i) + "].cc");
         }
     }
-    run.fabric = InstallFabric(sc);
+    std::vector<uint32_t> ranks;
+    if (RunDistribution* dist = run.opt.distribution)
+    {
+        ranks = dist->Partition(sc);
+        run.writer = dist->Rank() == 0;
+    }
+    run.fabric = InstallFabric(sc, ranks);
     for (const RouteOverride& r : sc.routes)
     {
         for (uint32_t h : r.dstHosts)
@@ -325,7 +335,10 @@ void
 AddTraffic(FabricRun& run)
 {
     const FabricScenario& sc = run.sc;
-    run.dir = std::make_unique<OutputDir>(run.opt.outDir);
+    if (run.writer)
+    {
+        run.dir = std::make_unique<OutputDir>(run.opt.outDir);
+    }
     for (uint32_t h : sc.pcapHosts)
     {
         run.fabric->EnablePcapHost(h, run.dir->Path(""));
@@ -357,7 +370,13 @@ AddTraffic(FabricRun& run)
     {
         maxDelayPs = std::max(maxDelayPs, l.spec.delayPs);
     }
-    run.end = std::make_unique<RunEnd>(1, RunEnd::NoticeDelay(PicoSeconds(maxDelayPs)));
+    RunDistribution* dist = run.opt.distribution;
+    run.end = std::make_unique<RunEnd>(dist ? dist->Ranks() : 1,
+                                       RunEnd::NoticeDelay(PicoSeconds(maxDelayPs)));
+    if (dist)
+    {
+        dist->Connect(*run.fabric, *run.end);
+    }
     RunEnd* end = run.end.get();
     run.traffic->SetAllDoneCallback(Callback<void>([end]() { end->LocalDone(); }));
 }
@@ -367,9 +386,13 @@ void
 AddMonitors(FabricRun& run)
 {
     const FabricScenario& sc = run.sc;
-    OutputDir& dir = *run.dir;
     run.stats = std::make_unique<FabricStatsHelper>(*run.fabric);
-    run.stats->EnablePfcLog(&dir.Stream("pfc.csv"));
+    run.stats->EnablePfcLog(run.writer ? &run.dir->Stream("pfc.csv") : &run.discarded);
+    if (!run.writer)
+    {
+        return; // a run across ranks has no monitors (its Partition refuses them)
+    }
+    OutputDir& dir = *run.dir;
     // Monitor series: files exist only for the series that are on (nothing is scheduled when off).
     if (sc.monitor.intervalNs > 0)
     {
@@ -410,6 +433,38 @@ AddMonitors(FabricRun& run)
     }
 }
 
+/// A run across ranks: every rank's share of the totals, its side of the flows, its PFC log rows
+/// and its event count go to rank 0, which merges them into what one process would have.
+void
+GatherShares(FabricRun& run)
+{
+    const json mine = {{"totals", run.stats->CollectPart().ToJson()},
+                       {"flows", run.traffic->LocalOutcomes()},
+                       {"pfc", run.stats->PfcLogPart()},
+                       {"events", Simulator::GetEventCount()}};
+    const std::vector<std::string> all = run.opt.distribution->Gather(mine.dump());
+    if (!run.writer)
+    {
+        return;
+    }
+    FabricTotalsPart totals;
+    std::vector<json> flows;
+    run.events = 0;
+    for (size_t r = 0; r < all.size(); ++r)
+    {
+        const json part = json::parse(all[r]);
+        totals.Merge(FabricTotalsPart::FromJson(part.at("totals")));
+        flows.push_back(part.at("flows"));
+        if (r != 0) // rank 0's rows are already here
+        {
+            run.stats->AddPfcLogPart(part.at("pfc"));
+        }
+        run.events += part.at("events").get<uint64_t>();
+    }
+    run.totals = totals.Finish();
+    run.traffic->ApplyOutcomes(flows);
+}
+
 /// Runs until the last flow, the stop time or a deadlock, and collects the fabric's figures.
 void
 Simulate(FabricRun& run)
@@ -427,14 +482,21 @@ Simulate(FabricRun& run)
         std::fprintf(stderr, "\n");
     }
     run.stats->FinishMonitor();
+    if (run.opt.distribution)
+    {
+        GatherShares(run);
+    }
+    else
+    {
+        run.events = Simulator::GetEventCount();
+        run.totals = run.stats->Collect();
+    }
     run.stats->WritePfcLog();
     run.deadlockStop = run.sc.deadlock.stop && run.detector && !run.detector->GetReports().empty();
     // The time the last flow finished, as a run stopped at that event has always reported.
     const Time end
         = run.end->AllDone() && !run.deadlockStop ? run.end->LastDone() : Simulator::Now();
     run.simNs = uint64_t(end.GetNanoSeconds());
-    run.events = Simulator::GetEventCount();
-    run.totals = run.stats->Collect();
     if (run.detector)
     {
         run.deadlocks = run.detector->GetReports();
@@ -622,6 +684,11 @@ RunFabricScenario(const FabricScenario& sc, const RunOptions& opt, std::ostream&
     AddTraffic(run);
     AddMonitors(run);
     Simulate(run);
+    if (!run.writer)
+    {
+        Simulator::Destroy();
+        return 0; // rank 0 writes and reports
+    }
     WriteOutputs(run);
     return Report(run, out);
 }

@@ -25,6 +25,8 @@ struct RunOptions
     std::vector<std::string> ns3Args; ///< --ns3::Type::Attr=value
     bool progress = false;            ///< progress on stderr (when it is a terminal)
     nlohmann::json scenario;          ///< the document as read, for provenance.json (or null)
+    /// A run across MPI ranks (run-distribution.h); null: this process runs it all.
+    class RunDistribution* distribution = nullptr;
 };
 
 /// Expand the scenario's generated traffic into flows (deterministic for a seed).

@@ -163,10 +163,14 @@ CcFactory(const std::string& name, const std::string& file, const std::string& f
 }
 
 std::unique_ptr<FabricTopologyHelper>
-InstallFabric(const FabricScenario& sc)
+InstallFabric(const FabricScenario& sc, const std::vector<uint32_t>& systemIds)
 {
     auto fabric = std::make_unique<FabricTopologyHelper>(sc.topology);
     fabric->SetMtu(sc.transport.mtuBytes);
+    if (!systemIds.empty())
+    {
+        fabric->SetSystemIds(systemIds);
+    }
     EcnConfig ecn;
     ecn.enabled = sc.sw.ecn.enabled;
     ecn.kminBytes = sc.sw.ecn.kminBytes;

@@ -37,8 +37,11 @@ constexpr uint64_t kNs3MaxSeed = 4294944442ULL;
 /// nor past kNs3MaxSeed.
 std::pair<uint32_t, uint64_t> Ns3SeedAndRun(uint64_t seed);
 
-/// Build and install the fabric described by the scenario.
-std::unique_ptr<ns3::FabricTopologyHelper> InstallFabric(const FabricScenario& sc);
+/// Build and install the fabric described by the scenario; \p systemIds, when given, is each
+/// node's MPI rank (a run across ranks).
+std::unique_ptr<ns3::FabricTopologyHelper> InstallFabric(const FabricScenario& sc,
+                                                         const std::vector<uint32_t>& systemIds
+                                                         = {});
 
 /// Congestion-control factory for a scenario name; InputError naming `field` if unknown.
 ns3::ObjectFactory CcFactory(const std::string& name,

@@ -46,6 +46,12 @@ class RunEnd
     /// When the last flow finished (AllDone only).
     ns3::Time LastDone() const;
 
+    /// The delay of a notice.
+    ns3::Time Notice() const
+    {
+        return m_notice;
+    }
+
     /// The notice delay for a fabric whose largest link delay is \p maxLinkDelay: at least 1 ns.
     static ns3::Time NoticeDelay(ns3::Time maxLinkDelay);
 

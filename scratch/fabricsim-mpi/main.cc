@@ -1,42 +1,52 @@
 /*
  * fabricsim-mpi: `fabricsim run` on ns-3's distributed engine, one MPI rank per process.
  *
- *   mpirun -np N fabricsim-mpi run [SCENARIO.json] [--SimulatorImplementationType=KERNEL]
- *          [every option of `fabricsim run`]
+ *   mpirun -np N fabricsim-mpi run [SCENARIO.json] [--partition auto|FILE]
+ *          [--SimulatorImplementationType=KERNEL] [every option of `fabricsim run`]
  *
  * KERNEL: ns3::DistributedSimulatorImpl (granted time windows, the default) or
- * ns3::NullMessageSimulatorImpl. Outputs, options and exit codes are those of `fabricsim run`.
+ * ns3::NullMessageSimulatorImpl. The fabric is cut into N parts (`auto`, or a file naming each
+ * node's rank); rank 0 writes the outputs, the same files a run on one process writes, and
+ * reports. Options and exit codes are those of `fabricsim run`; a rank other than 0 that fails
+ * ends the run with MPI_Abort after saying which rank and why.
  */
 #include "cli-main.h"
 #include "output-writer.h"
 
 #include "ns3/distributed-engine.h"
 #include "ns3/nstime.h"
+#include "ns3/run-across-ranks.h"
+
+#include <mpi.h>
 
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace
 {
 
-/// Takes --SimulatorImplementationType=NAME out of \p args (ns-3's global value, spelled as ns-3
-/// programs take it); the default is granted time windows.
+/// Takes every `NAME=VALUE` or `NAME VALUE` of \p name out of \p args; the last value wins.
 std::string
-TakeKernelOption(std::vector<std::string>& args)
+TakeOption(std::vector<std::string>& args, const std::string& name, std::string value)
 {
-    const std::string opt = "--SimulatorImplementationType=";
-    std::string kernel = fabricsim::DistributedKernels().front();
     for (size_t i = 0; i < args.size(); ++i)
     {
-        if (args[i].rfind(opt, 0) == 0)
+        if (args[i].rfind(name + "=", 0) == 0)
         {
-            kernel = args[i].substr(opt.size());
+            value = args[i].substr(name.size() + 1);
             args.erase(args.begin() + long(i));
             --i;
         }
+        else if (args[i] == name && i + 1 < args.size())
+        {
+            value = args[i + 1];
+            args.erase(args.begin() + long(i), args.begin() + long(i) + 2);
+            --i;
+        }
     }
-    return kernel;
+    return value;
 }
 
 /// Why this command line cannot run here, or "" when it can.
@@ -59,12 +69,6 @@ Refusal(const std::vector<std::string>& args, bool kernelKnown, const std::strin
                "ns-3's distributed engine; use fabricsim for the others), found \""
                + (args.empty() ? std::string() : args[0]) + "\"";
     }
-    if (fabricsim::DistributedRanks() > 1)
-    {
-        return "<command line>: mpirun -np: expected 1 rank (runs partitioned across ranks are "
-               "not built yet: docs/performance.md), found "
-               + std::to_string(fabricsim::DistributedRanks());
-    }
     return "";
 }
 
@@ -77,21 +81,44 @@ main(int argc, char** argv)
     ns3::Time::SetResolution(ns3::Time::PS);
     fabricsim::RemovePartialOutputOnSignals();
     std::vector<std::string> args(argv + 1, argv + argc);
-    const std::string kernel = TakeKernelOption(args);
+    // ns-3's global value, spelled as ns-3 programs take it; granted time windows by default.
+    const std::string kernel = TakeOption(
+        args, "--SimulatorImplementationType", fabricsim::DistributedKernels().front());
+    const std::string partition = TakeOption(args, "--partition", "auto");
     const bool known = fabricsim::StartDistributedEngine(&argc, &argv, kernel);
+    const uint32_t rank = fabricsim::DistributedRank();
+    // Rank 0 speaks for the run: the other ranks read the same input and fail the same way, so
+    // their words are kept back unless one fails alone.
+    std::ostringstream quietOut;
+    std::ostringstream quietErr;
+    std::streambuf* out = std::cout.rdbuf();
+    std::streambuf* err = std::cerr.rdbuf();
+    if (rank != 0)
+    {
+        std::cout.rdbuf(quietOut.rdbuf());
+        std::cerr.rdbuf(quietErr.rdbuf());
+    }
     int rc = 0;
     const std::string refusal = Refusal(args, known, kernel);
     if (!refusal.empty())
     {
-        if (fabricsim::DistributedRank() == 0)
-        {
-            std::cerr << "fabricsim-mpi: error: " << refusal << "\n";
-        }
+        std::cerr << "fabricsim-mpi: error: " << refusal << "\n";
         rc = 2;
     }
     else
     {
+        fabricsim::RunAcrossRanks distribution(partition, kernel);
+        fabricsim::SetActiveRunDistribution(&distribution);
         rc = fabricsim::RunCli(args);
+        fabricsim::SetActiveRunDistribution(nullptr);
+    }
+    std::cout.rdbuf(out);
+    std::cerr.rdbuf(err);
+    if (rank != 0 && rc != 0 && rc != 2)
+    {
+        std::cerr << "fabricsim-mpi: rank " << rank << " failed (exit " << rc
+                  << "): " << quietErr.str() << std::flush;
+        MPI_Abort(MPI_COMM_WORLD, rc);
     }
     fabricsim::StopDistributedEngine();
     return rc;

@@ -16,6 +16,7 @@
 #include "validate-serving-command.h"
 
 #include "ns3/fabric-runner.h"
+#include "ns3/run-distribution.h"
 
 #include <unistd.h>
 
@@ -139,6 +140,15 @@ CmdRun(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
         scenario = DefaultScenarioPath();
     }
     nlohmann::json doc = LoadScenarioJson(scenario, sets);
+    opt.distribution = ActiveRunDistribution();
+    if (IsInferenceScenario(doc) && opt.distribution && opt.distribution->Ranks() > 1)
+    {
+        throw fabricsim::InputError(scenario,
+                                    "serving",
+                                    "a fabric scenario (`traffic`) for a run across ranks "
+                                    "(serving and replay across ranks: docs/performance.md)",
+                                    "an inference scenario");
+    }
     if (IsInferenceScenario(doc))
     {
         return RunInferenceScenario(doc, scenario, iopt, out, err);

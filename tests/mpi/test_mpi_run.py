@@ -1,5 +1,6 @@
-"""fabricsim-mpi against fabricsim: the same scenario on ns-3's distributed engine gives the same
-outputs, byte for byte, with either kernel; what it cannot run yet exits 2 and writes nothing."""
+"""fabricsim-mpi against fabricsim: the same scenario on ns-3's distributed engine, on one rank or
+cut across several, gives the same outputs, byte for byte, with either kernel; what it cannot
+run yet exits 2 and writes nothing."""
 
 import filecmp
 import json
@@ -20,6 +21,13 @@ SCENARIOS = [os.path.join(SOURCE, "scenarios", "fabric-incast.json"),
              os.path.join(SOURCE, "tests", "mpi", "scenarios", "lossy-incast.json")]
 # Files that name the output folder or the wall clock: every other file must match.
 RUN_SPECIFIC = {"provenance.json", "timing.json"}
+# What a run across ranks lacks yet (docs/performance.md), turned off in both runs compared.
+ACROSS_RANKS = {
+    "fabric-incast": ["--set", "deadlock.check_interval_ns=0", "--set", "monitor.interval_ns=0",
+                      "--set", "pcap.hosts=[]"],
+    "fat-tree-permutation": ["--set", "deadlock.check_interval_ns=0"],
+    "lossy-incast": [],
+}
 
 
 def mpirun(ranks, *args):
@@ -31,12 +39,16 @@ def mpirun(ranks, *args):
                           timeout=240)
 
 
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def engine(out):
-    with open(os.path.join(out, "provenance.json")) as f:
-        return json.load(f)["ns3_engine"]
+    return load(os.path.join(out, "provenance.json"))["ns3_engine"]
 
 
-class OneRankMatchesSequential(unittest.TestCase):
+class SameOutputs(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="fabricsim-mpi-test-")
         self.addCleanup(self.tmp.cleanup)
@@ -44,20 +56,27 @@ class OneRankMatchesSequential(unittest.TestCase):
     def assert_same_outputs(self, a, b):
         files = sorted(os.listdir(a))
         self.assertIn("summary.json", files)
+        self.assertIn("fct.csv", files)
         self.assertEqual(files, sorted(os.listdir(b)))
         for f in files:
             if f not in RUN_SPECIFIC:
                 self.assertTrue(filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False),
                                 "%s differs between %s and %s" % (f, a, b))
 
+    def sequential(self, scenario, *args):
+        name = os.path.splitext(os.path.basename(scenario))[0]
+        out = os.path.join(self.tmp.name, name + "-seq")
+        r = subprocess.run([FABRICSIM, "run", scenario, "--out", out] + list(args),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return out
+
+
+class OneRankMatchesSequential(SameOutputs):
     def test_every_scenario_both_kernels(self):
         for scenario in SCENARIOS:
             name = os.path.splitext(os.path.basename(scenario))[0]
-            seq = os.path.join(self.tmp.name, name + "-seq")
-            r = subprocess.run([FABRICSIM, "run", scenario, "--out", seq],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn("fct.csv", os.listdir(seq))
+            seq = self.sequential(scenario)
             for kernel in KERNELS:
                 with self.subTest(scenario=name, kernel=kernel):
                     out = os.path.join(self.tmp.name, name + "-" + kernel.split("::")[1])
@@ -99,15 +118,60 @@ class CutAcrossTwoRanks(unittest.TestCase):
                 self.assertEqual(cut, whole)
 
 
+class CutAcrossRanks(SameOutputs):
+    """`mpirun -np N fabricsim-mpi run`: the fabric cut into N parts, frames and end-of-run
+    notices through MPI, every rank's share of the outputs gathered to rank 0."""
+
+    def across(self, scenario, ranks, kernel, *args):
+        name = os.path.splitext(os.path.basename(scenario))[0]
+        out = os.path.join(self.tmp.name, "%s-np%d-%s" % (name, ranks, kernel.split("::")[1]))
+        r = mpirun(ranks, "run", scenario, "--out", out, "--SimulatorImplementationType=" + kernel,
+                   *(ACROSS_RANKS[name] + list(args)))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(engine(out)["simulator"], kernel)
+        return out
+
+    def test_two_ranks_every_scenario_both_kernels(self):
+        for scenario in SCENARIOS:
+            name = os.path.splitext(os.path.basename(scenario))[0]
+            seq = self.sequential(scenario, *ACROSS_RANKS[name])
+            for kernel in KERNELS:
+                with self.subTest(scenario=name, kernel=kernel):
+                    self.assert_same_outputs(seq, self.across(scenario, 2, kernel))
+        # The incast did pause (PFC frames crossed ranks) and the lossy fabric lost frames.
+        incast = load(os.path.join(self.tmp.name, "fabric-incast-seq", "summary.json"))
+        self.assertGreater(incast["pfc"]["pause_frames_sent"], 100)
+        lossy = load(os.path.join(self.tmp.name, "lossy-incast-seq", "summary.json"))
+        self.assertGreater(lossy["drops"]["total"], 10)
+
+    def test_four_ranks_on_the_fat_tree(self):
+        seq = self.sequential(SCENARIOS[1], *ACROSS_RANKS["fat-tree-permutation"])
+        self.assert_same_outputs(seq, self.across(SCENARIOS[1], 4, KERNELS[0]))
+
+    def test_a_partition_file_that_cuts_host_links(self):
+        # Even hosts, leaf0 and spine0 on rank 0; odd hosts, leaf1 and spine1 on rank 1.
+        part = {"host%d" % h: h % 2 for h in range(16)}
+        part.update({"leaf0": 0, "spine0": 0, "leaf1": 1, "spine1": 1})
+        path = os.path.join(self.tmp.name, "partition.json")
+        with open(path, "w") as f:
+            json.dump(part, f)
+        seq = self.sequential(SCENARIOS[2])
+        for kernel in KERNELS:
+            with self.subTest(kernel=kernel):
+                self.assert_same_outputs(seq, self.across(SCENARIOS[2], 2, kernel,
+                                                          "--partition", path))
+
+
 class Refusals(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="fabricsim-mpi-test-")
         self.addCleanup(self.tmp.cleanup)
         self.out = os.path.join(self.tmp.name, "out")
 
-    def check(self, r, field, found):
+    def check(self, r, field, found, source="<command line>"):
         self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("fabricsim-mpi: error: <command line>: " + field, r.stderr)
+        self.assertIn("fabricsim-mpi: error: " + source + ": " + field, r.stderr.replace(
+            "fabricsim: error: ", "fabricsim-mpi: error: "))
         self.assertIn(found, r.stderr)
         self.assertFalse(os.path.exists(self.out))
 
@@ -119,8 +183,24 @@ class Refusals(unittest.TestCase):
     def test_other_commands(self):
         self.check(mpirun(1, "validate", SCENARIOS[1]), "command", 'found "validate"')
 
-    def test_two_ranks_until_partitioned_runs_exist(self):
-        self.check(mpirun(2, "run", SCENARIOS[1], "--out", self.out), "mpirun -np", "found 2")
+    def test_what_ranks_lack_yet(self):
+        # Monitor series and the deadlock detector across ranks are still to come.
+        self.check(mpirun(2, "run", SCENARIOS[0], "--out", self.out),
+                   "field 'monitor.interval_ns'", "found 10000", SCENARIOS[0])
+        self.check(mpirun(2, "run", SCENARIOS[1], "--out", self.out),
+                   "field 'deadlock.check_interval_ns'", "found 100000", SCENARIOS[1])
+
+    def test_a_partition_file_naming_a_rank_past_the_last(self):
+        path = os.path.join(self.tmp.name, "partition.json")
+        part = {"host%d" % h: 0 for h in range(16)}
+        part.update({"leaf0": 0, "spine0": 0, "leaf1": 1, "spine1": 5})
+        with open(path, "w") as f:
+            json.dump(part, f)
+        r = mpirun(2, "run", SCENARIOS[2], "--out", self.out, "--partition", path)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(path, r.stderr)
+        self.assertIn("spine1", r.stderr)
+        self.assertFalse(os.path.exists(self.out))
 
     def test_bad_scenario_exits_2_as_fabricsim_does(self):
         r = mpirun(1, "run", os.path.join(self.tmp.name, "missing.json"), "--out", self.out)
