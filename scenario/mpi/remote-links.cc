@@ -3,57 +3,195 @@
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-topology-helper.h"
+#include "ns3/frame-codec.h"
 #include "ns3/mpi-interface.h"
 #include "ns3/mpi-receiver.h"
 #include "ns3/node.h"
+#include "ns3/simple-net-device.h"
+#include "ns3/simulator.h"
+
+#include <cstring>
 
 namespace fabricsim
 {
 
+using namespace ns3;
+
 namespace
 {
 
+/// An outbox's bytes at most: ns-3's 2,000-byte receive buffer less its own 16 bytes and the
+/// ns3::Packet's serialisation (under 40 bytes for a packet with no headers or tags).
+constexpr uint32_t kOutboxBytes = 1940;
+
+/// Before each frame: link (4), end (1), arrival in picoseconds (8), encoding length (2).
+constexpr uint32_t kRecordHeader = 15;
+
+template <typename T>
 void
-SendAcross(uint32_t node, uint32_t ifIndex, ns3::Ptr<ns3::Packet> encoded, ns3::Time arrival)
+Put(std::vector<uint8_t>& b, T v)
 {
-    ns3::MpiInterface::SendPacket(encoded, arrival, node, ifIndex);
+    const size_t at = b.size();
+    b.resize(at + sizeof(T));
+    std::memcpy(b.data() + at, &v, sizeof(T));
 }
 
-void
-ReceiveAcross(ns3::FabricChannel* channel, int end, ns3::Ptr<ns3::Packet> encoded)
+template <typename T>
+T
+Get(const std::vector<uint8_t>& b, uint32_t& at)
 {
-    channel->ReceiveRemote(end, encoded);
+    NS_ABORT_MSG_IF(at + sizeof(T) > b.size(), "RemoteLinks: a truncated batch");
+    T v;
+    std::memcpy(&v, b.data() + at, sizeof(T));
+    at += sizeof(T);
+    return v;
 }
 
 } // namespace
 
-uint32_t
-InstallRemoteLinks(ns3::FabricTopologyHelper& fabric, uint32_t rank)
+RemoteLinks::RemoteLinks(FabricTopologyHelper& fabric, uint32_t rank)
+    : m_fabric(fabric)
+    , m_rank(rank)
 {
-    uint32_t wired = 0;
+    const uint32_t nodes = uint32_t(fabric.GetTopology().nodes.size());
+    uint32_t ranks = 0;
+    for (uint32_t n = 0; n < nodes; ++n)
+    {
+        ranks = std::max(ranks, fabric.GetNode(n)->GetSystemId() + 1);
+    }
+    m_outbox.resize(ranks);
+    // A batch device on the first node of every rank, added on every rank alike (a sender
+    // addresses it by node and interface index).
+    std::vector<bool> done(ranks, false);
+    for (uint32_t n = 0; n < nodes; ++n)
+    {
+        Ptr<Node> node = fabric.GetNode(n);
+        const uint32_t r = node->GetSystemId();
+        if (done[r])
+        {
+            continue;
+        }
+        done[r] = true;
+        auto dev = CreateObject<SimpleNetDevice>();
+        m_outbox[r].ifIndex = node->AddDevice(dev);
+        m_outbox[r].node = node->GetId();
+        if (r == rank)
+        {
+            auto receiver = CreateObject<MpiReceiver>();
+            receiver->SetReceiveCallback(MakeCallback(&RemoteLinks::Receive, this));
+            dev->AggregateObject(receiver);
+        }
+    }
     const uint32_t links = uint32_t(fabric.GetTopology().links.size());
+    m_farRank.assign(links, rank);
     for (uint32_t l = 0; l < links; ++l)
     {
-        ns3::Ptr<ns3::FabricChannel> ch = fabric.GetLink(l);
-        ns3::Ptr<ns3::NetDevice> dev[2] = {ch->GetDevice(0), ch->GetDevice(1)};
+        Ptr<FabricChannel> ch = fabric.GetLink(l);
+        Ptr<NetDevice> dev[2] = {ch->GetDevice(0), ch->GetDevice(1)};
         const uint32_t sys[2]
             = {dev[0]->GetNode()->GetSystemId(), dev[1]->GetNode()->GetSystemId()};
         if (sys[0] == sys[1] || (sys[0] != rank && sys[1] != rank))
         {
             continue;
         }
-        const int local = sys[0] == rank ? 0 : 1;
-        const int far = 1 - local;
-        ch->SetRemoteEnd(far,
-                         ns3::MakeBoundCallback(
-                             &SendAcross, dev[far]->GetNode()->GetId(), dev[far]->GetIfIndex()));
-        auto receiver = ns3::CreateObject<ns3::MpiReceiver>();
-        receiver->SetReceiveCallback(
-            ns3::MakeBoundCallback(&ReceiveAcross, ns3::PeekPointer(ch), local));
-        dev[local]->AggregateObject(receiver);
-        ++wired;
+        const int far = sys[0] == rank ? 1 : 0;
+        m_farRank[l] = sys[far];
+        Outbox& box = m_outbox[sys[far]];
+        box.lookahead
+            = box.lookahead.IsZero() ? ch->GetDelay() : std::min(box.lookahead, ch->GetDelay());
+        ch->SetRemoteEnd(far, MakeCallback(&RemoteLinks::Send, this).Bind(l, far));
+        ++m_wired;
     }
-    return wired;
+}
+
+// Pending flushes are the simulator's to drop (Simulator::Destroy), before or after this.
+RemoteLinks::~RemoteLinks() = default;
+
+void
+RemoteLinks::Send(uint32_t link, int end, const FabricPacket& p, uint64_t epoch, Time at)
+{
+    const uint32_t rank = m_farRank[link];
+    Outbox& box = m_outbox[rank];
+    const uint32_t size = EncodedFrameBytes(p);
+    if (!box.bytes.empty() && box.bytes.size() + kRecordHeader + size > kOutboxBytes)
+    {
+        Flush(rank);
+    }
+    const bool first = box.bytes.empty();
+    Put(box.bytes, link);
+    Put(box.bytes, uint8_t(end));
+    Put(box.bytes, at.GetTimeStep());
+    Put(box.bytes, uint16_t(size));
+    const size_t from = box.bytes.size();
+    box.bytes.resize(from + size);
+    EncodeFrameTo(p, epoch, box.bytes.data() + from);
+    ++m_frames;
+    box.earliest = first ? at : std::min(box.earliest, at);
+    // The outbox must leave by its earliest frame's arrival less the lookahead (a frame's
+    // arrival is at least a lookahead after it was sent, so this is never in the past).
+    const Time deadline = box.earliest - box.lookahead;
+    if (!box.flush.IsPending() || box.flushAt > deadline)
+    {
+        box.flush.Cancel();
+        box.flush.Schedule(deadline - Simulator::Now(), &RemoteLinks::FlushEvent, this, rank);
+        box.flushAt = deadline;
+    }
+}
+
+void
+RemoteLinks::FlushEvent(uint32_t rank)
+{
+    m_outbox[rank].flush.Ran();
+    Flush(rank);
+}
+
+void
+RemoteLinks::Flush(uint32_t rank)
+{
+    Outbox& box = m_outbox[rank];
+    box.flush.Cancel(); // when the outbox filled up before its deadline
+    if (box.bytes.empty())
+    {
+        return;
+    }
+    MpiInterface::SendPacket(Create<Packet>(box.bytes.data(), uint32_t(box.bytes.size())),
+                             box.earliest,
+                             box.node,
+                             box.ifIndex);
+    ++m_messages;
+    box.bytes.clear();
+}
+
+void
+RemoteLinks::Receive(Ptr<Packet> batch)
+{
+    auto bytes = std::make_shared<std::vector<uint8_t>>(batch->GetSize());
+    batch->CopyData(bytes->data(), uint32_t(bytes->size()));
+    const Time now = Simulator::Now();
+    uint32_t at = 0;
+    while (at < bytes->size())
+    {
+        const uint32_t record = at;
+        Get<uint32_t>(*bytes, at);
+        Get<uint8_t>(*bytes, at);
+        const Time arrival = TimeStep(Get<int64_t>(*bytes, at));
+        const uint16_t size = Get<uint16_t>(*bytes, at);
+        at += size;
+        NS_ABORT_MSG_IF(at > bytes->size() || arrival < now, "RemoteLinks: a malformed batch");
+        Simulator::Schedule(arrival - now, &RemoteLinks::Deliver, this, bytes, record);
+    }
+}
+
+void
+RemoteLinks::Deliver(std::shared_ptr<const std::vector<uint8_t>> batch, uint32_t offset)
+{
+    const uint32_t link = Get<uint32_t>(*batch, offset);
+    const int end = Get<uint8_t>(*batch, offset);
+    Get<int64_t>(*batch, offset);
+    const uint16_t size = Get<uint16_t>(*batch, offset);
+    uint64_t epoch = 0;
+    FabricPacket* p = DecodeFrameFrom(batch->data() + offset, size, &epoch);
+    m_fabric.GetLink(link)->ReceiveRemote(end, p, epoch);
 }
 
 } // namespace fabricsim

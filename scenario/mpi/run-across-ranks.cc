@@ -164,7 +164,7 @@ RunAcrossRanks::Partition(const FabricScenario& sc)
 void
 RunAcrossRanks::Connect(FabricTopologyHelper& fabric, RunEnd& end)
 {
-    InstallRemoteLinks(fabric, Rank());
+    m_links = std::make_unique<RemoteLinks>(fabric, Rank());
     // A control device on the first node of every rank, on every rank (the sender addresses it
     // by node and interface index): the notices arrive there.
     std::vector<std::pair<uint32_t, uint32_t>> control(Ranks(), {UINT32_MAX, 0});

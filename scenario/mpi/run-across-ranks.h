@@ -9,9 +9,11 @@
 #define FABRICSIM_RUN_ACROSS_RANKS_H
 
 #include "partition.h"
+#include "remote-links.h"
 
 #include "ns3/run-distribution.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,7 @@ class RunAcrossRanks : public RunDistribution
     std::string m_partitionArg;
     std::string m_kernel;
     fabricsim::Partition m_part;
+    std::unique_ptr<RemoteLinks> m_links;
 };
 
 } // namespace fabricsim

@@ -146,13 +146,21 @@ TEST(FrameCodec, TheLargestEncodingFitsNs3MpiBuffers)
 namespace
 {
 
-/// What MPI does for a frame to another rank, in one process: the encoding arrives at the far
-/// end's channel as a plain event at its arrival time.
+/// The far end of the loopback: the encoding decoded when it arrives.
 void
-Loopback(FabricChannel* ch, int end, Ptr<Packet> encoded, Time arrival)
+ArriveEncoded(FabricChannel* ch, int end, Ptr<Packet> bytes)
 {
-    Simulator::Schedule(
-        arrival - Simulator::Now(), &FabricChannel::ReceiveRemote, ch, end, encoded);
+    uint64_t epoch = 0;
+    FabricPacket* p = DecodeFrame(*bytes, &epoch);
+    ch->ReceiveRemote(end, p, epoch);
+}
+
+/// What MPI does for a frame to another rank, in one process: the frame's encoding arrives at
+/// the far end's channel as a plain event at its arrival time.
+void
+Loopback(FabricChannel* ch, int end, const FabricPacket& p, uint64_t epoch, Time arrival)
+{
+    Simulator::Schedule(arrival - Simulator::Now(), &ArriveEncoded, ch, end, EncodeFrame(p, epoch));
 }
 
 /// FCTs and every device's counters after an incast plus all-to-all on a leaf-spine with \p cc,

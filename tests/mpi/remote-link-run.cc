@@ -54,7 +54,8 @@ main(int argc, char** argv)
     fabric.SetSystemIds(part.rankOf);
     fabric.Install();
     fabric.AssignStreams(1000);
-    const uint32_t wired = fabricsim::InstallRemoteLinks(fabric, rank);
+    fabricsim::RemoteLinks remote(fabric, rank);
+    const uint32_t wired = remote.Wired();
 
     FabricTrafficHelper traffic(fabric);
     ObjectFactory f = CongestionControlFactory::Get(cc);

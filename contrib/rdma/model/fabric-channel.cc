@@ -2,7 +2,6 @@
 
 #include "fabric-clock.h"
 #include "fabric-net-device.h"
-#include "frame-codec.h"
 #include "keyed-event.h"
 
 #include "ns3/double.h"
@@ -108,7 +107,7 @@ FabricChannel::Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime)
         ++m_remoteSent;
         m_remoteSentBytes += p->frameBytes;
         m_remoteSentPfc += (p->type == FrameType::Pfc);
-        m_remote[i](EncodeFrame(*p, m_epoch), FabricClock::Now() + delay);
+        m_remote[i](*p, m_epoch, FabricClock::Now() + delay);
         delete p;
         return;
     }
@@ -139,10 +138,8 @@ FabricChannel::EndOf(const FabricNetDevice* dev) const
 }
 
 void
-FabricChannel::ReceiveRemote(int i, Ptr<Packet> encoded)
+FabricChannel::ReceiveRemote(int i, FabricPacket* p, uint64_t epoch)
 {
-    uint64_t epoch = 0;
-    FabricPacket* p = DecodeFrame(*encoded, &epoch);
     ++m_remoteReceived;
     m_remoteReceivedBytes += p->frameBytes;
     m_remoteReceivedPfc += (p->type == FrameType::Pfc);

@@ -39,21 +39,23 @@ class FabricChannel : public Channel
      */
     void Transmit(FabricNetDevice* from, FabricPacket* p, Time txTime);
 
-    /// Takes a frame's encoding (frame-codec.h) and the time it arrives at the far end.
-    using RemoteSend = Callback<void, Ptr<Packet>, Time>;
+    /// Takes a frame toward another rank, the link's epoch when it left and the time it
+    /// arrives at the far end (the sender encodes it: frame-codec.h).
+    using RemoteSend = Callback<void, const FabricPacket&, uint64_t, Time>;
 
     /**
      * End \p end (0 or 1, in Attach order) is simulated by another MPI rank, whose copy of this
-     * channel delivers there: Transmit hands each frame toward it to \p send, encoded, with its
+     * channel delivers there: Transmit hands each frame toward it to \p send, with its epoch and
      * arrival time, instead of putting it on this copy's wire.
      */
     void SetRemoteEnd(int end, RemoteSend send);
 
     /**
-     * A frame from the far end's rank arrives now at end \p end: from here on it is a local
-     * arrival (link state, epoch, loss, then the device), in the same event order as one.
+     * A frame \p p (owned from here on) from the far end's rank, sent in link epoch \p epoch,
+     * arrives now at end \p end: from here on it is a local arrival (link state, epoch, loss,
+     * then the device), in the same event order as one.
      */
-    void ReceiveRemote(int end, Ptr<Packet> encoded);
+    void ReceiveRemote(int end, FabricPacket* p, uint64_t epoch);
 
     /// Which end \p dev is (0 or 1).
     int EndOf(const FabricNetDevice* dev) const;

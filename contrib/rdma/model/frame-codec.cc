@@ -86,14 +86,27 @@ EncodedFrameBytes(const FabricPacket& p)
     return kFixedBytes + kHopBytes * uint32_t(p.intHops.size());
 }
 
+uint32_t
+MaxEncodedFrameBytes()
+{
+    return kFixedBytes + kHopBytes * kMaxEncodedIntHops;
+}
+
 Ptr<Packet>
 EncodeFrame(const FabricPacket& p, uint64_t epoch)
+{
+    uint8_t buf[kFixedBytes + kHopBytes * kMaxEncodedIntHops];
+    const uint32_t n = EncodeFrameTo(p, epoch, buf);
+    return Create<Packet>(buf, n);
+}
+
+uint32_t
+EncodeFrameTo(const FabricPacket& p, uint64_t epoch, uint8_t* buf)
 {
     NS_ABORT_MSG_IF(p.intHops.size() > kMaxEncodedIntHops,
                     "EncodeFrame: " << p.intHops.size() << " INT hops, at most "
                                     << kMaxEncodedIntHops << " cross ranks");
     const uint32_t n = EncodedFrameBytes(p);
-    uint8_t buf[kFixedBytes + kHopBytes * kMaxEncodedIntHops];
     Writer w(buf);
     w.Put(kVersion);
     w.Put(epoch);
@@ -130,7 +143,7 @@ EncodeFrame(const FabricPacket& p, uint64_t epoch)
         w.Put(h.txBytes);
         w.Put(h.qlenBytes);
     }
-    return Create<Packet>(buf, n);
+    return n;
 }
 
 FabricPacket*
@@ -141,6 +154,14 @@ DecodeFrame(const Packet& packet, uint64_t* epoch)
                     "DecodeFrame: " << n << " bytes is no frame encoding");
     uint8_t buf[kFixedBytes + kHopBytes * kMaxEncodedIntHops];
     packet.CopyData(buf, n);
+    return DecodeFrameFrom(buf, n, epoch);
+}
+
+FabricPacket*
+DecodeFrameFrom(const uint8_t* buf, uint32_t n, uint64_t* epoch)
+{
+    NS_ABORT_MSG_IF(n < kFixedBytes || n > kFixedBytes + kHopBytes * kMaxEncodedIntHops,
+                    "DecodeFrame: " << n << " bytes is no frame encoding");
     Reader r(buf, buf + n);
     NS_ABORT_MSG_IF(r.Get<uint8_t>() != kVersion, "DecodeFrame: unknown encoding version");
     *epoch = r.Get<uint64_t>();

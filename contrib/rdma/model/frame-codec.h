@@ -23,12 +23,21 @@ uint32_t EncodedFrameBytes(const FabricPacket& p);
  */
 constexpr uint32_t kMaxEncodedIntHops = 64;
 
+/// The largest encoding (kMaxEncodedIntHops INT hops).
+uint32_t MaxEncodedFrameBytes();
+
 /// \p p and \p epoch as bytes (a frame with more than kMaxEncodedIntHops INT hops aborts).
 Ptr<Packet> EncodeFrame(const FabricPacket& p, uint64_t epoch);
+
+/// The same bytes written to \p out (room for MaxEncodedFrameBytes); returns how many.
+uint32_t EncodeFrameTo(const FabricPacket& p, uint64_t epoch, uint8_t* out);
 
 /// The frame EncodeFrame wrote, new and owned by the caller, and its epoch in \p epoch. An
 /// encoding it did not write aborts (the bytes come from another rank of this same build).
 FabricPacket* DecodeFrame(const Packet& packet, uint64_t* epoch);
+
+/// The same from \p n bytes at \p data.
+FabricPacket* DecodeFrameFrom(const uint8_t* data, uint32_t n, uint64_t* epoch);
 
 } // namespace ns3
 
