@@ -184,7 +184,22 @@ main(int argc, char** argv)
 {
     Time::SetResolution(Time::PS);
 #ifdef FABRICSIM_BENCH_MPI
-    fabricsim::StartDistributedEngine(&argc, &argv, fabricsim::DistributedKernels().front());
+    // The kernel picks MpiInterface's scheme too, so it is taken before MPI starts.
+    std::string kernel = fabricsim::DistributedKernels().front();
+    const std::string kernelOpt = "--SimulatorImplementationType=";
+    for (int i = 1; i < argc; ++i)
+    {
+        if (std::string(argv[i]).rfind(kernelOpt, 0) == 0)
+        {
+            kernel = argv[i] + kernelOpt.size();
+        }
+    }
+    if (!fabricsim::StartDistributedEngine(&argc, &argv, kernel))
+    {
+        std::cerr << "fabric-speed-mpi: unknown kernel " << kernel << "\n";
+        fabricsim::StopDistributedEngine();
+        return 2;
+    }
     const uint32_t rank = fabricsim::DistributedRank();
 #endif
     std::string topoKind = "leafspine";
