@@ -177,6 +177,31 @@ StopNow()
     Simulator::Stop();
 }
 
+#ifdef FABRICSIM_BENCH_MPI
+/// Starts MPI with the kernel of --SimulatorImplementationType= (it picks MpiInterface's scheme
+/// too, so it is read before MPI starts); false, MPI stopped, for an unknown one.
+bool
+StartMpi(int* argc, char*** argv)
+{
+    std::string kernel = fabricsim::DistributedKernels().front();
+    const std::string opt = "--SimulatorImplementationType=";
+    for (int i = 1; i < *argc; ++i)
+    {
+        if (std::string((*argv)[i]).rfind(opt, 0) == 0)
+        {
+            kernel = (*argv)[i] + opt.size();
+        }
+    }
+    if (!fabricsim::StartDistributedEngine(argc, argv, kernel))
+    {
+        std::cerr << "fabric-speed-mpi: unknown kernel " << kernel << "\n";
+        fabricsim::StopDistributedEngine();
+        return false;
+    }
+    return true;
+}
+#endif
+
 } // namespace
 
 int
@@ -184,20 +209,8 @@ main(int argc, char** argv)
 {
     Time::SetResolution(Time::PS);
 #ifdef FABRICSIM_BENCH_MPI
-    // The kernel picks MpiInterface's scheme too, so it is taken before MPI starts.
-    std::string kernel = fabricsim::DistributedKernels().front();
-    const std::string kernelOpt = "--SimulatorImplementationType=";
-    for (int i = 1; i < argc; ++i)
+    if (!StartMpi(&argc, &argv))
     {
-        if (std::string(argv[i]).rfind(kernelOpt, 0) == 0)
-        {
-            kernel = argv[i] + kernelOpt.size();
-        }
-    }
-    if (!fabricsim::StartDistributedEngine(&argc, &argv, kernel))
-    {
-        std::cerr << "fabric-speed-mpi: unknown kernel " << kernel << "\n";
-        fabricsim::StopDistributedEngine();
         return 2;
     }
     const uint32_t rank = fabricsim::DistributedRank();
@@ -254,8 +267,7 @@ main(int argc, char** argv)
         fabricsim::StopDistributedEngine();
         return 2;
     }
-    const fabricsim::Partition part
-        = fabricsim::AutoPartition(topo, fabricsim::DistributedRanks(), "bench");
+    const auto part = fabricsim::AutoPartition(topo, fabricsim::DistributedRanks(), "bench");
     fabric.SetSystemIds(part.rankOf);
     fabric.Install();
     fabricsim::RemoteLinks remote(fabric, rank);

@@ -388,18 +388,17 @@ AddMonitors(FabricRun& run)
     const FabricScenario& sc = run.sc;
     run.stats = std::make_unique<FabricStatsHelper>(*run.fabric);
     run.stats->EnablePfcLog(run.writer ? &run.dir->Stream("pfc.csv") : &run.discarded);
-    if (!run.writer)
+    if (run.opt.distribution)
     {
-        return; // a run across ranks has no monitors (its Partition refuses them)
+        run.stats->SetAcrossRanks(); // rows kept, gathered and merged after the run
     }
-    OutputDir& dir = *run.dir;
     // Monitor series: files exist only for the series that are on (nothing is scheduled when off).
     if (sc.monitor.intervalNs > 0)
     {
         MonitorStreams ms;
-        auto open = [&dir](bool on, const char* name) -> std::ostream*
+        auto open = [&run](bool on, const char* name) -> std::ostream*
         {
-            return on ? &dir.Stream(name) : nullptr;
+            return !on ? nullptr : run.writer ? &run.dir->Stream(name) : &run.discarded;
         };
         ms.queues = open(sc.monitor.queues, "queue.csv");
         ms.links = open(sc.monitor.links, "link_util.csv");
@@ -427,7 +426,7 @@ AddMonitors(FabricRun& run)
             run.detector->TraceConnectWithoutContext("Deadlock", MakeCallback(&StopOnDeadlock));
         }
     }
-    if (run.opt.progress)
+    if (run.opt.progress && run.writer)
     {
         StartProgress(NanoSeconds(sc.stopNs));
     }
@@ -441,6 +440,7 @@ GatherShares(FabricRun& run)
     const json mine = {{"totals", run.stats->CollectPart().ToJson()},
                        {"flows", run.traffic->LocalOutcomes()},
                        {"pfc", run.stats->PfcLogPart()},
+                       {"monitor", run.stats->MonitorPart()},
                        {"events", Simulator::GetEventCount()}};
     const std::vector<std::string> all = run.opt.distribution->Gather(mine.dump());
     if (!run.writer)
@@ -449,12 +449,14 @@ GatherShares(FabricRun& run)
     }
     FabricTotalsPart totals;
     std::vector<json> flows;
+    std::vector<json> monitor;
     run.events = 0;
     for (size_t r = 0; r < all.size(); ++r)
     {
         const json part = json::parse(all[r]);
         totals.Merge(FabricTotalsPart::FromJson(part.at("totals")));
         flows.push_back(part.at("flows"));
+        monitor.push_back(part.at("monitor"));
         if (r != 0) // rank 0's rows are already here
         {
             run.stats->AddPfcLogPart(part.at("pfc"));
@@ -463,6 +465,7 @@ GatherShares(FabricRun& run)
     }
     run.totals = totals.Finish();
     run.traffic->ApplyOutcomes(flows);
+    run.stats->WriteMonitor(monitor);
 }
 
 /// Runs until the last flow, the stop time or a deadlock, and collects the fabric's figures.

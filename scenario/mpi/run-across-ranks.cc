@@ -73,11 +73,6 @@ RunAcrossRanks::RefuseWhatRanksLack(const FabricScenario& sc) const
         return;
     }
     const std::string later = " on a run across ranks (not built yet: docs/performance.md)";
-    if (sc.monitor.intervalNs > 0)
-    {
-        throw InputError(
-            sc.file, "monitor.interval_ns", "0" + later, std::to_string(sc.monitor.intervalNs));
-    }
     if (!sc.pcapHosts.empty() || !sc.pcapSwitches.empty())
     {
         throw InputError(sc.file, "pcap", "no captures" + later, "captures");

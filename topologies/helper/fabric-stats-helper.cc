@@ -3,6 +3,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <tuple>
 
@@ -129,22 +130,36 @@ FabricStatsHelper::EnableMonitor(const MonitorStreams& streams, Time interval, T
     {
         return;
     }
+    // This rank's devices and NICs (all of them on one process), with their place in the order
+    // of the whole fabric's: the keys rows from several ranks are merged by.
+    const uint32_t self = Simulator::GetSystemId();
     const auto& topo = m_fabric.GetTopology();
+    uint32_t order = 0;
     for (uint32_t n = 0; n < topo.nodes.size(); ++n)
     {
         Ptr<Node> node = m_fabric.GetNode(n);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
             auto dev = DynamicCast<FabricNetDevice>(node->GetDevice(d));
-            if (dev)
+            if (dev && node->GetSystemId() == self)
             {
                 m_devices.push_back(dev);
                 m_portIds.emplace_back(n, d);
+                m_deviceOrder.push_back(order);
             }
+            order += dev ? 1 : 0;
         }
     }
     m_lastTxBytes.assign(m_devices.size(), 0);
-    m_nics = m_fabric.GetAllNics();
+    const auto nics = m_fabric.GetAllNics();
+    for (uint32_t i = 0; i < nics.size(); ++i)
+    {
+        if (nics[i]->GetNode()->GetSystemId() == self)
+        {
+            m_nics.push_back(nics[i]);
+            m_nicOrder.push_back(i);
+        }
+    }
     m_lastCnps.assign(m_nics.size(), {});
     Simulator::Schedule(start, &FabricStatsHelper::Sample, this);
 }
@@ -190,8 +205,9 @@ FabricStatsHelper::SampleOnce()
                 {
                     if (sp->QueueBytes(c))
                     {
-                        *m_mon.queues << t << ',' << name << ',' << portNo << ',' << int(c) << ','
-                                      << sp->QueueBytes(c) << '\n';
+                        Row(m_mon.queues, 0, m_deviceOrder[i], 0, c)
+                            << t << ',' << name << ',' << portNo << ',' << int(c) << ','
+                            << sp->QueueBytes(c) << '\n';
                     }
                 }
             }
@@ -206,7 +222,8 @@ FabricStatsHelper::SampleOnce()
             if (delta && elapsedS > 0)
             {
                 double util = double(delta) * 8.0 / (double(dev->GetRateBps()) * elapsedS);
-                *m_mon.links << t << ',' << name << ',' << portNo << ',' << util << '\n';
+                Row(m_mon.links, 1, m_deviceOrder[i], 0, 0)
+                    << t << ',' << name << ',' << portNo << ',' << util << '\n';
             }
         }
         if (m_mon.pauseState)
@@ -215,8 +232,9 @@ FabricStatsHelper::SampleOnce()
             {
                 if (dev->PeerPausing(c))
                 {
-                    *m_mon.pauseState << t << ',' << name << ',' << portNo << ',' << int(c) << ','
-                                      << (now - dev->PausedSince(c)).GetNanoSeconds() << '\n';
+                    Row(m_mon.pauseState, 4, m_deviceOrder[i], 0, c)
+                        << t << ',' << name << ',' << portNo << ',' << int(c) << ','
+                        << (now - dev->PausedSince(c)).GetNanoSeconds() << '\n';
                 }
             }
         }
@@ -226,6 +244,72 @@ FabricStatsHelper::SampleOnce()
         SampleQps(t);
     }
     m_lastSample = now;
+}
+
+std::ostream&
+FabricStatsHelper::Row(std::ostream* stream, int series, uint32_t a, uint32_t b, uint32_t c)
+{
+    if (!m_keyed)
+    {
+        return *stream;
+    }
+    // Fixed width, so that the lines of every rank sort into the order one process writes.
+    char key[64];
+    std::snprintf(key,
+                  sizeof(key),
+                  "%020lld %010u %010u %03u|",
+                  static_cast<long long>(Simulator::Now().GetTimeStep()),
+                  a,
+                  b,
+                  c);
+    m_keyedRows[series] << key;
+    return m_keyedRows[series];
+}
+
+void
+FabricStatsHelper::SetAcrossRanks()
+{
+    m_keyed = true;
+}
+
+nlohmann::json
+FabricStatsHelper::MonitorPart() const
+{
+    nlohmann::json part = nlohmann::json::array();
+    for (const auto& rows : m_keyedRows)
+    {
+        part.push_back(rows.str());
+    }
+    return part;
+}
+
+void
+FabricStatsHelper::WriteMonitor(const std::vector<nlohmann::json>& parts)
+{
+    std::ostream* streams[]
+        = {m_mon.queues, m_mon.links, m_mon.qpRates, m_mon.cnps, m_mon.pauseState};
+    for (size_t series = 0; series < m_keyedRows.size(); ++series)
+    {
+        if (!streams[series])
+        {
+            continue;
+        }
+        std::vector<std::string> lines;
+        for (const auto& part : parts)
+        {
+            std::istringstream in(part.at(series).get<std::string>());
+            std::string line;
+            while (std::getline(in, line))
+            {
+                lines.push_back(line);
+            }
+        }
+        std::sort(lines.begin(), lines.end());
+        for (const std::string& line : lines)
+        {
+            *streams[series] << line.substr(line.find('|') + 1) << '\n';
+        }
+    }
 }
 
 void
@@ -241,17 +325,17 @@ FabricStatsHelper::SampleQps(int64_t t)
             const RdmaQueuePair& qp = *qps[i];
             if (m_mon.qpRates && !qp.IsIdle())
             {
-                *m_mon.qpRates << t << ',' << qp.GetSrcHost() << ',' << qp.GetQpn() << ','
-                               << qp.GetDstHost() << ',' << qp.GetSport() << ','
-                               << int(qp.GetPriority()) << ','
-                               << double(qp.GetCc()->GetRateBps()) / 1e9 << '\n';
+                Row(m_mon.qpRates, 2, m_nicOrder[n], uint32_t(i), 0)
+                    << t << ',' << qp.GetSrcHost() << ',' << qp.GetQpn() << ',' << qp.GetDstHost()
+                    << ',' << qp.GetSport() << ',' << int(qp.GetPriority()) << ','
+                    << double(qp.GetCc()->GetRateBps()) / 1e9 << '\n';
             }
             uint64_t total = qp.GetCnpsReceived();
             if (m_mon.cnps && total != last[i])
             {
-                *m_mon.cnps << t << ',' << qp.GetSrcHost() << ',' << qp.GetQpn() << ','
-                            << qp.GetDstHost() << ',' << qp.GetSport() << ',' << total - last[i]
-                            << ',' << total << '\n';
+                Row(m_mon.cnps, 3, m_nicOrder[n], uint32_t(i), 0)
+                    << t << ',' << qp.GetSrcHost() << ',' << qp.GetQpn() << ',' << qp.GetDstHost()
+                    << ',' << qp.GetSport() << ',' << total - last[i] << ',' << total << '\n';
             }
             last[i] = total;
         }

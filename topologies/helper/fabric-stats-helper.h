@@ -12,8 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <map>
 #include <ostream>
+#include <sstream>
 
 namespace ns3
 {
@@ -62,6 +64,16 @@ class FabricStatsHelper
         std::ostream* queues, std::ostream* links, Time interval, Time start, Time end);
 
     /**
+     * For a run across MPI ranks (call before EnableMonitor): each rank samples its own devices
+     * and NICs and keeps the rows, each keyed by the sample time and the place of its device or
+     * queue pair in the whole fabric; MonitorPart hands them over and WriteMonitor, on the rank
+     * that writes, merges every rank's into the streams in the order one process writes them.
+     */
+    void SetAcrossRanks();
+    nlohmann::json MonitorPart() const;
+    void WriteMonitor(const std::vector<nlohmann::json>& parts);
+
+    /**
      * Take a last sample at the current time (call after the run) when the window is open and
      * time moved since the previous sample, so that per-interval counts add up to run totals.
      */
@@ -92,6 +104,8 @@ class FabricStatsHelper
     void Sample();
     void SampleOnce();
     void SampleQps(int64_t t);
+    /// Where a row of \p series goes: \p stream, or (across ranks) that series' keyed rows.
+    std::ostream& Row(std::ostream* stream, int series, uint32_t a, uint32_t b, uint32_t c);
     void PfcTx(uint32_t node, uint32_t port, uint8_t prio, uint16_t quanta);
 
     struct PfcRow
@@ -115,6 +129,11 @@ class FabricStatsHelper
     std::vector<Ptr<FabricNetDevice>> m_devices;
     std::vector<Ptr<RdmaNic>> m_nics;
     std::vector<std::vector<uint64_t>> m_lastCnps; ///< per NIC, per QP
+    std::vector<uint32_t> m_deviceOrder; ///< per monitored device: its place in the fabric's
+    std::vector<uint32_t> m_nicOrder;    ///< per monitored NIC: its place in GetAllNics
+    bool m_keyed = false;
+    /// Across ranks: rows of queues, links, qp rates, CNPs and pause state, keyed.
+    std::array<std::ostringstream, 5> m_keyedRows;
 };
 
 } // namespace ns3
