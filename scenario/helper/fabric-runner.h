@@ -9,6 +9,7 @@
 #define FABRICSIM_FABRIC_RUNNER_H
 
 #include "fabric-scenario.h"
+#include "traffic-expansion.h"
 
 #include "ns3/fabric-topology-helper.h"
 
@@ -28,10 +29,6 @@ struct RunOptions
     /// A run across MPI ranks (run-distribution.h); null: this process runs it all.
     class RunDistribution* distribution = nullptr;
 };
-
-/// Expand the scenario's generated traffic into flows (deterministic for a seed).
-std::vector<FlowSpec> ExpandTraffic(const FabricScenario& sc,
-                                    const ns3::FabricTopologyHelper& fabric);
 
 /**
  * Run the scenario. Returns the process exit code: 0 on success, 1 when frame conservation

@@ -84,10 +84,6 @@ RunAcrossRanks::RefuseWhatRanksLack(const FabricScenario& sc) const
                          "0 (the deadlock detector does not see across ranks yet)" + later,
                          std::to_string(sc.deadlock.checkIntervalNs));
     }
-    if (sc.sw.watchdog.enabled)
-    {
-        throw InputError(sc.file, "switch.pfc_watchdog", "no PFC watchdog" + later, "one");
-    }
 }
 
 void

@@ -148,6 +148,13 @@ class CutAcrossRanks(SameOutputs):
         lossy = load(os.path.join(self.tmp.name, "lossy-incast-seq", "summary.json"))
         self.assertGreater(lossy["drops"]["total"], 10)
 
+    def test_the_pfc_watchdog_report_from_two_ranks(self):
+        watchdog = ('switch.pfc_watchdog={"poll_interval_ns": 2000, "detection_ns": 10000, '
+                    '"restoration_ns": 10000, "action": "report"}')
+        seq = self.sequential(SCENARIOS[0], "--set", watchdog, *ACROSS_RANKS["fabric-incast"])
+        self.assertGreater(load(os.path.join(seq, "summary.json"))["pfc_watchdog"]["triggers"], 0)
+        self.assert_same_outputs(seq, self.across(SCENARIOS[0], 2, KERNELS[0], "--set", watchdog))
+
     def test_four_ranks_on_the_fat_tree(self):
         seq = self.sequential(SCENARIOS[1], *ACROSS_RANKS["fat-tree-permutation"])
         self.assert_same_outputs(seq, self.across(SCENARIOS[1], 4, KERNELS[0]))

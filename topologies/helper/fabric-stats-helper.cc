@@ -459,34 +459,73 @@ FabricStatsHelper::AddDevice(const FabricNetDevice& dev, FabricTotals& t)
 nlohmann::json
 FabricStatsHelper::WatchdogJson() const
 {
+    return MergeWatchdog({WatchdogPart()});
+}
+
+nlohmann::json
+FabricStatsHelper::WatchdogPart() const
+{
     const auto& topo = m_fabric.GetTopology();
+    const uint32_t self = Simulator::GetSystemId();
     nlohmann::json queues = nlohmann::json::array();
-    uint64_t triggers = 0;
-    uint64_t flushed = 0;
     bool enabled = false;
     std::string action;
-    for (auto& sw : m_fabric.GetAllSwitches())
+    const auto& switches = m_fabric.GetAllSwitches();
+    for (uint32_t s = 0; s < switches.size(); ++s)
     {
-        Ptr<PfcWatchdog> wd = sw->GetPfcWatchdog();
+        Ptr<PfcWatchdog> wd = switches[s]->GetPfcWatchdog();
         enabled = enabled || wd->IsEnabled();
         action = wd->GetAction() == PfcWatchdog::REPORT         ? "report"
                  : wd->GetAction() == PfcWatchdog::IGNORE_PAUSE ? "ignore-pause"
                                                                 : "drop";
+        if (m_fabric.GetNode(switches[s]->GetTopologyId())->GetSystemId() != self)
+        {
+            continue; // its rank reports it
+        }
         for (const auto& r : wd->GetRecords())
         {
-            triggers += r.triggers;
-            flushed += r.flushedFrames;
             queues.push_back(
-                {{"switch", topo.nodes[sw->GetTopologyId()].name},
-                 {"port", r.port},
-                 {"priority", r.priority},
-                 {"triggers", r.triggers},
-                 {"restorations", r.restorations},
-                 {"first_trigger_ns", r.firstTrigger.GetNanoSeconds()},
-                 {"paused_ns_at_first_trigger", r.pausedAtFirstTrigger.GetNanoSeconds()},
-                 {"flushed_frames", r.flushedFrames},
-                 {"active_at_end", r.active}});
+                {s,
+                 {{"switch", topo.nodes[switches[s]->GetTopologyId()].name},
+                  {"port", r.port},
+                  {"priority", r.priority},
+                  {"triggers", r.triggers},
+                  {"restorations", r.restorations},
+                  {"first_trigger_ns", r.firstTrigger.GetNanoSeconds()},
+                  {"paused_ns_at_first_trigger", r.pausedAtFirstTrigger.GetNanoSeconds()},
+                  {"flushed_frames", r.flushedFrames},
+                  {"active_at_end", r.active}}});
         }
+    }
+    return {{"enabled", enabled}, {"action", action}, {"queues", queues}};
+}
+
+nlohmann::json
+FabricStatsHelper::MergeWatchdog(const std::vector<nlohmann::json>& parts)
+{
+    std::vector<std::pair<uint32_t, nlohmann::json>> rows;
+    bool enabled = false;
+    std::string action;
+    for (const auto& part : parts)
+    {
+        enabled = enabled || part.at("enabled").get<bool>();
+        action = part.at("action").get<std::string>();
+        for (const auto& q : part.at("queues"))
+        {
+            rows.emplace_back(q.at(0).get<uint32_t>(), q.at(1));
+        }
+    }
+    // In switch order, each switch's records as it keeps them (one rank holds a switch).
+    std::stable_sort(
+        rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    nlohmann::json queues = nlohmann::json::array();
+    uint64_t triggers = 0;
+    uint64_t flushed = 0;
+    for (const auto& [sw, q] : rows)
+    {
+        triggers += q.at("triggers").get<uint64_t>();
+        flushed += q.at("flushed_frames").get<uint64_t>();
+        queues.push_back(q);
     }
     nlohmann::json j = {{"enabled", enabled},
                         {"triggers", triggers},

@@ -90,6 +90,11 @@ class FabricStatsHelper
      */
     nlohmann::json WatchdogJson() const;
 
+    /// This rank's share of WatchdogJson (its switches' records), and the whole from every
+    /// rank's share (a run across MPI ranks).
+    nlohmann::json WatchdogPart() const;
+    static nlohmann::json MergeWatchdog(const std::vector<nlohmann::json>& parts);
+
     /// A deadlock report in summary.json form, with switch and host names.
     nlohmann::json DeadlockJson(const DeadlockReport& r) const;
 
