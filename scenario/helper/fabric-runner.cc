@@ -233,6 +233,15 @@ AddMonitors(FabricRun& run)
             nics.push_back(nic);
         }
         run.detector->Install(run.fabric->GetAllSwitches(), nics);
+        // Decided one notice delay after each check, as a run across ranks must (run-end.h).
+        if (run.opt.distribution)
+        {
+            run.opt.distribution->ConnectDetector(*run.detector, run.end->Notice());
+        }
+        else
+        {
+            run.detector->SetDecision(run.end->Notice(), 1);
+        }
         if (sc.deadlock.stop)
         {
             run.detector->TraceConnectWithoutContext("Deadlock", MakeCallback(&StopOnDeadlock));

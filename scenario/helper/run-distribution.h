@@ -16,8 +16,10 @@
 
 namespace ns3
 {
+class DeadlockDetector;
 class FabricTopologyHelper;
-}
+class Time;
+} // namespace ns3
 
 namespace fabricsim
 {
@@ -39,6 +41,10 @@ class RunDistribution
     /// After the fabric is installed with those ranks: wires the cut links and the notices of
     /// \p end (RunEnd::SetBroadcast; a notice arrives as RunEnd::Heard).
     virtual void Connect(ns3::FabricTopologyHelper& fabric, RunEnd& end) = 0;
+
+    /// After Connect: each check of \p detector decided on every rank's snapshot, \p delay
+    /// after it was taken (DeadlockDetector::SetDecision), the snapshots sent as notices are.
+    virtual void ConnectDetector(ns3::DeadlockDetector& detector, ns3::Time delay) = 0;
 
     /// Every rank's \p mine, in rank order, on rank 0; empty on the others. Collective.
     virtual std::vector<std::string> Gather(const std::string& mine) = 0;

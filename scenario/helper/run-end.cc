@@ -97,7 +97,10 @@ RunEnd::LastDone() const
 Time
 RunEnd::NoticeDelay(Time maxLinkDelay)
 {
-    return std::max(maxLinkDelay, NanoSeconds(1));
+    // A picosecond past the lookahead: ns-3's granted-time window runs the events of its last
+    // picosecond too, so a message arriving exactly one lookahead after the window's start
+    // could come after them.
+    return std::max(maxLinkDelay, NanoSeconds(1)) + PicoSeconds(1);
 }
 
 } // namespace fabricsim

@@ -3,7 +3,8 @@
  * distributed engine (docs/performance.md, "The end of a run"). A rank knows only its own flows'
  * completions, and hears of another rank's no sooner than a lookahead later, when it has already
  * run past them. So the run ends one notice delay D after the last flow completes or fails
- * (D: the largest link delay of the fabric, never below the engine's lookahead): each rank, when
+ * (D: the largest link delay of the fabric and a picosecond, always past the engine's
+ * lookahead): each rank, when
  * its own flows are done, tells every rank (itself included) with a notice arriving D later;
  * when a rank has heard from every rank, it ends its run at that instant, after every other
  * event of that picosecond (a keyed event with the largest key). Every event up to that time runs
@@ -52,7 +53,8 @@ class RunEnd
         return m_notice;
     }
 
-    /// The notice delay for a fabric whose largest link delay is \p maxLinkDelay: at least 1 ns.
+    /// The notice delay for a fabric whose largest link delay is \p maxLinkDelay: that delay
+    /// (at least 1 ns) and one picosecond, so that it is always more than the lookahead.
     static ns3::Time NoticeDelay(ns3::Time maxLinkDelay);
 
   private:

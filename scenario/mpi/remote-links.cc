@@ -127,9 +127,12 @@ RemoteLinks::Send(uint32_t link, int end, const FabricPacket& p, uint64_t epoch,
     EncodeFrameTo(p, epoch, box.bytes.data() + from);
     ++m_frames;
     box.earliest = first ? at : std::min(box.earliest, at);
-    // The outbox must leave by its earliest frame's arrival less the lookahead (a frame's
-    // arrival is at least a lookahead after it was sent, so this is never in the past).
-    const Time deadline = box.earliest - box.lookahead;
+    // The outbox must leave before its earliest frame's arrival less the lookahead: ns-3's
+    // granted-time window runs the events of its last picosecond too, so a message arriving
+    // exactly a lookahead after its window's start could come after them. A frame's arrival is
+    // its serialisation (at least a picosecond) plus a delay of at least the lookahead after it
+    // was sent, so the deadline is never in the past.
+    const Time deadline = box.earliest - box.lookahead - PicoSeconds(1);
     if (!box.flush.IsPending() || box.flushAt > deadline)
     {
         box.flush.Cancel();

@@ -2,7 +2,7 @@
  * The links a partition cuts, wired through ns-3's MPI interface. A frame toward a node of
  * another rank is encoded (frame-codec) into that rank's outbox; the outbox goes as one
  * MpiInterface::SendPacket when it is full (ns-3's receive buffers hold 2,000 bytes: about 16
- * frames) or when its earliest frame's arrival is one lookahead away, whichever comes first:
+ * frames) or when its earliest frame's arrival is just over one lookahead away, whichever first:
  * that is the last moment at which ns-3's engines still accept a message arriving then (the
  * lookahead here is the smallest delay of a link cut between the two ranks, at least the
  * engine's own). The receiving rank's batch device (a SimpleNetDevice with an MpiReceiver on the

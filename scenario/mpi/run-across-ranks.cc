@@ -1,18 +1,16 @@
 #include "run-across-ranks.h"
 
+#include "control-channel.h"
 #include "distributed-engine.h"
 #include "file-reader.h"
 #include "input-error.h"
 #include "json-reader.h"
 #include "remote-links.h"
 
+#include "ns3/deadlock-detector.h"
 #include "ns3/fabric-topology-helper.h"
-#include "ns3/mpi-interface.h"
-#include "ns3/mpi-receiver.h"
 #include "ns3/node.h"
-#include "ns3/packet.h"
 #include "ns3/run-end.h"
-#include "ns3/simple-net-device.h"
 #include "ns3/simulator.h"
 
 #include <mpi.h>
@@ -28,21 +26,65 @@ using namespace ns3;
 namespace
 {
 
-/// A notice: the time (picoseconds) its rank's flows were done.
-Ptr<Packet>
-EncodeNotice(Time doneAt)
+/// The kinds of control message.
+constexpr uint8_t kNotice = 0;
+constexpr uint8_t kSnapshot = 1;
+
+nlohmann::json
+SnapshotJson(const DeadlockSnapshot& s)
 {
-    const int64_t ps = doneAt.GetTimeStep();
-    return Create<Packet>(reinterpret_cast<const uint8_t*>(&ps), sizeof(ps));
+    nlohmann::json paused = nlohmann::json::array();
+    for (const DeadlockHop& h : s.paused)
+    {
+        paused.push_back({h.node,
+                          h.port,
+                          h.priority,
+                          h.peerNode,
+                          h.peerPort,
+                          h.peerIsSwitch,
+                          h.pausedFor.GetTimeStep(),
+                          h.queuedBytes,
+                          h.queuedFrames});
+    }
+    nlohmann::json pausing = nlohmann::json::array();
+    for (const auto& e : s.pausing)
+    {
+        pausing.push_back({e.node, e.port, e.priority, e.drains, e.waitPorts});
+    }
+    return {s.at.GetTimeStep(), s.sent, paused, pausing};
 }
 
-void
-ReceiveNotice(RunEnd* end, Ptr<Packet> p)
+DeadlockSnapshot
+SnapshotFromJson(const nlohmann::json& j)
 {
-    int64_t ps = 0;
-    NS_ABORT_MSG_IF(p->GetSize() != sizeof(ps), "run-across-ranks: a notice of the wrong size");
-    p->CopyData(reinterpret_cast<uint8_t*>(&ps), sizeof(ps));
-    end->Heard(TimeStep(ps));
+    DeadlockSnapshot s;
+    s.at = TimeStep(j.at(0).get<int64_t>());
+    s.sent = j.at(1).get<uint64_t>();
+    for (const auto& p : j.at(2))
+    {
+        DeadlockHop h;
+        h.node = p.at(0);
+        h.port = p.at(1);
+        h.priority = p.at(2);
+        h.peerNode = p.at(3);
+        h.peerPort = p.at(4);
+        h.peerIsSwitch = p.at(5);
+        h.pausedFor = TimeStep(p.at(6).get<int64_t>());
+        h.queuedBytes = p.at(7);
+        h.queuedFrames = p.at(8);
+        s.paused.push_back(h);
+    }
+    for (const auto& p : j.at(3))
+    {
+        DeadlockSnapshot::Pausing e;
+        e.node = p.at(0);
+        e.port = p.at(1);
+        e.priority = p.at(2);
+        e.drains = p.at(3);
+        e.waitPorts = p.at(4).get<std::vector<uint32_t>>();
+        s.pausing.push_back(std::move(e));
+    }
+    return s;
 }
 
 } // namespace
@@ -76,13 +118,6 @@ RunAcrossRanks::RefuseWhatRanksLack(const FabricScenario& sc) const
     if (!sc.pcapHosts.empty() || !sc.pcapSwitches.empty())
     {
         throw InputError(sc.file, "pcap", "no captures" + later, "captures");
-    }
-    if (sc.transport.pfc && sc.deadlock.checkIntervalNs > 0)
-    {
-        throw InputError(sc.file,
-                         "deadlock.check_interval_ns",
-                         "0 (the deadlock detector does not see across ranks yet)" + later,
-                         std::to_string(sc.deadlock.checkIntervalNs));
     }
 }
 
@@ -156,41 +191,38 @@ void
 RunAcrossRanks::Connect(FabricTopologyHelper& fabric, RunEnd& end)
 {
     m_links = std::make_unique<RemoteLinks>(fabric, Rank());
-    // A control device on the first node of every rank, on every rank (the sender addresses it
-    // by node and interface index): the notices arrive there.
-    std::vector<std::pair<uint32_t, uint32_t>> control(Ranks(), {UINT32_MAX, 0});
-    for (uint32_t n = 0; n < m_part.rankOf.size(); ++n)
-    {
-        const uint32_t r = m_part.rankOf[n];
-        if (control[r].first != UINT32_MAX)
-        {
-            continue;
-        }
-        Ptr<Node> node = fabric.GetNode(n);
-        auto dev = CreateObject<SimpleNetDevice>();
-        const uint32_t ifIndex = node->AddDevice(dev);
-        control[r] = {node->GetId(), ifIndex};
-        if (r == Rank())
-        {
-            auto receiver = CreateObject<MpiReceiver>();
-            receiver->SetReceiveCallback(MakeBoundCallback(&ReceiveNotice, &end));
-            dev->AggregateObject(receiver);
-        }
-    }
-    const uint32_t self = Rank();
+    m_control = std::make_unique<ControlChannel>(fabric, m_part.rankOf, Rank(), Ranks());
+    m_control->OnMessage(kNotice,
+                         [&end](const std::string& m)
+                         {
+                             int64_t ps = 0;
+                             NS_ABORT_MSG_IF(m.size() != sizeof(ps), "a notice of the wrong size");
+                             std::memcpy(&ps, m.data(), sizeof(ps));
+                             end.Heard(TimeStep(ps));
+                         });
+    ControlChannel* control = m_control.get();
     const Time notice = end.Notice();
     end.SetBroadcast(
-        [control, self, notice](Time doneAt)
+        [control, notice](Time doneAt)
         {
-            for (uint32_t r = 0; r < control.size(); ++r)
-            {
-                if (r != self)
-                {
-                    MpiInterface::SendPacket(
-                        EncodeNotice(doneAt), doneAt + notice, control[r].first, control[r].second);
-                }
-            }
+            const int64_t ps = doneAt.GetTimeStep();
+            control->Broadcast(kNotice,
+                               std::string(reinterpret_cast<const char*>(&ps), sizeof(ps)),
+                               doneAt + notice);
         });
+}
+
+void
+RunAcrossRanks::ConnectDetector(DeadlockDetector& detector, Time delay)
+{
+    ControlChannel* control = m_control.get();
+    detector.SetDecision(delay,
+                         Ranks(),
+                         [control, delay](const DeadlockSnapshot& s)
+                         { control->Broadcast(kSnapshot, SnapshotJson(s).dump(), s.at + delay); });
+    m_control->OnMessage(kSnapshot,
+                         [&detector](const std::string& m)
+                         { detector.AddSnapshot(SnapshotFromJson(nlohmann::json::parse(m))); });
 }
 
 std::vector<std::string>

@@ -8,6 +8,7 @@
 #ifndef FABRICSIM_RUN_ACROSS_RANKS_H
 #define FABRICSIM_RUN_ACROSS_RANKS_H
 
+#include "control-channel.h"
 #include "partition.h"
 #include "remote-links.h"
 
@@ -30,6 +31,7 @@ class RunAcrossRanks : public RunDistribution
     uint32_t Ranks() const override;
     std::vector<uint32_t> Partition(const FabricScenario& sc) override;
     void Connect(ns3::FabricTopologyHelper& fabric, RunEnd& end) override;
+    void ConnectDetector(ns3::DeadlockDetector& detector, ns3::Time delay) override;
     std::vector<std::string> Gather(const std::string& mine) override;
 
     /// The partition in use (after Partition).
@@ -48,6 +50,7 @@ class RunAcrossRanks : public RunDistribution
     std::string m_kernel;
     fabricsim::Partition m_part;
     std::unique_ptr<RemoteLinks> m_links;
+    std::unique_ptr<ControlChannel> m_control;
 };
 
 } // namespace fabricsim

@@ -1,16 +1,48 @@
 #include "deadlock-detector.h"
 
 #include "ns3/fabric-channel.h"
+#include "ns3/keyed-event.h"
+#include "ns3/node.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(DeadlockDetector);
+
+namespace
+{
+
+/// A periodic check's decision: after every other event of its picosecond but the end of a
+/// run (run-end.h), so that every rank has the snapshots of the others by then.
+class DecisionEvent final : public KeyedEventImpl
+{
+  public:
+    DecisionEvent(DeadlockDetector* detector, int64_t ps, void (DeadlockDetector::*decide)(int64_t))
+        : KeyedEventImpl((uint64_t(1) << 63) - 2)
+        , m_detector(detector)
+        , m_ps(ps)
+        , m_decide(decide)
+    {
+    }
+
+  private:
+    void Notify() override
+    {
+        (m_detector->*m_decide)(m_ps);
+    }
+
+    DeadlockDetector* m_detector;
+    int64_t m_ps;
+    void (DeadlockDetector::*m_decide)(int64_t);
+};
+
+} // namespace
 
 TypeId
 DeadlockDetector::GetTypeId()
@@ -67,6 +99,7 @@ DeadlockDetector::Install(const std::vector<Ptr<FabricSwitch>>& switches,
     for (uint32_t s = 0; s < m_switches.size(); ++s)
     {
         index[PeekPointer(m_switches[s])] = int32_t(s);
+        m_switchOf[m_switches[s]->GetTopologyId()] = s;
         m_portBase.push_back(ports);
         ports += m_switches[s]->GetNPorts();
     }
@@ -102,8 +135,62 @@ DeadlockDetector::Install(const std::vector<Ptr<FabricSwitch>>& switches,
 void
 DeadlockDetector::Periodic()
 {
-    Check();
+    if (m_delay.IsZero() && m_ranks == 1)
+    {
+        Check();
+    }
+    else
+    {
+        DeadlockSnapshot snap = TakeSnapshot();
+        if (m_send)
+        {
+            m_send(snap);
+        }
+        const int64_t ps = snap.at.GetTimeStep();
+        m_waiting[ps].push_back(std::move(snap));
+        Simulator::Schedule(
+            m_delay,
+            Ptr<EventImpl>(new DecisionEvent(this, ps, &DeadlockDetector::DecideWaiting), false));
+    }
     m_event = Simulator::Schedule(m_interval, &DeadlockDetector::Periodic, this);
+}
+
+void
+DeadlockDetector::SetDecision(Time delay,
+                              uint32_t ranks,
+                              std::function<void(const DeadlockSnapshot&)> send)
+{
+    m_delay = delay;
+    m_ranks = ranks;
+    m_send = std::move(send);
+}
+
+void
+DeadlockDetector::AddSnapshot(DeadlockSnapshot snapshot)
+{
+    const int64_t ps = snapshot.at.GetTimeStep();
+    m_waiting[ps].push_back(std::move(snapshot));
+}
+
+void
+DeadlockDetector::DecideWaiting(int64_t ps)
+{
+    auto it = m_waiting.find(ps);
+    NS_ABORT_MSG_IF(it == m_waiting.end() || it->second.size() != m_ranks,
+                    "DeadlockDetector: the check of "
+                        << ps << " ps has " << (it == m_waiting.end() ? 0 : it->second.size())
+                        << " snapshots of " << m_ranks);
+    std::vector<DeadlockSnapshot> parts = std::move(it->second);
+    m_waiting.erase(it);
+    Decide(std::move(parts));
+}
+
+bool
+DeadlockDetector::IsLocal(uint32_t s) const
+{
+    const FabricSwitch& sw = *m_switches[s];
+    return sw.GetNPorts() == 0
+           || sw.GetPort(0)->GetNode()->GetSystemId() == Simulator::GetSystemId();
 }
 
 void
@@ -116,6 +203,10 @@ DeadlockDetector::CollectPaused()
     m_paused.clear();
     for (uint32_t s = 0; s < m_switches.size(); ++s)
     {
+        if (!IsLocal(s))
+        {
+            continue;
+        }
         const FabricSwitch& sw = *m_switches[s];
         for (uint32_t p = 0; p < sw.GetNPorts(); ++p)
         {
@@ -163,8 +254,15 @@ DeadlockDetector::StuckTargets(uint32_t b,
     return true;
 }
 
+uint64_t
+DeadlockDetector::PausingKey(uint32_t sw, uint32_t port, uint8_t prio) const
+{
+    return (uint64_t(m_portBase[sw] + port) << 3) | prio;
+}
+
 std::vector<uint32_t>
-DeadlockDetector::FindCycle()
+DeadlockDetector::FindCycle(
+    const std::unordered_map<uint64_t, const DeadlockSnapshot::Pausing*>& pausing) const
 {
     size_t n = m_paused.size();
     std::vector<std::vector<uint32_t>> adj(n);
@@ -172,13 +270,20 @@ DeadlockDetector::FindCycle()
     {
         const QueueKey& k = m_paused[i];
         const PortPeer& peer = m_peers[m_portBase[k.sw] + k.port];
-        if (peer.sw < 0 || !m_switches[peer.sw]->GetPort(peer.port)->IsPausingPeer(k.prio))
+        if (peer.sw < 0)
         {
             continue;
         }
-        if (!StuckTargets(uint32_t(peer.sw), peer.port, k.prio, adj[i]))
+        auto it = pausing.find(PausingKey(uint32_t(peer.sw), peer.port, k.prio));
+        if (it == pausing.end() || it->second->drains)
         {
-            adj[i].clear();
+            continue; // not paused by the peer, or its frames drain and XON follows
+        }
+        for (uint32_t p : it->second->waitPorts)
+        {
+            const int32_t v = m_vertex[(m_portBase[peer.sw] + p) * 8 + k.prio];
+            NS_ABORT_MSG_IF(v < 0, "DeadlockDetector: a wait on a queue no snapshot has");
+            adj[i].push_back(uint32_t(v));
         }
     }
     // Depth-first search; an edge back to a vertex on the stack closes a cycle.
@@ -234,16 +339,23 @@ DeadlockDetector::DataFramesSent() const
         const FabricDeviceStats& st = d.GetStats();
         n += st.txFrames - st.txPfcFrames + (d.IsBusy() ? 1 : 0);
     };
-    for (const auto& sw : m_switches)
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
     {
-        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        if (!IsLocal(s))
         {
-            add(*sw->GetPort(p));
+            continue;
+        }
+        for (uint32_t p = 0; p < m_switches[s]->GetNPorts(); ++p)
+        {
+            add(*m_switches[s]->GetPort(p));
         }
     }
     for (const auto& d : m_endpoints)
     {
-        add(*d);
+        if (d->GetNode()->GetSystemId() == Simulator::GetSystemId())
+        {
+            add(*d);
+        }
     }
     return n;
 }
@@ -277,8 +389,92 @@ DeadlockDetector::Report(DeadlockReport r)
 void
 DeadlockDetector::Check()
 {
-    Time now = Simulator::Now();
+    Decide({TakeSnapshot()});
+}
+
+DeadlockSnapshot
+DeadlockDetector::TakeSnapshot()
+{
+    DeadlockSnapshot snap;
+    snap.at = Simulator::Now();
     CollectPaused();
+    for (const QueueKey& k : m_paused)
+    {
+        snap.paused.push_back(Describe(k));
+    }
+    for (uint32_t b = 0; b < m_switches.size(); ++b)
+    {
+        if (!IsLocal(b))
+        {
+            continue;
+        }
+        const FabricSwitch& sw = *m_switches[b];
+        for (uint32_t q = 0; q < sw.GetNPorts(); ++q)
+        {
+            for (uint8_t c = 0; c < 8; ++c)
+            {
+                if (!sw.GetPort(q)->IsPausingPeer(c))
+                {
+                    continue;
+                }
+                DeadlockSnapshot::Pausing e;
+                e.node = sw.GetTopologyId();
+                e.port = q;
+                e.priority = c;
+                std::vector<uint32_t> targets;
+                e.drains = !StuckTargets(b, q, c, targets);
+                for (uint32_t v : targets)
+                {
+                    e.waitPorts.push_back(m_paused[v].port);
+                }
+                snap.pausing.push_back(std::move(e));
+            }
+        }
+    }
+    snap.sent = DataFramesSent();
+    return snap;
+}
+
+void
+DeadlockDetector::Decide(std::vector<DeadlockSnapshot> parts)
+{
+    const Time now = parts.front().at;
+    // Every rank's paused queues, in switch, port, class order (the order one process finds).
+    for (const QueueKey& k : m_paused)
+    {
+        m_vertex[(m_portBase[k.sw] + k.port) * 8 + k.prio] = -1;
+    }
+    std::vector<std::pair<QueueKey, DeadlockHop>> paused;
+    std::unordered_map<uint64_t, const DeadlockSnapshot::Pausing*> pausing;
+    uint64_t sent = 0;
+    for (const DeadlockSnapshot& part : parts)
+    {
+        NS_ABORT_MSG_IF(part.at != now, "DeadlockDetector: snapshots of different times");
+        for (const DeadlockHop& h : part.paused)
+        {
+            paused.emplace_back(QueueKey{m_switchOf.at(h.node), h.port, h.priority}, h);
+        }
+        for (const auto& e : part.pausing)
+        {
+            pausing[PausingKey(m_switchOf.at(e.node), e.port, e.priority)] = &e;
+        }
+        sent += part.sent;
+    }
+    std::sort(paused.begin(),
+              paused.end(),
+              [](const auto& a, const auto& b)
+              {
+                  return std::tie(a.first.sw, a.first.port, a.first.prio)
+                         < std::tie(b.first.sw, b.first.port, b.first.prio);
+              });
+    m_paused.clear();
+    m_pausedHops.clear();
+    for (const auto& [k, h] : paused)
+    {
+        m_vertex[(m_portBase[k.sw] + k.port) * 8 + k.prio] = int32_t(m_paused.size());
+        m_paused.push_back(k);
+        m_pausedHops.push_back(h);
+    }
     if (m_paused.empty())
     {
         m_candidate.clear();
@@ -287,7 +483,6 @@ DeadlockDetector::Check()
         m_reported = false;
         return;
     }
-    uint64_t sent = DataFramesSent();
     if (m_haveBaseline && sent == m_lastSent)
     {
         m_stalledFor += now - m_lastCheck;
@@ -300,7 +495,7 @@ DeadlockDetector::Check()
     m_lastSent = sent;
     m_lastCheck = now;
 
-    std::vector<uint32_t> cycle = FindCycle();
+    std::vector<uint32_t> cycle = FindCycle(pausing);
     if (!cycle.empty())
     {
         std::vector<QueueKey> keys;
@@ -324,9 +519,9 @@ DeadlockDetector::Check()
             r.cycle = true;
             r.time = now;
             r.stalledFor = m_stalledFor;
-            for (const QueueKey& k : keys)
+            for (uint32_t v : cycle)
             {
-                r.hops.push_back(Describe(k));
+                r.hops.push_back(m_pausedHops[v]);
             }
             Report(r);
         }
@@ -341,10 +536,7 @@ DeadlockDetector::Check()
             r.cycle = false;
             r.time = now;
             r.stalledFor = m_stalledFor;
-            for (const QueueKey& k : m_paused)
-            {
-                r.hops.push_back(Describe(k));
-            }
+            r.hops = m_pausedHops;
             Report(r);
         }
     }
