@@ -1,11 +1,10 @@
 #include "control-channel.h"
 
+#include "rank-devices.h"
+
 #include "ns3/abort.h"
 #include "ns3/fabric-topology-helper.h"
 #include "ns3/mpi-interface.h"
-#include "ns3/mpi-receiver.h"
-#include "ns3/node.h"
-#include "ns3/simple-net-device.h"
 #include "ns3/simulator.h"
 
 #include <cstring>
@@ -20,36 +19,13 @@ namespace
 
 /// A piece: kind (1), source rank (4), arrival in picoseconds (8), piece index (4), pieces (4).
 constexpr uint32_t kHeader = 21;
-/// A piece's bytes at most, header included: ns-3's 2,000-byte receive buffer less its own 16
-/// bytes and the ns3::Packet's serialisation.
-constexpr uint32_t kPieceBytes = 1940;
 
 } // namespace
 
-ControlChannel::ControlChannel(FabricTopologyHelper& fabric,
-                               const std::vector<uint32_t>& rankOf,
-                               uint32_t self,
-                               uint32_t ranks)
+ControlChannel::ControlChannel(FabricTopologyHelper& fabric, uint32_t self)
     : m_self(self)
-    , m_device(ranks, {UINT32_MAX, 0})
 {
-    for (uint32_t n = 0; n < rankOf.size(); ++n)
-    {
-        const uint32_t r = rankOf[n];
-        if (m_device[r].first != UINT32_MAX)
-        {
-            continue;
-        }
-        Ptr<Node> node = fabric.GetNode(n);
-        auto dev = CreateObject<SimpleNetDevice>();
-        m_device[r] = {node->GetId(), node->AddDevice(dev)};
-        if (r == self)
-        {
-            auto receiver = CreateObject<MpiReceiver>();
-            receiver->SetReceiveCallback(MakeCallback(&ControlChannel::Receive, this));
-            dev->AggregateObject(receiver);
-        }
-    }
+    m_device = AddRankDevices(fabric, self, MakeCallback(&ControlChannel::Receive, this));
 }
 
 void
@@ -61,7 +37,7 @@ ControlChannel::OnMessage(uint8_t kind, std::function<void(const std::string&)> 
 void
 ControlChannel::Broadcast(uint8_t kind, const std::string& bytes, Time at)
 {
-    const uint32_t room = kPieceBytes - kHeader;
+    const uint32_t room = kMpiMessageBytes - kHeader;
     const uint32_t pieces = std::max<uint32_t>(1, uint32_t((bytes.size() + room - 1) / room));
     const int64_t ps = at.GetTimeStep();
     for (uint32_t r = 0; r < m_device.size(); ++r)

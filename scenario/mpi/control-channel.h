@@ -31,11 +31,8 @@ namespace fabricsim
 class ControlChannel
 {
   public:
-    /// Adds the control devices (on every rank alike) for the partition \p rankOf.
-    ControlChannel(ns3::FabricTopologyHelper& fabric,
-                   const std::vector<uint32_t>& rankOf,
-                   uint32_t self,
-                   uint32_t ranks);
+    /// Adds the control devices (rank-devices.h) of \p fabric, installed with system ids.
+    ControlChannel(ns3::FabricTopologyHelper& fabric, uint32_t self);
 
     /// Sends \p bytes of \p kind to every other rank, arriving at \p at.
     void Broadcast(uint8_t kind, const std::string& bytes, ns3::Time at);

@@ -1,13 +1,12 @@
 #include "remote-links.h"
 
+#include "rank-devices.h"
+
 #include "ns3/fabric-channel.h"
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-topology-helper.h"
 #include "ns3/frame-codec.h"
 #include "ns3/mpi-interface.h"
-#include "ns3/mpi-receiver.h"
-#include "ns3/node.h"
-#include "ns3/simple-net-device.h"
 #include "ns3/simulator.h"
 
 #include <cstring>
@@ -19,10 +18,6 @@ using namespace ns3;
 
 namespace
 {
-
-/// An outbox's bytes at most: ns-3's 2,000-byte receive buffer less its own 16 bytes and the
-/// ns3::Packet's serialisation (under 40 bytes for a packet with no headers or tags).
-constexpr uint32_t kOutboxBytes = 1940;
 
 /// Before each frame: link (4), end (1), arrival in picoseconds (8), encoding length (2).
 constexpr uint32_t kRecordHeader = 15;
@@ -53,34 +48,12 @@ RemoteLinks::RemoteLinks(FabricTopologyHelper& fabric, uint32_t rank)
     : m_fabric(fabric)
     , m_rank(rank)
 {
-    const uint32_t nodes = uint32_t(fabric.GetTopology().nodes.size());
-    uint32_t ranks = 0;
-    for (uint32_t n = 0; n < nodes; ++n)
+    const auto device = AddRankDevices(fabric, rank, MakeCallback(&RemoteLinks::Receive, this));
+    m_outbox.resize(device.size());
+    for (size_t r = 0; r < device.size(); ++r)
     {
-        ranks = std::max(ranks, fabric.GetNode(n)->GetSystemId() + 1);
-    }
-    m_outbox.resize(ranks);
-    // A batch device on the first node of every rank, added on every rank alike (a sender
-    // addresses it by node and interface index).
-    std::vector<bool> done(ranks, false);
-    for (uint32_t n = 0; n < nodes; ++n)
-    {
-        Ptr<Node> node = fabric.GetNode(n);
-        const uint32_t r = node->GetSystemId();
-        if (done[r])
-        {
-            continue;
-        }
-        done[r] = true;
-        auto dev = CreateObject<SimpleNetDevice>();
-        m_outbox[r].ifIndex = node->AddDevice(dev);
-        m_outbox[r].node = node->GetId();
-        if (r == rank)
-        {
-            auto receiver = CreateObject<MpiReceiver>();
-            receiver->SetReceiveCallback(MakeCallback(&RemoteLinks::Receive, this));
-            dev->AggregateObject(receiver);
-        }
+        m_outbox[r].node = device[r].first;
+        m_outbox[r].ifIndex = device[r].second;
     }
     const uint32_t links = uint32_t(fabric.GetTopology().links.size());
     m_farRank.assign(links, rank);
@@ -113,7 +86,7 @@ RemoteLinks::Send(uint32_t link, int end, const FabricPacket& p, uint64_t epoch,
     const uint32_t rank = m_farRank[link];
     Outbox& box = m_outbox[rank];
     const uint32_t size = EncodedFrameBytes(p);
-    if (!box.bytes.empty() && box.bytes.size() + kRecordHeader + size > kOutboxBytes)
+    if (!box.bytes.empty() && box.bytes.size() + kRecordHeader + size > kMpiMessageBytes)
     {
         Flush(rank);
     }

@@ -191,7 +191,7 @@ void
 RunAcrossRanks::Connect(FabricTopologyHelper& fabric, RunEnd& end)
 {
     m_links = std::make_unique<RemoteLinks>(fabric, Rank());
-    m_control = std::make_unique<ControlChannel>(fabric, m_part.rankOf, Rank(), Ranks());
+    m_control = std::make_unique<ControlChannel>(fabric, Rank());
     m_control->OnMessage(kNotice,
                          [&end](const std::string& m)
                          {
