@@ -15,6 +15,9 @@
 
 #include <mpi.h>
 
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -225,10 +228,27 @@ RunAcrossRanks::ConnectDetector(DeadlockDetector& detector, Time delay)
                          { detector.AddSnapshot(SnapshotFromJson(nlohmann::json::parse(m))); });
 }
 
+void
+RunAcrossRanks::AbortRun(const std::string& why) const
+{
+    // stderr itself: fabricsim-mpi keeps the other ranks' std::cerr back.
+    std::fprintf(stderr, "fabricsim-mpi: rank %u failed: %s\n", Rank(), why.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort(); // MPI_Abort does not return; the compiler does not know it
+}
+
 std::vector<std::string>
 RunAcrossRanks::Gather(const std::string& mine)
 {
     const int ranks = int(Ranks());
+    // MPI counts are ints: a share past 2 GiB (a long run's PFC log or monitor rows) would
+    // wrap, so the run ends here, saying so, and writes nothing.
+    if (mine.size() > size_t(INT_MAX))
+    {
+        AbortRun("its share of the outputs is " + std::to_string(mine.size())
+                 + " bytes, past the 2 GiB MPI_Gatherv carries");
+    }
     const int len = int(mine.size());
     std::vector<int> lens(Rank() == 0 ? ranks : 0);
     MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -238,6 +258,10 @@ RunAcrossRanks::Gather(const std::string& mine)
     {
         offsets[r] = int(total);
         total += size_t(lens[r]);
+        if (total > size_t(INT_MAX))
+        {
+            AbortRun("the ranks' shares of the outputs pass the 2 GiB MPI_Gatherv carries");
+        }
     }
     std::vector<char> buf(total);
     MPI_Gatherv(mine.data(),

@@ -43,6 +43,8 @@ class RunAcrossRanks : public RunDistribution
   private:
     /// What a run across ranks cannot do yet, as InputError (nothing with one rank).
     void RefuseWhatRanksLack(const FabricScenario& sc) const;
+    /// Ends every rank's run through MPI_Abort after saying which rank failed and why.
+    [[noreturn]] void AbortRun(const std::string& why) const;
     /// Null messages need a cut link between every pair of ranks (ns-3's channel bundles).
     void CheckNullMessagePairs(const Topology& topo) const;
 
