@@ -2,6 +2,7 @@
 
 #include "input-error.h"
 #include "json-read.h"
+#include "model-config-keys.h"
 
 #include <unistd.h>
 
@@ -148,57 +149,82 @@ ReadMoe(const JsonObject& o, uint32_t layers)
     return m;
 }
 
-/// The config.json keys FromConfig reads (besides those a base config already has, which an
-/// override may also set).
-const std::vector<std::string> kConfigKeys = {"_name_or_path",
-                                              "activation_dtype",
-                                              "architectures",
-                                              "attention_bias",
-                                              "decoder_sparse_step",
-                                              "dtype",
-                                              "encoder",
-                                              "first_k_dense_replace",
-                                              "head_dim",
-                                              "hidden_size",
-                                              "intermediate_size",
-                                              "kv_cache_dtype",
-                                              "kv_lora_rank",
-                                              "mlp_only_layers",
-                                              "model_type",
-                                              "moe_intermediate_size",
-                                              "moe_layer_freq",
-                                              "n_routed_experts",
-                                              "n_shared_experts",
-                                              "name",
-                                              "num_attention_heads",
-                                              "num_experts",
-                                              "num_experts_per_tok",
-                                              "num_hidden_layers",
-                                              "num_key_value_heads",
-                                              "num_local_experts",
-                                              "q_lora_rank",
-                                              "qk_nope_head_dim",
-                                              "qk_norm",
-                                              "qk_norm_type",
-                                              "qk_rope_head_dim",
-                                              "quantization_config",
-                                              "shared_expert_intermediate_size",
-                                              "tie_word_embeddings",
-                                              "torch_dtype",
-                                              "use_qk_norm",
-                                              "v_head_dim",
-                                              "vocab_size",
-                                              "weight_dtype"};
+/// Where a key of a possibly nested config is read: the text model's object, or the outer one
+/// for the checkpoint-wide keys (dtype, quantization, names) the text model lacks.
+struct ConfigSource
+{
+    const JsonObject& text;  //!< the model's object (text_config when nested)
+    const JsonObject& outer; //!< the whole config
+    bool nested;             //!< text is text_config
+
+    const JsonObject& operator()(const char* key) const
+    {
+        return nested && !text.Has(key) ? outer : text;
+    }
+};
+
+/// Weight, activation and KV dtypes, and fp8 block scales, into \p m.
+void
+ReadDtypes(const ConfigSource& at, ModelSpec& m)
+{
+    const char* dtypeKey = at("torch_dtype").Has("torch_dtype") ? "torch_dtype" : "dtype";
+    DType base = ReadDType(at(dtypeKey), dtypeKey, DType::Bf16);
+    if (base == DType::Fp8)
+    {
+        // An fp8 checkpoint still computes activations and the KV cache in 16 bit by default.
+        m.weightDtype = DType::Fp8;
+        base = DType::Bf16;
+    }
+    else
+    {
+        m.weightDtype = base;
+    }
+    if (const json* q = at("quantization_config").Find("quantization_config"))
+    {
+        if (q->is_object() && q->value("quant_method", "") == "fp8")
+        {
+            m.weightDtype = DType::Fp8;
+            // Block scales ([128, 128] for DeepSeek's and MiniMax's checkpoints) select vLLM's
+            // block-scaled kernels, which cost other than per-tensor ones.
+            const JsonObject qo = at("quantization_config").Object("quantization_config");
+            if (qo.Has("weight_block_size"))
+            {
+                const std::vector<uint64_t> b
+                    = qo.UintArray("weight_block_size", true, 1, 1u << 16);
+                if (b.size() != 2)
+                {
+                    throw InputError(qo.File(),
+                                     qo.Field("weight_block_size"),
+                                     "two block edges, [rows, columns]",
+                                     std::to_string(b.size()) + " values");
+                }
+                m.weightBlockSize = uint32_t(b[0]);
+            }
+        }
+    }
+    m.activationDtype = base;
+    m.kvCacheDtype = base;
+    m.weightDtype = ReadDType(at("weight_dtype"), "weight_dtype", m.weightDtype);
+    m.activationDtype = ReadDType(at("activation_dtype"), "activation_dtype", m.activationDtype);
+    m.kvCacheDtype = ReadDType(at("kv_cache_dtype"), "kv_cache_dtype", m.kvCacheDtype);
+}
 
 /// An override of a preset or config must name a key of the model: a misspelt one (hiden_size)
 /// would otherwise be ignored and the run go on with the base value.
 void
 CheckOverrideKeys(const JsonObject& o, const json& base, const char* refKey)
 {
-    std::vector<std::string> known = kConfigKeys;
+    std::vector<std::string> known = ModelConfigKeysRead();
     for (auto it = base.begin(); it != base.end(); ++it)
     {
         known.push_back(it.key());
+    }
+    if (const json* t = NestedTextConfig(JsonObject(base, "", "")))
+    {
+        for (auto it = t->begin(); it != t->end(); ++it)
+        {
+            known.push_back(it.key());
+        }
     }
     for (auto it = o.Json().begin(); it != o.Json().end(); ++it)
     {
@@ -220,15 +246,25 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     {
         throw fabricsim::InputError(file, prefix, "a config.json object", DescribeJson(c));
     }
-    JsonObject o(c, file, prefix);
+    const JsonObject outer(c, file, prefix);
+    const json* text = NestedTextConfig(outer);
+    const JsonObject o = text ? outer.Object("text_config") : outer;
+    // A nested config keeps checkpoint-wide keys (dtype, quantization, names) outside.
+    const ConfigSource at{o, outer, text != nullptr};
+    RefuseUnmodelledKeys(o);
+    if (text)
+    {
+        RefuseUnmodelledKeys(outer);
+    }
     ModelSpec m;
+    m.ignoredKeys = IgnoredConfigKeys(c);
     m.modelType = o.OptionalString("model_type", "");
     m.hiddenSize = uint32_t(o.Uint("hidden_size", 1));
     m.numLayers = uint32_t(o.Uint("num_hidden_layers", 1));
     m.numHeads = uint32_t(o.Uint("num_attention_heads", 1));
     m.numKvHeads = uint32_t(o.OptionalUint("num_key_value_heads", m.numHeads, 1));
     m.vocabSize = uint32_t(o.Uint("vocab_size", 1));
-    m.tieWordEmbeddings = o.OptionalBool("tie_word_embeddings", false);
+    m.tieWordEmbeddings = at("tie_word_embeddings").OptionalBool("tie_word_embeddings", false);
 
     if (o.Find("kv_lora_rank"))
     {
@@ -298,61 +334,22 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
         m.intermediateSize = uint32_t(o.OptionalUint("intermediate_size", 0));
     }
 
-    std::string dtypeKey = o.Find("torch_dtype") ? "torch_dtype" : "dtype";
-    DType base = ReadDType(o, dtypeKey, DType::Bf16);
-    if (base == DType::Fp8)
-    {
-        // An fp8 checkpoint still computes activations and the KV cache in 16 bit by default.
-        m.weightDtype = DType::Fp8;
-        base = DType::Bf16;
-    }
-    else
-    {
-        m.weightDtype = base;
-    }
-    if (const json* q = o.Find("quantization_config"))
-    {
-        if (q->is_object() && q->value("quant_method", "") == "fp8")
-        {
-            m.weightDtype = DType::Fp8;
-            // Block scales ([128, 128] for DeepSeek's and MiniMax's checkpoints) select vLLM's
-            // block-scaled kernels, which cost other than per-tensor ones.
-            const JsonObject qo = o.Object("quantization_config");
-            if (qo.Has("weight_block_size"))
-            {
-                const std::vector<uint64_t> b
-                    = qo.UintArray("weight_block_size", true, 1, 1u << 16);
-                if (b.size() != 2)
-                {
-                    throw InputError(qo.File(),
-                                     qo.Field("weight_block_size"),
-                                     "two block edges, [rows, columns]",
-                                     std::to_string(b.size()) + " values");
-                }
-                m.weightBlockSize = uint32_t(b[0]);
-            }
-        }
-    }
-    m.activationDtype = base;
-    m.kvCacheDtype = base;
-    m.weightDtype = ReadDType(o, "weight_dtype", m.weightDtype);
-    m.activationDtype = ReadDType(o, "activation_dtype", m.activationDtype);
-    m.kvCacheDtype = ReadDType(o, "kv_cache_dtype", m.kvCacheDtype);
+    ReadDtypes(at, m);
 
-    if (o.Has("encoder"))
+    if (at("encoder").Has("encoder"))
     {
-        m.encoder = EncoderSpec::FromJson(o.Object("encoder"));
+        m.encoder = EncoderSpec::FromJson(at("encoder").Object("encoder"));
         m.encoder->llmHiddenSize = m.hiddenSize;
     }
 
-    m.name = o.OptionalString("name", "");
+    m.name = at("name").OptionalString("name", "");
     if (m.name.empty())
     {
-        m.name = o.OptionalString("_name_or_path", "");
+        m.name = at("_name_or_path").OptionalString("_name_or_path", "");
     }
     if (m.name.empty())
     {
-        const json* a = o.Find("architectures");
+        const json* a = at("architectures").Find("architectures");
         if (a && a->is_array() && !a->empty() && (*a)[0].is_string())
         {
             m.name = (*a)[0].get<std::string>();
@@ -438,7 +435,7 @@ ModelSpec::Load(const json& v, const std::string& file, const std::string& field
         CheckOverrideKeys(o, base, key);
         json overrides = v;
         overrides.erase(key);
-        base.merge_patch(overrides);
+        MergeModelOverrides(base, overrides);
         return FromConfig(base, file, field);
     }
     return FromConfig(v, file, field);

@@ -94,6 +94,10 @@ struct ModelSpec
     /// fp8 weights scaled per block of this edge (quantization_config.weight_block_size, e.g.
     /// 128 for DeepSeek's and MiniMax's 128 x 128); 0 = one scale per tensor.
     uint32_t weightBlockSize = 0;
+    /// The config's keys the reader passed over, sorted ("text_config.key" when nested): keys
+    /// that do not change what fabricsim computes (rope_theta, rms_norm_eps, vision_config).
+    /// Keys that would change it and are not modelled are refused instead.
+    std::vector<std::string> ignoredKeys;
 
     /**
      * \brief Parse a HuggingFace config.json object as is. Reads: hidden_size,
@@ -106,7 +110,10 @@ struct ModelSpec
      * shared_expert_intermediate_size, first_k_dense_replace, moe_layer_freq,
      * decoder_sparse_step, mlp_only_layers; MLA: kv_lora_rank, q_lora_rank, qk_rope_head_dim,
      * qk_nope_head_dim, v_head_dim. fabricsim extensions: name, weight_dtype,
-     * activation_dtype, kv_cache_dtype, qk_norm, encoder.
+     * activation_dtype, kv_cache_dtype, qk_norm, encoder. A multimodal checkpoint's language
+     * model is read from text_config (the checkpoint-wide dtype, quantization and names may sit
+     * outside it). Keys that change cost and are not modelled are refused
+     * (RefuseUnmodelledKeys); the others not read are listed in ignoredKeys.
      * \param config the JSON object
      * \param file where it came from, for errors ("" for inline)
      * \param prefix path of the object inside the file, for errors

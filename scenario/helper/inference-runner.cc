@@ -153,6 +153,7 @@ ExecuteInferenceScenario(const json& doc,
     s["scenario"] = sc.name;
     s["seed"] = isc.seed;
     s["backend"] = opt.backend;
+    s["model"] = {{"name", isc.model.name}, {"ignored_keys", isc.model.ignoredKeys}};
     json fj = {
         {"topology", sc.topology.type}, {"hosts", sc.topology.NumHosts()}, {"cc", sc.transport.cc}};
     if (stats)

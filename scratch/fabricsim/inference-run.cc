@@ -38,6 +38,13 @@ PrintTable(const json& s,
     out << "fabricsim: " << s["scenario"].get<std::string>() << "\n";
     out << "  " << s["accelerators"].get<int>() << " x " << isc.hw.name << ", backend "
         << opt.backend << ", fabric " << s["fabric"]["topology"].get<std::string>() << "\n";
+    const json& ignored = s["model"]["ignored_keys"];
+    out << "  model                   " << s["model"]["name"].get<std::string>();
+    if (!ignored.empty())
+    {
+        out << " (" << ignored.size() << " config keys not read: model.ignored_keys)";
+    }
+    out << "\n";
     const json& r = s["requests"];
     out << std::fixed << std::setprecision(2);
     out << "  requests completed      " << r["completed"].get<int>() << " / "

@@ -626,3 +626,35 @@ TEST(Cli, AnInferenceStepPastTheClockIsBadInputNotAnInternalError)
         << out;
     EXPECT_FALSE(fs::exists(dir + "/o/summary.json"));
 }
+
+// A model key that would change the cost and is not modelled stops the run before any output;
+// the keys the reader passes over are listed in summary.json and counted in the table.
+TEST(Cli, ModelKeysAreReadRefusedOrListed)
+{
+    auto dir = fabricsim::test::TempDir("model-keys");
+    const std::string sc = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/default.json";
+    std::string out;
+    ASSERT_EQ(fabricsim::test::RunCli("run " + sc
+                                          + " --backend analytical --no-progress --set "
+                                            "'model={\"preset\": \"Qwen3-30B-A3B\", "
+                                            "\"sliding_window\": 4096}' --out "
+                                          + dir + "/w",
+                                      out),
+              2)
+        << out;
+    EXPECT_NE(out.find("sliding-window attention is not modelled yet"), std::string::npos) << out;
+    EXPECT_FALSE(fs::exists(dir + "/w/summary.json"));
+    ASSERT_EQ(fabricsim::test::RunCli("run " + sc
+                                          + " --backend analytical --no-progress --set "
+                                            "'model=\"Qwen3-30B-A3B\"' --out "
+                                          + dir + "/o",
+                                      out),
+              0)
+        << out;
+    const json s = json::parse(fabricsim::test::ReadFile(dir + "/o/summary.json"));
+    EXPECT_EQ(s["model"]["ignored_keys"],
+              json({"max_position_embeddings", "norm_topk_prob", "rms_norm_eps", "rope_theta"}));
+    EXPECT_NE(out.find("Qwen3-30B-A3B (4 config keys not read: model.ignored_keys)"),
+              std::string::npos)
+        << out;
+}

@@ -1,0 +1,163 @@
+// The model reader's keys: every key of a config is read, refused (it changes cost and is not
+// modelled) or listed in ignoredKeys, and a multimodal checkpoint's text_config is read as the
+// model.
+#include "error-of.h"
+#include "model-config-keys.h"
+#include "model-spec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+using namespace fabricsim;
+using fabricsim::test::ErrorOf;
+using nlohmann::json;
+
+namespace
+{
+
+using Keys = std::vector<std::string>;
+
+/// \p base nested as a multimodal checkpoint does: the text model under text_config, the
+/// dtype and a vision tower outside.
+json
+Nested(json base)
+{
+    json outer = {{"architectures", {"Qwen3VLMoeForConditionalGeneration"}},
+                  {"model_type", "qwen3_vl_moe"},
+                  {"torch_dtype", base["torch_dtype"]},
+                  {"image_token_id", 151655},
+                  {"vision_config", {{"depth", 27}, {"hidden_size", 1152}}}};
+    base.erase("torch_dtype");
+    outer["text_config"] = base;
+    return outer;
+}
+
+} // namespace
+
+// Every key of every shipped preset is read or listed; the lists are the keys that change
+// nothing fabricsim computes.
+TEST(ModelConfigKeys, EveryPresetKeyIsReadOrListed)
+{
+    const std::map<std::string, Keys> expected = {
+        {"Llama-3-8B", {"max_position_embeddings", "rms_norm_eps", "rope_theta"}},
+        {"Mixtral-8x7B", {"max_position_embeddings", "rms_norm_eps", "rope_theta"}},
+        {"Qwen3-30B-A3B",
+         {"max_position_embeddings", "norm_topk_prob", "rms_norm_eps", "rope_theta"}},
+        {"DeepSeek-V3",
+         {"max_position_embeddings",
+          "num_nextn_predict_layers",
+          "rms_norm_eps",
+          "routed_scaling_factor"}},
+        {"MiniMax-M2.5", {"max_position_embeddings"}},
+    };
+    const Keys& read = ModelConfigKeysRead();
+    for (const auto& name : ModelSpec::PresetNames())
+    {
+        const json c = ModelSpec::PresetConfig(name);
+        const ModelSpec m = ModelSpec::Preset(name);
+        for (auto it = c.begin(); it != c.end(); ++it)
+        {
+            const bool isRead = std::count(read.begin(), read.end(), it.key()) > 0;
+            const bool listed = std::count(m.ignoredKeys.begin(), m.ignoredKeys.end(), it.key());
+            EXPECT_NE(isRead, listed) << name << ": " << it.key();
+        }
+        if (auto e = expected.find(name); e != expected.end())
+        {
+            EXPECT_EQ(m.ignoredKeys, e->second) << name;
+        }
+    }
+}
+
+// Qwen3.5's and Gemma 3's layout: the text model under text_config beside vision_config. It
+// reads as the flat config does, the outer dtype included; what is not read is listed by path.
+TEST(ModelConfigKeys, TextConfigIsTheModel)
+{
+    const json flat = ModelSpec::PresetConfig("Qwen3-30B-A3B");
+    const ModelSpec a = ModelSpec::FromConfig(flat);
+    json nested = Nested(flat);
+    nested["torch_dtype"] = "float32";
+    const ModelSpec b = ModelSpec::FromConfig(nested, "cfg.json");
+    EXPECT_EQ(b.TotalParams(), a.TotalParams());
+    EXPECT_EQ(b.ActiveParams(), a.ActiveParams());
+    EXPECT_DOUBLE_EQ(b.KvBytesPerToken(), 2.0 * a.KvBytesPerToken()); // fp32 from outside
+    EXPECT_EQ(b.name, "Qwen3-30B-A3B");
+    const Keys want = {"architectures", // the text model's own
+                       "image_token_id",
+                       "model_type", // the text model's own model_type wins
+                       "text_config.max_position_embeddings",
+                       "text_config.norm_topk_prob",
+                       "text_config.rms_norm_eps",
+                       "text_config.rope_theta",
+                       "vision_config"};
+    EXPECT_EQ(b.ignoredKeys, want);
+
+    // An override goes where the base has the key: num_hidden_layers into text_config.
+    const std::string path = ::testing::TempDir() + "/nested-config.json";
+    std::ofstream(path) << Nested(flat).dump();
+    const ModelSpec c = ModelSpec::Load(json{{"config", path}, {"num_hidden_layers", 4}});
+    EXPECT_EQ(c.numLayers, 4u);
+    // Errors inside it name the nested field.
+    nested["text_config"]["num_key_value_heads"] = 5;
+    const InputError e = ErrorOf([&] { ModelSpec::FromConfig(nested, "cfg.json", "model"); });
+    EXPECT_EQ(e.Field(), "model.text_config.num_key_value_heads");
+    nested["text_config"] = 3;
+    EXPECT_EQ(ErrorOf([&] { ModelSpec::FromConfig(nested); }).Field(), "text_config");
+}
+
+// Keys that change what a model costs and are not modelled stop the run, naming the key.
+TEST(ModelConfigKeys, UnmodelledKindsAreRefusedByName)
+{
+    const json llama = ModelSpec::PresetConfig("Llama-3-8B");
+    auto refused = [&](const json& patch, const std::string& field)
+    {
+        json c = llama;
+        c.merge_patch(patch);
+        const InputError e = ErrorOf([&] { ModelSpec::FromConfig(c, "m.json", "model"); });
+        EXPECT_EQ(e.File(), "m.json");
+        EXPECT_EQ(e.Field(), field) << patch.dump();
+        EXPECT_NE(e.Expected().find("not modelled yet"), std::string::npos) << e.Expected();
+    };
+    refused({{"sliding_window", 4096}}, "model.sliding_window"); // Mistral-7B-v0.1
+    refused({{"sliding_window", 4096}, {"use_sliding_window", true}}, "model.sliding_window");
+    Keys kinds(32, "full_attention"); // Llama-3-8B's 32 layers
+    kinds[1] = "sliding_attention";
+    refused({{"layer_types", kinds}}, "model.layer_types[1]");
+    kinds[0] = "linear_attention";
+    refused({{"layer_types", kinds}}, "model.layer_types[0]");
+    json shortList = llama;
+    shortList["layer_types"] = Keys(31, "full_attention");
+    const InputError len = ErrorOf([&] { ModelSpec::FromConfig(shortList); });
+    EXPECT_EQ(len.Field(), "layer_types");
+    EXPECT_EQ(len.Found(), "31 entries");
+    std::vector<int> minimax(32, 1);
+    minimax[2] = 0;
+    refused({{"attn_type_list", minimax}}, "model.attn_type_list[2]"); // MiniMax-M1
+    refused({{"linear_num_value_heads", 32}}, "model.linear_num_value_heads");
+    refused({{"full_attention_interval", 4}}, "model.full_attention_interval");
+    refused({{"attn_output_gate", true}}, "model.attn_output_gate");
+    refused({{"linear_attn_config", {{"kda_layers", {1, 2}}}}}, "model.linear_attn_config");
+    refused({{"index_topk", 2048}}, "model.index_topk"); // DeepSeek-V3.2
+    refused({{"mlp_bias", true}}, "model.mlp_bias");
+    refused({{"quantization_config", {{"quant_method", "mxfp4"}}}},
+            "model.quantization_config.quant_method");
+    json nested = Nested(llama);
+    nested["text_config"]["sliding_window"] = 1024;
+    EXPECT_EQ(ErrorOf([&] { ModelSpec::FromConfig(nested); }).Field(),
+              "text_config.sliding_window");
+
+    // What selects nothing is read, not refused and not listed: Qwen2's disabled window,
+    // all-full layer types, a null window.
+    json c = llama;
+    c.merge_patch(json{{"sliding_window", 131072},
+                       {"use_sliding_window", false},
+                       {"max_window_layers", 28},
+                       {"layer_types", Keys(32, "full_attention")},
+                       {"attn_type_list", std::vector<int>(32, 1)},
+                       {"attn_output_gate", false}});
+    const ModelSpec m = ModelSpec::FromConfig(c);
+    EXPECT_EQ(m.ignoredKeys, (Keys{"max_position_embeddings", "rms_norm_eps", "rope_theta"}));
+    EXPECT_EQ(m.TotalParams(), ModelSpec::FromConfig(llama).TotalParams());
+}
