@@ -215,6 +215,10 @@ CalibrationDtype(DType d)
 const CalibrationCurve*
 CalibrationCurveFor(const ComputeCalibration& cal, const KernelShape& s)
 {
+    if (s.window > 0)
+    {
+        return nullptr; // no measured sliding-window rows: the roofline prices it
+    }
     if (s.blockScaled && s.dtype == DType::Fp8)
     {
         if (const CalibrationCurve* block = cal.Find(s.op, "fp8_block"))

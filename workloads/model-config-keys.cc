@@ -35,13 +35,14 @@ RefuseLayerKinds(const JsonObject& o)
         for (size_t i = 0; i < v->size(); ++i)
         {
             const json& e = (*v)[i];
-            if (!e.is_string() || e.get<std::string>() != "full_attention")
+            const std::string kind = e.is_string() ? e.get<std::string>() : "";
+            if (kind != "full_attention" && kind != "sliding_attention")
             {
-                throw InputError(
-                    o.File(),
-                    JsonIndex(o.Field("layer_types"), i),
-                    NotModelled("\"full_attention\"", "a layer kind other than full attention"),
-                    DescribeJson(e));
+                throw InputError(o.File(),
+                                 JsonIndex(o.Field("layer_types"), i),
+                                 NotModelled("\"full_attention\" or \"sliding_attention\"",
+                                             "any other layer kind (linear attention)"),
+                                 DescribeJson(e));
             }
         }
     }
@@ -93,7 +94,12 @@ ModelConfigKeysRead()
         "kv_cache_dtype",
         "kv_lora_rank",
         "layer_types",
-        "linear_attn_config",
+        "linear_attn_config", // the linear_* keys are refused, never passed over
+        "linear_conv_kernel_dim",
+        "linear_key_head_dim",
+        "linear_num_key_heads",
+        "linear_num_value_heads",
+        "linear_value_head_dim",
         "max_window_layers",
         "mlp_bias",
         "mlp_only_layers",
@@ -135,14 +141,6 @@ ModelConfigKeysRead()
 void
 RefuseUnmodelledKeys(const JsonObject& o)
 {
-    // Qwen2 and Qwen3 configs carry a window with use_sliding_window false: no window then.
-    if (const json* w = o.Find("sliding_window");
-        w && !w->is_null() && o.OptionalBool("use_sliding_window", true))
-    {
-        o.Fail("sliding_window",
-               NotModelled("null, or use_sliding_window false", "sliding-window attention"),
-               DescribeJson(*w));
-    }
     RefuseLayerKinds(o);
     for (const char* k : {"linear_num_key_heads",
                           "linear_num_value_heads",

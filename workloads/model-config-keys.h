@@ -15,16 +15,15 @@
 namespace fabricsim
 {
 
-/// The config.json keys ModelSpec::FromConfig reads (besides the model kinds' keys it reads only
-/// to learn that they select nothing: a disabled window, all-full layer types).
+/// The config.json keys ModelSpec::FromConfig reads.
 const std::vector<std::string>& ModelConfigKeysRead();
 
 /**
  * \brief InputError (exit 2) for the first key of \p o that changes what the model costs and
- * that fabricsim does not model: an enabled sliding window, layer types other than full
- * attention, linear-attention dimensions, attention output gates, sparse (indexed) or chunked
- * attention, MLP biases, a quantization method other than fp8. A key that selects nothing (a
- * null window, use_sliding_window false, every layer full) is accepted.
+ * that fabricsim does not model: layer kinds other than full and sliding-window attention,
+ * linear-attention dimensions, attention output gates, sparse (indexed) or chunked attention,
+ * MLP biases, a quantization method other than fp8. A key that selects nothing (attn_type_list
+ * all 1, attn_output_gate false) is accepted.
  */
 void RefuseUnmodelledKeys(const JsonObject& o);
 

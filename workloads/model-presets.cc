@@ -38,6 +38,41 @@ AddRelease(std::vector<std::pair<std::string, json>>& p,
     }
 }
 
+/// The presets whose layers are not all full attention.
+void
+AddLayerKindPresets(std::vector<std::pair<std::string, json>>& p)
+{
+    // google/gemma-3-27b-it's config.json (transformers 4.50.0.dev0) as published: the text
+    // model under text_config with five local (1,024-token window) layers to one global; its
+    // vocabulary and pattern are Gemma3TextConfig's defaults (model-layer-kinds.cc). The
+    // SigLIP vision tower is not read (serve it --language-model-only or add an encoder).
+    p.emplace_back("Gemma-3-27B",
+                   json{{"architectures", {"Gemma3ForConditionalGeneration"}},
+                        {"model_type", "gemma3"},
+                        {"mm_tokens_per_image", 256},
+                        {"text_config",
+                         {{"head_dim", 128},
+                          {"hidden_size", 5376},
+                          {"intermediate_size", 21504},
+                          {"model_type", "gemma3_text"},
+                          {"num_attention_heads", 32},
+                          {"num_hidden_layers", 62},
+                          {"num_key_value_heads", 16},
+                          {"query_pre_attn_scalar", 168},
+                          {"rope_scaling", {{"factor", 8.0}, {"rope_type", "linear"}}},
+                          {"sliding_window", 1024}}},
+                        {"torch_dtype", "bfloat16"},
+                        {"vision_config",
+                         {{"hidden_size", 1152},
+                          {"image_size", 896},
+                          {"intermediate_size", 4304},
+                          {"model_type", "siglip_vision_model"},
+                          {"num_attention_heads", 16},
+                          {"num_hidden_layers", 27},
+                          {"patch_size", 14},
+                          {"vision_use_head", false}}}});
+}
+
 /// (name, config.json) of every preset, in table order. Built on each call: no statics.
 std::vector<std::pair<std::string, json>>
 ModelPresets()
@@ -179,8 +214,7 @@ ModelPresets()
                         {"attention_bias", false},
                         {"tie_word_embeddings", false},
                         {"torch_dtype", "bfloat16"}});
-    // The checkpoint ships fp8 (e4m3, 128x128 blocks) weights; activations and KV stay bf16.
-    // num_nextn_predict_layers (the MTP module, 14 B) is not part of the 671 B main model.
+    // fp8 (e4m3, 128x128 blocks) weights, bf16 activations and KV; MTP (14 B) not counted.
     p.emplace_back("DeepSeek-V3",
                    json{{"_name_or_path", "deepseek-ai/DeepSeek-V3"},
                         {"architectures", {"DeepseekV3ForCausalLM"}},
@@ -245,6 +279,7 @@ ModelPresets()
                {"activation_scheme", "dynamic"},
                {"weight_block_size", {128, 128}},
                {"modules_to_not_convert", {"gate", "e_score_correction_bias", "lm_head"}}}}});
+    AddLayerKindPresets(p);
     return p;
 }
 

@@ -3,6 +3,7 @@
 #include "input-error.h"
 #include "json-read.h"
 #include "model-config-keys.h"
+#include "model-layer-kinds.h"
 
 #include <unistd.h>
 
@@ -248,7 +249,11 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     }
     const JsonObject outer(c, file, prefix);
     const json* text = NestedTextConfig(outer);
-    const JsonObject o = text ? outer.Object("text_config") : outer;
+    // Keys the model type's config class fills in when config.json leaves them out.
+    json typed = ModelTypeDefaults(
+        (text ? JsonObject(*text, file, prefix) : outer).OptionalString("model_type", ""));
+    typed.merge_patch(text ? *text : c);
+    const JsonObject o(typed, file, text ? JsonPath(prefix, "text_config") : prefix);
     // A nested config keeps checkpoint-wide keys (dtype, quantization, names) outside.
     const ConfigSource at{o, outer, text != nullptr};
     RefuseUnmodelledKeys(o);
@@ -264,7 +269,10 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
     m.numHeads = uint32_t(o.Uint("num_attention_heads", 1));
     m.numKvHeads = uint32_t(o.OptionalUint("num_key_value_heads", m.numHeads, 1));
     m.vocabSize = uint32_t(o.Uint("vocab_size", 1));
-    m.tieWordEmbeddings = at("tie_word_embeddings").OptionalBool("tie_word_embeddings", false);
+    // Gemma's config classes tie the LM head to the embedding unless told otherwise.
+    m.tieWordEmbeddings
+        = at("tie_word_embeddings")
+              .OptionalBool("tie_word_embeddings", m.modelType.rfind("gemma", 0) == 0);
 
     if (o.Find("kv_lora_rank"))
     {
@@ -321,7 +329,10 @@ ModelSpec::FromConfig(const json& c, const std::string& file, const std::string&
                                     "\"" + qkNormType + "\"");
     }
     m.qkNormAcrossHeads = useQkNorm && qkNormType == "per_layer";
-    m.qkNorm = o.OptionalBool("qk_norm", m.modelType.rfind("qwen3", 0) == 0 || useQkNorm);
+    m.qkNorm = o.OptionalBool("qk_norm",
+                              m.modelType.rfind("qwen3", 0) == 0
+                                  || m.modelType.rfind("gemma3", 0) == 0 || useQkNorm);
+    ReadLayerKinds(o, m);
 
     m.moe = ReadMoe(o, m.numLayers);
     bool anyDense = !m.moe || m.NumMoeLayers() < m.numLayers;
@@ -503,7 +514,7 @@ ModelSpec::AttentionParams() const
 uint64_t
 ModelSpec::LayerNormParams() const
 {
-    return 2 * uint64_t(hiddenSize);
+    return uint64_t(normsPerLayer) * hiddenSize;
 }
 
 uint64_t

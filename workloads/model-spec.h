@@ -29,6 +29,21 @@ enum class AttentionKind
 };
 
 /**
+ * \brief What a layer's token mixer keeps per sequence: full attention (a KV entry per token),
+ * sliding-window attention (the last `slidingWindow` tokens' KV), or linear attention (a fixed
+ * recurrent state).
+ */
+enum class LayerKind : uint8_t
+{
+    Full,
+    Sliding,
+    Linear
+};
+
+/// "full", "sliding" or "linear".
+const char* LayerKindName(LayerKind k);
+
+/**
  * \brief Multi-head latent attention dimensions (DeepSeek field names in comments).
  */
 struct MlaSpec
@@ -98,6 +113,13 @@ struct ModelSpec
     /// that do not change what fabricsim computes (rope_theta, rms_norm_eps, vision_config).
     /// Keys that would change it and are not modelled are refused instead.
     std::vector<std::string> ignoredKeys;
+    /// Per layer, what its attention keeps (config layer_types, sliding_window with
+    /// sliding_window_pattern or max_window_layers); empty when every layer is full.
+    std::vector<LayerKind> layerKinds;
+    /// Keys a sliding layer's query attends to, its own included (sliding_window); 0 = none.
+    uint32_t slidingWindow = 0;
+    /// RMSNorms per layer: 2 (before attention and MLP), 4 for Gemma 2/3's sandwich norms.
+    uint32_t normsPerLayer = 2;
 
     /**
      * \brief Parse a HuggingFace config.json object as is. Reads: hidden_size,
@@ -146,6 +168,19 @@ struct ModelSpec
                           const std::string& file = "",
                           const std::string& field = "model");
 
+    /// What layer \p layer (0-based) keeps.
+    LayerKind KindOf(uint32_t layer) const;
+    /// Layers of kind \p k.
+    uint32_t NumLayersOf(LayerKind k) const;
+    /// Keys a query at position \p pos (0-based) of layer \p layer attends to: pos + 1, capped
+    /// at the window on a sliding layer.
+    uint64_t KeysAt(uint32_t layer, uint64_t pos) const;
+    /// KV tokens layer \p layer holds for a sequence of \p tokens tokens (min(tokens, window) on
+    /// a sliding layer).
+    uint64_t KvTokensHeld(uint32_t layer, uint64_t tokens) const;
+    /// KV-cache bytes one sequence of \p tokens tokens holds, whole model.
+    double KvBytesPerSequence(uint64_t tokens) const;
+
     /// True if layer \p layer (0-based) uses the MoE block.
     bool IsMoeLayer(uint32_t layer) const;
     /// Number of MoE layers.
@@ -157,7 +192,7 @@ struct ModelSpec
 
     /// Attention block parameters per layer (projections, biases, q/k or MLA norms).
     uint64_t AttentionParams() const;
-    /// Layer-norm parameters per layer (input and post-attention RMSNorm: 2 H).
+    /// Layer-norm parameters per layer (input and post-attention RMSNorm: 2 H; Gemma 4 H).
     uint64_t LayerNormParams() const;
     /// Dense gated MLP parameters (3 H I).
     uint64_t DenseMlpParams() const;

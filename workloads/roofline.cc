@@ -119,6 +119,23 @@ Elementwise(const char* name, double tokens, double bytes, DType dtype)
     return e;
 }
 
+/// Keys the new queries of \p s see in all: each query at position p sees p + 1, capped at
+/// \p window (0: no cap). Without a cap q (c + (q + 1) / 2).
+double
+AttendedKeys(const SequenceWork& s, uint64_t window)
+{
+    const double q = s.newTokens;
+    const double c = double(s.cachedTokens);
+    if (window == 0)
+    {
+        return q * (c + (q + 1) / 2);
+    }
+    // Queries at p = c .. c + q - 1; the first a of them (p + 1 <= window) see p + 1 keys.
+    const double w = double(window);
+    const double a = std::clamp(w - c, 0.0, q);
+    return a * c + a * (a + 1) / 2 + (q - a) * w;
+}
+
 /// RMSNorm fused with the residual add over \p tokens x \p width: reads the input and the
 /// residual, writes both.
 KernelShape
@@ -205,60 +222,7 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     Cost(qkv, gemm);
     ops.push_back(qkv);
 
-    // Attention: 2 n_h (d_qk + d_v) q (c + (q + 1) / 2) per sequence (= 4 n_h d q (...) for GQA).
-    ComputeOp attn;
-    attn.kind = OpKind::Attention;
-    attn.layer = l;
-    attn.kernels = 2;
-    double kvPerToken = m.KvBytesPerTokenPerRank(m_par.tp) / m.numLayers;
-    KernelShape attnShape;
-    attnShape.heads = uint32_t(std::llround(headsPerRank));
-    attnShape.kvHeads
-        = m.attention == AttentionKind::Mla ? attnShape.heads : m.KvHeadsPerRank(m_par.tp);
-    attnShape.headDim = uint32_t(dqk);
-    attnShape.dtype = m.activationDtype;
-    KernelShape decode = attnShape;
-    decode.op = KernelOp::GenerationAttention;
-    decode.name = "decode_attention";
-    decode.isl = 1;
-    for (const auto& s : batch.sequences)
-    {
-        double q = s.newTokens;
-        double c = double(s.cachedTokens);
-        attn.flops += 2 * headsPerRank * (dqk + dv) * q * (c + (q + 1) / 2);
-        attn.kvBytes += (c + q) * kvPerToken;
-        if (s.newTokens == 1 && s.cachedTokens > 0)
-        {
-            decode.batch++;
-            decode.cached += s.cachedTokens;
-        }
-        else
-        {
-            // A prompt chunk: causal over its new tokens, after its cached prefix.
-            KernelShape prefill = attnShape;
-            prefill.op = KernelOp::ContextAttention;
-            prefill.name = "prefill_attention";
-            prefill.batch = 1;
-            prefill.isl = s.newTokens;
-            prefill.cached = s.cachedTokens;
-            attn.shapes.push_back(prefill);
-        }
-    }
-    if (decode.batch > 0)
-    {
-        decode.cached /= decode.batch; // the tables key decode by one context length
-        attn.shapes.push_back(decode);
-    }
-    attn.activationBytes = t * headsPerRank * (dqk + dv) * ba;
-    {
-        // Rotary embedding in place on q and k (MLA: the decoupled rope part only).
-        const double ropeDim = m.attention == AttentionKind::Mla ? m.mla.qkRopeHeadDim : dqk;
-        const double ropeHeads = headsPerRank + attnShape.kvHeads;
-        attn.elementwise
-            = {Elementwise("rotary_emb", t, 2 * t * ropeHeads * ropeDim * ba, m.activationDtype)};
-    }
-    Cost(attn, m.activationDtype);
-    ops.push_back(attn);
+    ops.push_back(AttentionOp(layer, batch));
 
     // Output projection (row-parallel).
     ComputeOp out;
@@ -293,6 +257,76 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     Cost(mlp, gemm);
     ops.push_back(mlp);
     return ops;
+}
+
+ComputeOp
+Roofline::AttentionOp(uint32_t layer, const StepBatch& batch) const
+{
+    const ModelSpec& m = m_model;
+    const double ba = DTypeBytes(m.activationDtype);
+    const double t = batch.Tokens();
+    const double headsPerRank = m.numHeads / double(m_par.tp);
+    const double dqk = m.QkHeadDim();
+    const double dv = m.VHeadDim();
+    // Attention: 2 n_h (d_qk + d_v) x the keys its q new queries see (q (c + (q + 1) / 2) on a
+    // full layer; capped at the window on a sliding one).
+    ComputeOp attn;
+    attn.kind = OpKind::Attention;
+    attn.layer = int32_t(layer);
+    attn.kernels = 2;
+    double kvPerToken = m.KvBytesPerTokenPerRank(m_par.tp) / m.numLayers;
+    KernelShape attnShape;
+    attnShape.heads = uint32_t(std::llround(headsPerRank));
+    attnShape.kvHeads
+        = m.attention == AttentionKind::Mla ? attnShape.heads : m.KvHeadsPerRank(m_par.tp);
+    attnShape.headDim = uint32_t(dqk);
+    attnShape.dtype = m.activationDtype;
+    const bool sliding = m.KindOf(layer) == LayerKind::Sliding;
+    attnShape.window = sliding ? m.slidingWindow : 0;
+    KernelShape decode = attnShape;
+    decode.op = KernelOp::GenerationAttention;
+    decode.name = "decode_attention";
+    decode.isl = 1;
+    for (const auto& s : batch.sequences)
+    {
+        double q = s.newTokens;
+        double c = double(s.cachedTokens);
+        attn.flops += 2 * headsPerRank * (dqk + dv) * AttendedKeys(s, attnShape.window);
+        // Reads the cached keys it sees (a sliding layer: the last window - 1), writes q.
+        const double read = sliding ? std::min(c, double(m.slidingWindow) - 1) : c;
+        attn.kvBytes += (read + q) * kvPerToken;
+        if (s.newTokens == 1 && s.cachedTokens > 0)
+        {
+            decode.batch++;
+            decode.cached += s.cachedTokens;
+        }
+        else
+        {
+            // A prompt chunk: causal over its new tokens, after its cached prefix.
+            KernelShape prefill = attnShape;
+            prefill.op = KernelOp::ContextAttention;
+            prefill.name = "prefill_attention";
+            prefill.batch = 1;
+            prefill.isl = s.newTokens;
+            prefill.cached = s.cachedTokens;
+            attn.shapes.push_back(prefill);
+        }
+    }
+    if (decode.batch > 0)
+    {
+        decode.cached /= decode.batch; // the tables key decode by one context length
+        attn.shapes.push_back(decode);
+    }
+    attn.activationBytes = t * headsPerRank * (dqk + dv) * ba;
+    {
+        // Rotary embedding in place on q and k (MLA: the decoupled rope part only).
+        const double ropeDim = m.attention == AttentionKind::Mla ? m.mla.qkRopeHeadDim : dqk;
+        const double ropeHeads = headsPerRank + attnShape.kvHeads;
+        attn.elementwise
+            = {Elementwise("rotary_emb", t, 2 * t * ropeHeads * ropeDim * ba, m.activationDtype)};
+    }
+    Cost(attn, m.activationDtype);
+    return attn;
 }
 
 void

@@ -59,6 +59,7 @@ struct KernelShape
     uint32_t heads = 0;       //!< attention: query heads on this rank
     uint32_t kvHeads = 0;     //!< attention: KV heads on this rank
     uint32_t headDim = 0;     //!< attention: head size (q/k)
+    uint64_t window = 0;      //!< attention: keys a query sees on a sliding layer (0: all)
     uint64_t tokens = 0;      //!< MoE: tokens entering the layer on this rank
     uint32_t hidden = 0;      //!< MoE: hidden size
     uint32_t inter = 0;       //!< MoE: full per-expert FFN width
@@ -175,6 +176,9 @@ class Roofline
     void Cost(ComputeOp& op, DType dtype) const;
 
   private:
+    /// The attention op of \p layer (full or sliding-window) for \p batch.
+    ComputeOp AttentionOp(uint32_t layer, const StepBatch& batch) const;
+
     /// Ops of the MoE block of \p layer on EP rank \p epRank.
     void AppendMoeOps(std::vector<ComputeOp>& ops,
                       uint32_t layer,

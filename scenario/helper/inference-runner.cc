@@ -20,6 +20,25 @@ namespace fabricsim
 
 using nlohmann::json;
 
+namespace
+{
+
+/// The model in the summary: its name, the config keys the reader passed over, and the ops a
+/// calibration could not price for want of measured rows.
+json
+ModelSummary(const InferenceScenario& isc)
+{
+    json j = {{"name", isc.model.name}, {"ignored_keys", isc.model.ignoredKeys}};
+    if (isc.hw.computeCalibration && isc.model.NumLayersOf(LayerKind::Sliding) > 0)
+    {
+        j["uncalibrated"] = {"sliding-window attention: no measured kernel rows, priced by the "
+                             "roofline at the hardware's efficiencies"};
+    }
+    return j;
+}
+
+} // namespace
+
 bool
 IsInferenceScenario(const json& doc)
 {
@@ -153,7 +172,7 @@ ExecuteInferenceScenario(const json& doc,
     s["scenario"] = sc.name;
     s["seed"] = isc.seed;
     s["backend"] = opt.backend;
-    s["model"] = {{"name", isc.model.name}, {"ignored_keys", isc.model.ignoredKeys}};
+    s["model"] = ModelSummary(isc);
     json fj = {
         {"topology", sc.topology.type}, {"hosts", sc.topology.NumHosts()}, {"cc", sc.transport.cc}};
     if (stats)

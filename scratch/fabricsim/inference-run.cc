@@ -45,6 +45,10 @@ PrintTable(const json& s,
         out << " (" << ignored.size() << " config keys not read: model.ignored_keys)";
     }
     out << "\n";
+    for (const auto& note : s["model"].value("uncalibrated", json::array()))
+    {
+        out << "  uncalibrated            " << note.get<std::string>() << "\n";
+    }
     const json& r = s["requests"];
     out << std::fixed << std::setprecision(2);
     out << "  requests completed      " << r["completed"].get<int>() << " / "

@@ -637,12 +637,12 @@ TEST(Cli, ModelKeysAreReadRefusedOrListed)
     ASSERT_EQ(fabricsim::test::RunCli("run " + sc
                                           + " --backend analytical --no-progress --set "
                                             "'model={\"preset\": \"Qwen3-30B-A3B\", "
-                                            "\"sliding_window\": 4096}' --out "
+                                            "\"linear_conv_kernel_dim\": 4}' --out "
                                           + dir + "/w",
                                       out),
               2)
         << out;
-    EXPECT_NE(out.find("sliding-window attention is not modelled yet"), std::string::npos) << out;
+    EXPECT_NE(out.find("linear attention is not modelled yet"), std::string::npos) << out;
     EXPECT_FALSE(fs::exists(dir + "/w/summary.json"));
     ASSERT_EQ(fabricsim::test::RunCli("run " + sc
                                           + " --backend analytical --no-progress --set "
@@ -656,5 +656,19 @@ TEST(Cli, ModelKeysAreReadRefusedOrListed)
               json({"max_position_embeddings", "norm_topk_prob", "rms_norm_eps", "rope_theta"}));
     EXPECT_NE(out.find("Qwen3-30B-A3B (4 config keys not read: model.ignored_keys)"),
               std::string::npos)
+        << out;
+    EXPECT_FALSE(s["model"].contains("uncalibrated"));
+    // Gemma 3's local layers have no measured attention rows: the run says so.
+    ASSERT_EQ(fabricsim::test::RunCli("run " + sc
+                                          + " --backend analytical --no-progress --set "
+                                            "'model=\"Gemma-3-27B\"' --set "
+                                            "'parallelism={\"tp\": 1, \"dp\": 32}' --out "
+                                          + dir + "/g",
+                                      out),
+              0)
+        << out;
+    const json g = json::parse(fabricsim::test::ReadFile(dir + "/g/summary.json"));
+    ASSERT_EQ(g["model"]["uncalibrated"].size(), 1u) << g["model"];
+    EXPECT_NE(out.find("uncalibrated            sliding-window attention"), std::string::npos)
         << out;
 }

@@ -52,17 +52,40 @@ TEST(ModelConfigKeys, EveryPresetKeyIsReadOrListed)
           "rms_norm_eps",
           "routed_scaling_factor"}},
         {"MiniMax-M2.5", {"max_position_embeddings"}},
+        {"Gemma-3-27B",
+         {"mm_tokens_per_image",
+          "model_type",
+          "text_config.query_pre_attn_scalar",
+          "text_config.rope_scaling",
+          "vision_config"}},
     };
     const Keys& read = ModelConfigKeysRead();
+    auto isRead = [&](const std::string& k)
+    {
+        return std::count(read.begin(), read.end(), k) > 0;
+    };
     for (const auto& name : ModelSpec::PresetNames())
     {
         const json c = ModelSpec::PresetConfig(name);
         const ModelSpec m = ModelSpec::Preset(name);
+        auto listed = [&](const std::string& k)
+        {
+            return std::count(m.ignoredKeys.begin(), m.ignoredKeys.end(), k) > 0;
+        };
+        const json* text = c.contains("text_config") ? &c["text_config"] : nullptr;
         for (auto it = c.begin(); it != c.end(); ++it)
         {
-            const bool isRead = std::count(read.begin(), read.end(), it.key()) > 0;
-            const bool listed = std::count(m.ignoredKeys.begin(), m.ignoredKeys.end(), it.key());
-            EXPECT_NE(isRead, listed) << name << ": " << it.key();
+            if (it.key() != "text_config")
+            {
+                // An outer key the text model also has is not read: the text model's wins.
+                const bool used = isRead(it.key()) && !(text && text->contains(it.key()));
+                EXPECT_NE(used, listed(it.key())) << name << ": " << it.key();
+            }
+        }
+        for (auto it = text ? text->begin() : c.end(); text && it != text->end(); ++it)
+        {
+            EXPECT_NE(isRead(it.key()), listed("text_config." + it.key()))
+                << name << ": text_config." << it.key();
         }
         if (auto e = expected.find(name); e != expected.end())
         {
@@ -120,10 +143,8 @@ TEST(ModelConfigKeys, UnmodelledKindsAreRefusedByName)
         EXPECT_EQ(e.Field(), field) << patch.dump();
         EXPECT_NE(e.Expected().find("not modelled yet"), std::string::npos) << e.Expected();
     };
-    refused({{"sliding_window", 4096}}, "model.sliding_window"); // Mistral-7B-v0.1
-    refused({{"sliding_window", 4096}, {"use_sliding_window", true}}, "model.sliding_window");
     Keys kinds(32, "full_attention"); // Llama-3-8B's 32 layers
-    kinds[1] = "sliding_attention";
+    kinds[1] = "chunked_attention";
     refused({{"layer_types", kinds}}, "model.layer_types[1]");
     kinds[0] = "linear_attention";
     refused({{"layer_types", kinds}}, "model.layer_types[0]");
@@ -144,12 +165,12 @@ TEST(ModelConfigKeys, UnmodelledKindsAreRefusedByName)
     refused({{"quantization_config", {{"quant_method", "mxfp4"}}}},
             "model.quantization_config.quant_method");
     json nested = Nested(llama);
-    nested["text_config"]["sliding_window"] = 1024;
+    nested["text_config"]["linear_conv_kernel_dim"] = 4;
     EXPECT_EQ(ErrorOf([&] { ModelSpec::FromConfig(nested); }).Field(),
-              "text_config.sliding_window");
+              "text_config.linear_conv_kernel_dim");
 
     // What selects nothing is read, not refused and not listed: Qwen2's disabled window,
-    // all-full layer types, a null window.
+    // all-full layer types.
     json c = llama;
     c.merge_patch(json{{"sliding_window", 131072},
                        {"use_sliding_window", false},

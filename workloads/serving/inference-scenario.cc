@@ -463,6 +463,15 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         }
         else if (mode == "layerwise")
         {
+            // Each chunk's KV is sent as computed; a sliding layer would send what its window
+            // drops before decode, which the transfer does not model.
+            if (s.model.NumLayersOf(LayerKind::Sliding) > 0)
+            {
+                dis->Fail("kv_transfer",
+                          "\"bulk\" for a model with sliding-window layers (layerwise transfer "
+                          "of windowed KV is not modelled yet)",
+                          "\"layerwise\"");
+            }
             s.disagg.transfer = KvTransferMode::Layerwise;
         }
         else

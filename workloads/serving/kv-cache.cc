@@ -107,6 +107,47 @@ ActivationBytesPerRank(const ModelSpec& m,
     return double(maxTokens) * perToken + logits;
 }
 
+KvCacheGroups
+KvCacheGroups::Of(const ModelSpec& m)
+{
+    KvCacheGroups g;
+    const uint32_t full = m.NumLayersOf(LayerKind::Full);
+    const uint32_t sliding = m.NumLayersOf(LayerKind::Sliding);
+    if (sliding == 0)
+    {
+        g.layersPerGroup = m.numLayers;
+        return g;
+    }
+    g.layersPerGroup = full == 0 ? sliding : std::min(full, sliding);
+    g.full = (full + g.layersPerGroup - 1) / g.layersPerGroup;
+    g.sliding = (sliding + g.layersPerGroup - 1) / g.layersPerGroup;
+    g.window = m.slidingWindow;
+    return g;
+}
+
+uint64_t
+KvCacheGroups::Blocks(uint64_t tokens, uint64_t computed, uint32_t blockSize) const
+{
+    const uint64_t all = (tokens + blockSize - 1) / blockSize;
+    uint64_t n = uint64_t(full) * all;
+    if (sliding > 0)
+    {
+        // Tokens before computed - window + 1 are outside every later query's window.
+        const uint64_t skipped = computed + 1 > window ? computed + 1 - window : 0;
+        n += uint64_t(sliding) * (all - std::min(all, skipped / blockSize));
+    }
+    return n;
+}
+
+uint64_t
+KvCacheGroups::PeakBlocks(uint64_t tokens, uint64_t chunk, uint32_t blockSize) const
+{
+    const uint64_t all = (tokens + blockSize - 1) / blockSize;
+    // A step computing up to chunk tokens after the window's window - 1: at most this many.
+    const uint64_t windowed = (window - 1 + chunk + blockSize - 1) / blockSize + 1;
+    return uint64_t(full) * all + uint64_t(sliding) * std::min(all, windowed);
+}
+
 KvCacheBudget
 KvCacheBudget::Compute(const ModelSpec& model,
                        const HardwareSpec& hw,
@@ -123,6 +164,7 @@ KvCacheBudget::Compute(const ModelSpec& model,
         = ActivationBytesPerRank(model, par, batching.maxNumBatchedTokens, batching.maxNumSeqs);
     auto layers = par.LayersPerStage(model);
     double perTokenAll = model.KvBytesPerTokenPerRank(par.tp);
+    b.groups = KvCacheGroups::Of(model);
     uint64_t blocks = UINT64_MAX;
     for (uint32_t s = 0; s < par.pp; ++s)
     {
@@ -140,7 +182,11 @@ KvCacheBudget::Compute(const ModelSpec& model,
                 Gb(w) + " of weights and " + Gb(b.activationBytes) + " of activations on a stage-"
                     + std::to_string(s) + " rank");
         }
-        double perToken = perTokenAll * layers[s] / model.numLayers;
+        // A block spans every layer of the stage, or with sliding layers a group's share.
+        const double spanned = b.groups.sliding == 0
+                                   ? double(layers[s])
+                                   : double(b.groups.layersPerGroup) * layers[s] / model.numLayers;
+        double perToken = perTokenAll * spanned / model.numLayers;
         double capacity = kv.placement == KvPlacement::Hbm ? left : kv.tierCapacityBytes;
         // In double first: a tier of exabytes (or a stage without KV) gives more blocks than
         // 64 bits hold, and converting that is undefined; such a stage does not limit.
@@ -157,16 +203,33 @@ KvCacheBudget::Compute(const ModelSpec& model,
     return b;
 }
 
-BlockAllocator::BlockAllocator(uint64_t numBlocks, uint32_t blockSize)
+uint64_t
+KvCacheBudget::TokensIn(uint64_t blocks) const
+{
+    return blocks > UINT64_MAX / blockSize ? UINT64_MAX : blocks * blockSize;
+}
+
+bool
+KvCacheBudget::Holds(uint64_t tokens, uint64_t chunk, uint64_t blocks) const
+{
+    if (groups.sliding == 0)
+    {
+        return tokens <= TokensIn(blocks);
+    }
+    return groups.PeakBlocks(tokens, chunk, blockSize) <= blocks;
+}
+
+BlockAllocator::BlockAllocator(uint64_t numBlocks, uint32_t blockSize, const KvCacheGroups& groups)
     : m_total(numBlocks)
     , m_blockSize(blockSize)
+    , m_groups(groups)
 {
 }
 
 uint64_t
-BlockAllocator::BlocksFor(uint64_t tokens) const
+BlockAllocator::BlocksFor(uint64_t tokens, uint64_t computed) const
 {
-    return (tokens + m_blockSize - 1) / m_blockSize;
+    return m_groups.Blocks(tokens, computed, m_blockSize);
 }
 
 uint64_t
@@ -177,25 +240,30 @@ BlockAllocator::Held(uint64_t seq) const
 }
 
 bool
-BlockAllocator::CanGrow(uint64_t seq, uint64_t tokens) const
+BlockAllocator::CanGrow(uint64_t seq, uint64_t tokens, uint64_t computed) const
 {
-    uint64_t need = BlocksFor(tokens);
+    uint64_t need = BlocksFor(tokens, computed);
     uint64_t have = Held(seq);
     return need <= have || need - have <= FreeBlocks();
 }
 
 bool
-BlockAllocator::Grow(uint64_t seq, uint64_t tokens)
+BlockAllocator::Grow(uint64_t seq, uint64_t tokens, uint64_t computed)
 {
-    if (!CanGrow(seq, tokens))
+    if (!CanGrow(seq, tokens, computed))
     {
         return false;
     }
-    uint64_t need = BlocksFor(tokens);
+    uint64_t need = BlocksFor(tokens, computed);
     uint64_t& have = m_held[seq];
     if (need > have)
     {
         m_used += need - have;
+        have = need;
+    }
+    else if (m_groups.sliding > 0)
+    {
+        m_used -= have - need; // blocks the window left behind go back to the pool
         have = need;
     }
     return true;

@@ -32,6 +32,36 @@ double ActivationBytesPerRank(const ModelSpec& model,
                               uint32_t maxSeqs);
 
 /**
+ * \brief How the layers share one block pool, as vLLM's hybrid KV-cache manager does (design
+ * doc at vLLM commit 458e74, docs/design/hybrid_kv_cache_manager.md): layers of one kind form
+ * groups of layersPerGroup (the smallest layer count of any kind; the last group of a kind is
+ * padded); a block holds blockSize tokens of every layer of one group; a full group needs a
+ * block per blockSize tokens, a sliding one frees the blocks wholly before its window. A model
+ * with full layers only is one group of all its layers.
+ */
+struct KvCacheGroups
+{
+    uint32_t layersPerGroup = 0; //!< layers a block spans (padding included)
+    uint32_t full = 1;           //!< groups of full-attention layers
+    uint32_t sliding = 0;        //!< groups of sliding-window layers
+    uint64_t window = 0;         //!< their window (tokens)
+
+    /// The groups of \p model's layers.
+    static KvCacheGroups Of(const ModelSpec& model);
+
+    /**
+     * \brief Blocks one sequence holds with \p tokens tokens in the cache, \p computed of them
+     * computed: ceil(tokens / B) per full group; per sliding group that less the blocks wholly
+     * before token computed - window + 1 (vLLM's SlidingWindowManager skips those).
+     */
+    uint64_t Blocks(uint64_t tokens, uint64_t computed, uint32_t blockSize) const;
+
+    /// The most blocks a sequence of \p tokens tokens holds on its way, computing at most
+    /// \p chunk tokens a step.
+    uint64_t PeakBlocks(uint64_t tokens, uint64_t chunk, uint32_t blockSize) const;
+};
+
+/**
  * \brief The KV-cache size of one attention group.
  */
 struct KvCacheBudget
@@ -43,6 +73,7 @@ struct KvCacheBudget
     double kvBytesPerToken = 0; //!< KV bytes per token on the rank of the largest stage
     uint64_t numBlocks = 0;     //!< blocks of blockSize tokens the group can hold
     uint32_t blockSize = 16;    //!< tokens per block
+    KvCacheGroups groups;       //!< how the layers share the blocks
 
     /// Tokens the cache holds (numBlocks x blockSize).
     uint64_t Tokens() const
@@ -50,10 +81,19 @@ struct KvCacheBudget
         return numBlocks * blockSize;
     }
 
+    /// Tokens \p blocks blocks hold in a full-attention group (UINT64_MAX past 64 bits).
+    uint64_t TokensIn(uint64_t blocks) const;
+
+    /// True if a sequence of \p tokens tokens, computed \p chunk a step at most, fits in
+    /// \p blocks blocks all its life.
+    bool Holds(uint64_t tokens, uint64_t chunk, uint64_t blocks) const;
+
     /**
      * \brief Size the cache of a pool. numBlocks = min over stages of
      * floor(kvBytesPerRank / (blockSize x KV bytes per token of the stage's rank)), where
      * kvBytesPerRank = HBM x utilisation - weights - activations (hbm) or the tier capacity.
+     * With sliding layers a block spans groups.layersPerGroup layers (of a stage: that share
+     * of its layers) instead of all of them.
      * InputError naming \p field when the weights and activations do not fit.
      */
     static KvCacheBudget Compute(const ModelSpec& model,
@@ -66,22 +106,29 @@ struct KvCacheBudget
 };
 
 /**
- * \brief Paged block allocator: each sequence holds ceil(tokens / blockSize) blocks.
+ * \brief Paged block allocator over one pool shared by the KV-cache groups: a sequence holds
+ * KvCacheGroups::Blocks (ceil(tokens / blockSize) with full layers only).
  */
 class BlockAllocator
 {
   public:
-    /// \p numBlocks blocks of \p blockSize tokens.
-    BlockAllocator(uint64_t numBlocks = 0, uint32_t blockSize = 16);
+    /// \p numBlocks blocks of \p blockSize tokens shared by \p groups.
+    BlockAllocator(uint64_t numBlocks = 0,
+                   uint32_t blockSize = 16,
+                   const KvCacheGroups& groups = KvCacheGroups());
 
-    /// Blocks \p tokens tokens need.
-    uint64_t BlocksFor(uint64_t tokens) const;
+    /// Blocks \p tokens tokens need, \p computed of them computed.
+    uint64_t BlocksFor(uint64_t tokens, uint64_t computed = 0) const;
 
-    /// True if sequence \p seq can grow to \p tokens tokens.
-    bool CanGrow(uint64_t seq, uint64_t tokens) const;
+    /// True if sequence \p seq can hold \p tokens tokens, \p computed of them computed.
+    bool CanGrow(uint64_t seq, uint64_t tokens, uint64_t computed = 0) const;
 
-    /// Grow sequence \p seq to hold \p tokens tokens; false (and no change) if it does not fit.
-    bool Grow(uint64_t seq, uint64_t tokens);
+    /**
+     * \brief Make sequence \p seq hold \p tokens tokens, \p computed of them computed: takes
+     * the blocks it lacks, returns those a sliding window left behind; false (and no change)
+     * if the ones it lacks are not free.
+     */
+    bool Grow(uint64_t seq, uint64_t tokens, uint64_t computed = 0);
 
     /// Release every block of \p seq.
     void Free(uint64_t seq);
@@ -116,6 +163,7 @@ class BlockAllocator
   private:
     uint64_t m_total;                    //!< blocks in the cache
     uint32_t m_blockSize;                //!< tokens per block
+    KvCacheGroups m_groups;              //!< how the layers share them
     uint64_t m_used = 0;                 //!< blocks in use
     std::map<uint64_t, uint64_t> m_held; //!< blocks per sequence
 };

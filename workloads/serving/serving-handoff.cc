@@ -49,11 +49,11 @@ ServingSimulation::Impl::AdmitLayerwise(const SlotRef& prefill, const SequenceSt
     uint64_t tokens = s.promptTokens;
     uint64_t id = s.id;
     if (!PickSlot(
-            1, [&](ServingScheduler& sc) { return sc.Blocks().CanGrow(id, tokens); }, dec))
+            1, [&](ServingScheduler& sc) { return sc.Blocks().CanGrow(id, tokens, tokens); }, dec))
     {
         return false; // the decode pool is full: keep the queue waiting
     }
-    Sched(dec).Reserve(id, tokens);
+    Sched(dec).Reserve(id, tokens, tokens);
     int64_t tid = m_nextTransfer++;
     Transfer& t = m_transfers[tid];
     t.request = id;
@@ -80,13 +80,14 @@ ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
         SlotRef dec;
         if (!PickSlot(
                 1,
-                [&](ServingScheduler& sc) { return sc.Blocks().CanGrow(h.request, tokens); },
+                [&](ServingScheduler& sc)
+                { return sc.Blocks().CanGrow(h.request, tokens, tokens); },
                 dec))
         {
             return; // FIFO: the head waits for decode room
         }
         m_handoffs.pop_front();
-        Sched(dec).Reserve(h.request, tokens);
+        Sched(dec).Reserve(h.request, tokens, tokens);
         int64_t tid = m_nextTransfer++;
         Transfer& t = m_transfers[tid];
         t.request = h.request;
@@ -108,8 +109,9 @@ ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
         for (const auto& r : PlanKvRoutes(
                  m_sc.model, m_pools[0].spec.par, m_pools[1].engines[dec.engine].layout, dec.group))
         {
+            // A sliding layer sends only the window the decode side goes on from.
             pairs[{src.Host(h.prefill.group, r.srcStage, r.srcTp), r.dstHost}]
-                += r.bytesPerToken * double(tokens);
+                += r.bytesPerToken * double(m_sc.model.KvTokensHeld(r.layer, tokens));
         }
         RequestRecord& rec = m_records[h.request];
         rec.kvTransferStartPs = m_api.NowPs();

@@ -43,9 +43,10 @@ ScheduledBatch::PrefillTokens() const
 
 ServingScheduler::ServingScheduler(const BatchingSpec& batching,
                                    uint64_t numBlocks,
-                                   uint32_t blockSize)
+                                   uint32_t blockSize,
+                                   const KvCacheGroups& groups)
     : m_batching(batching)
-    , m_blocks(numBlocks, blockSize)
+    , m_blocks(numBlocks, blockSize, groups)
 {
 }
 
@@ -57,9 +58,9 @@ ServingScheduler::Enqueue(const SequenceState& s)
 }
 
 bool
-ServingScheduler::Reserve(uint64_t id, uint64_t tokens)
+ServingScheduler::Reserve(uint64_t id, uint64_t tokens, uint64_t computed)
 {
-    return m_blocks.Grow(id, tokens);
+    return m_blocks.Grow(id, tokens, computed);
 }
 
 void
@@ -159,7 +160,7 @@ ServingScheduler::Schedule(int64_t admitUpToPs)
             continue;
         }
         bool self = false;
-        while (!m_blocks.CanGrow(id, s.computed + n))
+        while (!m_blocks.CanGrow(id, s.computed + n, s.computed))
         {
             uint64_t victim = PreemptLast();
             batch.preempted++;
@@ -174,7 +175,7 @@ ServingScheduler::Schedule(int64_t admitUpToPs)
         {
             break;
         }
-        m_blocks.Grow(id, s.computed + n);
+        m_blocks.Grow(id, s.computed + n, s.computed);
         add(s, n);
         ++i;
     }
@@ -195,7 +196,7 @@ ServingScheduler::Schedule(int64_t admitUpToPs)
             {
                 break;
             }
-            if (!m_blocks.CanGrow(id, s.computed + n))
+            if (!m_blocks.CanGrow(id, s.computed + n, s.computed))
             {
                 break;
             }
@@ -203,7 +204,7 @@ ServingScheduler::Schedule(int64_t admitUpToPs)
             {
                 break;
             }
-            m_blocks.Grow(id, s.computed + n);
+            m_blocks.Grow(id, s.computed + n, s.computed);
             m_waiting.pop_front();
             m_running.push_back(id);
             add(s, n);

@@ -107,17 +107,21 @@ class ServingScheduler
      * \param batching budget and limits
      * \param numBlocks KV blocks of this scheduler
      * \param blockSize tokens per block
+     * \param groups how the model's layers share the blocks
      */
-    ServingScheduler(const BatchingSpec& batching, uint64_t numBlocks, uint32_t blockSize);
+    ServingScheduler(const BatchingSpec& batching,
+                     uint64_t numBlocks,
+                     uint32_t blockSize,
+                     const KvCacheGroups& groups = KvCacheGroups());
 
     /// Queue a new sequence (FCFS).
     void Enqueue(const SequenceState& s);
 
     /**
      * \brief Reserve blocks for \p tokens tokens of sequence \p id ahead of its arrival (KV
-     * transferred in); false if they do not fit.
+     * transferred in), \p computed of them computed; false if they do not fit.
      */
-    bool Reserve(uint64_t id, uint64_t tokens);
+    bool Reserve(uint64_t id, uint64_t tokens, uint64_t computed = 0);
 
     /// Add a sequence whose KV (s.computed tokens, reserved with Reserve) is present: it runs.
     void AddRunning(const SequenceState& s);

@@ -91,8 +91,10 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
             {
                 for (uint32_t g = 0; g < layout.groups; ++g)
                 {
-                    ve.scheds.push_back(std::make_unique<ServingScheduler>(
-                        pool.spec.batching, blocksPerVe, pool.budget.blockSize));
+                    ve.scheds.push_back(std::make_unique<ServingScheduler>(pool.spec.batching,
+                                                                           blocksPerVe,
+                                                                           pool.budget.blockSize,
+                                                                           pool.budget.groups));
                 }
             }
             pool.engines.push_back(std::move(e));
@@ -258,10 +260,8 @@ ServingSimulation::Impl::Validate()
             uint64_t need = units::CheckedAdd(
                 prompt, pool.role == Role::Prefill ? 1 : r.outputTokens, "request tokens");
             const uint64_t perStage = pool.budget.numBlocks / pool.spec.par.pp;
-            const uint64_t cap = perStage > UINT64_MAX / pool.budget.blockSize
-                                     ? UINT64_MAX // num_blocks past what tokens can count
-                                     : perStage * pool.budget.blockSize;
-            if (need > cap)
+            const uint64_t cap = pool.budget.TokensIn(perStage);
+            if (!pool.budget.Holds(need, pool.spec.batching.maxNumBatchedTokens, perStage))
             {
                 throw fabricsim::InputError(file,
                                             reqField,
