@@ -36,12 +36,14 @@ RefuseLayerKinds(const JsonObject& o)
         {
             const json& e = (*v)[i];
             const std::string kind = e.is_string() ? e.get<std::string>() : "";
-            if (kind != "full_attention" && kind != "sliding_attention")
+            if (kind != "full_attention" && kind != "sliding_attention"
+                && kind != "linear_attention")
             {
                 throw InputError(o.File(),
                                  JsonIndex(o.Field("layer_types"), i),
-                                 NotModelled("\"full_attention\" or \"sliding_attention\"",
-                                             "any other layer kind (linear attention)"),
+                                 NotModelled("\"full_attention\", \"sliding_attention\" or "
+                                             "\"linear_attention\"",
+                                             "any other layer kind"),
                                  DescribeJson(e));
             }
         }
@@ -100,6 +102,7 @@ ModelConfigKeysRead()
         "linear_num_key_heads",
         "linear_num_value_heads",
         "linear_value_head_dim",
+        "mamba_ssm_dtype",
         "max_window_layers",
         "mlp_bias",
         "mlp_only_layers",
@@ -142,24 +145,6 @@ void
 RefuseUnmodelledKeys(const JsonObject& o)
 {
     RefuseLayerKinds(o);
-    for (const char* k : {"linear_num_key_heads",
-                          "linear_num_value_heads",
-                          "linear_key_head_dim",
-                          "linear_value_head_dim",
-                          "linear_conv_kernel_dim"})
-    {
-        if (const json* v = o.Find(k))
-        {
-            o.Fail(k, NotModelled("no such key", "linear attention"), DescribeJson(*v));
-        }
-    }
-    if (const json* v = o.Find("full_attention_interval");
-        v && !v->is_null() && JsonObject::AsUint(*v) != std::optional<uint64_t>(1))
-    {
-        o.Fail("full_attention_interval",
-               NotModelled("1 (every layer full attention)", "linear attention between"),
-               DescribeJson(*v));
-    }
     for (const char* k : {"linear_attn_config", "index_topk", "attention_chunk_size"})
     {
         if (const json* v = o.Find(k); v && !v->is_null())
@@ -173,16 +158,9 @@ RefuseUnmodelledKeys(const JsonObject& o)
                 DescribeJson(*v));
         }
     }
-    for (const char* k : {"attn_output_gate", "mlp_bias"})
+    if (o.OptionalBool("mlp_bias", false))
     {
-        if (o.OptionalBool(k, false))
-        {
-            o.Fail(k,
-                   NotModelled("false",
-                               std::string(k) == "mlp_bias" ? "a bias on the MLP projections"
-                                                            : "an attention output gate"),
-                   "true");
-        }
+        o.Fail("mlp_bias", NotModelled("false", "a bias on the MLP projections"), "true");
     }
     if (const json* q = o.Find("quantization_config"); q && q->is_object())
     {

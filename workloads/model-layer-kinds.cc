@@ -58,7 +58,12 @@ ReadLayerKinds(const JsonObject& o, ModelSpec& m)
         // RefuseUnmodelledKeys has checked its length and entries.
         for (size_t l = 0; l < t->size(); ++l)
         {
-            if ((*t)[l].get<std::string>() != "sliding_attention")
+            const std::string kind = (*t)[l].get<std::string>();
+            if (kind == "linear_attention")
+            {
+                kinds[l] = LayerKind::Linear;
+            }
+            if (kind != "sliding_attention")
             {
                 continue;
             }
@@ -77,6 +82,14 @@ ReadLayerKinds(const JsonObject& o, ModelSpec& m)
             kinds[l] = LayerKind::Sliding;
         }
     }
+    else if (const uint64_t every = o.OptionalUint("full_attention_interval", 1, 1); every > 1)
+    {
+        // Qwen3-Next without layer_types: every N-th layer full, linear between.
+        for (uint32_t l = 0; l < m.numLayers; ++l)
+        {
+            kinds[l] = (l + 1) % every == 0 ? LayerKind::Full : LayerKind::Linear;
+        }
+    }
     else if (m.slidingWindow > 0)
     {
         const uint64_t pattern = o.OptionalUint("sliding_window_pattern", 0, 1);
@@ -91,6 +104,32 @@ ReadLayerKinds(const JsonObject& o, ModelSpec& m)
     if (std::count(kinds.begin(), kinds.end(), LayerKind::Full) < long(kinds.size()))
     {
         m.layerKinds = std::move(kinds);
+    }
+    // Qwen3-Next's attention always gates its output; Qwen3.5's config says so.
+    m.attnOutputGate = o.OptionalBool("attn_output_gate", m.modelType == "qwen3_next");
+    if (m.NumLayersOf(LayerKind::Linear) > 0)
+    {
+        LinearAttentionSpec a;
+        a.numKeyHeads = uint32_t(o.Uint("linear_num_key_heads", 1, UINT32_MAX));
+        a.numValueHeads = uint32_t(o.Uint("linear_num_value_heads", 1, UINT32_MAX));
+        a.keyHeadDim = uint32_t(o.Uint("linear_key_head_dim", 1, UINT32_MAX));
+        a.valueHeadDim = uint32_t(o.Uint("linear_value_head_dim", 1, UINT32_MAX));
+        a.convKernel = uint32_t(o.Uint("linear_conv_kernel_dim", 1, UINT32_MAX));
+        if (const json* d = o.Find("mamba_ssm_dtype"); d && !d->is_null())
+        {
+            a.stateDtype = d->is_string() ? ParseDType(d->get<std::string>()) : std::nullopt;
+            if (!a.stateDtype)
+            {
+                o.Fail("mamba_ssm_dtype", "a dtype (float32, bfloat16, ...)", DescribeJson(*d));
+            }
+        }
+        if (a.numValueHeads % a.numKeyHeads != 0)
+        {
+            o.Fail("linear_num_value_heads",
+                   "a multiple of linear_num_key_heads " + std::to_string(a.numKeyHeads),
+                   std::to_string(a.numValueHeads));
+        }
+        m.linear = a;
     }
 }
 
@@ -120,7 +159,16 @@ ModelSpec::KeysAt(uint32_t layer, uint64_t pos) const
 uint64_t
 ModelSpec::KvTokensHeld(uint32_t layer, uint64_t tokens) const
 {
-    return KindOf(layer) == LayerKind::Sliding ? std::min<uint64_t>(tokens, slidingWindow) : tokens;
+    switch (KindOf(layer))
+    {
+    case LayerKind::Sliding:
+        return std::min<uint64_t>(tokens, slidingWindow);
+    case LayerKind::Linear:
+        return 0; // a fixed state instead (LinearStateBytesPerLayer)
+    case LayerKind::Full:
+        break;
+    }
+    return tokens;
 }
 
 double
@@ -132,6 +180,40 @@ ModelSpec::KvBytesPerSequence(uint64_t tokens) const
         held += double(KvTokensHeld(l, tokens));
     }
     return held * KvBytesPerTokenPerLayer();
+}
+
+uint64_t
+ModelSpec::LinearAttentionParams() const
+{
+    if (!linear)
+    {
+        return 0;
+    }
+    const LinearAttentionSpec& a = *linear;
+    const uint64_t h = hiddenSize;
+    const uint64_t nv = a.numValueHeads;
+    const uint64_t in = h * (2 * a.KeyDim() + 2 * a.ValueDim() + 2 * nv);
+    return in + a.ConvDim() * a.convKernel + 2 * nv + a.valueHeadDim + a.ValueDim() * h;
+}
+
+uint64_t
+ModelSpec::MixerParams(uint32_t layer) const
+{
+    return KindOf(layer) == LayerKind::Linear ? LinearAttentionParams() : AttentionParams();
+}
+
+double
+ModelSpec::LinearStateBytesPerLayer() const
+{
+    if (!linear)
+    {
+        return 0;
+    }
+    const LinearAttentionSpec& a = *linear;
+    const double recurrent = double(a.numValueHeads) * a.keyHeadDim * a.valueHeadDim;
+    const double conv = double(a.ConvDim()) * (a.convKernel - 1);
+    return recurrent * DTypeBytes(a.stateDtype.value_or(activationDtype))
+           + conv * DTypeBytes(activationDtype);
 }
 
 } // namespace fabricsim

@@ -38,10 +38,93 @@ AddRelease(std::vector<std::pair<std::string, json>>& p,
     }
 }
 
+/// Qwen3.5's 60 layers: three Gated DeltaNet layers, then one full-attention layer.
+json
+Qwen35LayerTypes()
+{
+    json t = json::array();
+    for (int l = 0; l < 60; ++l)
+    {
+        t.push_back((l + 1) % 4 == 0 ? "full_attention" : "linear_attention");
+    }
+    return t;
+}
+
 /// The presets whose layers are not all full attention.
 void
 AddLayerKindPresets(std::vector<std::pair<std::string, json>>& p)
 {
+    // Qwen/Qwen3-Next-80B-A3B-Instruct's config.json: 48 layers, every fourth full (gated)
+    // attention (full_attention_interval, no layer_types), the rest Gated DeltaNet; 512
+    // experts, top-10, and a gated shared expert in every layer.
+    p.emplace_back("Qwen3-Next-80B-A3B",
+                   json{{"_name_or_path", "Qwen/Qwen3-Next-80B-A3B-Instruct"},
+                        {"architectures", {"Qwen3NextForCausalLM"}},
+                        {"model_type", "qwen3_next"},
+                        {"hidden_size", 2048},
+                        {"intermediate_size", 5120},
+                        {"num_hidden_layers", 48},
+                        {"num_attention_heads", 16},
+                        {"num_key_value_heads", 2},
+                        {"head_dim", 256},
+                        {"full_attention_interval", 4},
+                        {"linear_conv_kernel_dim", 4},
+                        {"linear_key_head_dim", 128},
+                        {"linear_num_key_heads", 16},
+                        {"linear_num_value_heads", 32},
+                        {"linear_value_head_dim", 128},
+                        {"num_experts", 512},
+                        {"num_experts_per_tok", 10},
+                        {"moe_intermediate_size", 512},
+                        {"shared_expert_intermediate_size", 512},
+                        {"decoder_sparse_step", 1},
+                        {"mlp_only_layers", json::array()},
+                        {"norm_topk_prob", true},
+                        {"partial_rotary_factor", 0.25},
+                        {"rope_theta", 10000000},
+                        {"rms_norm_eps", 1e-6},
+                        {"max_position_embeddings", 262144},
+                        {"use_sliding_window", false},
+                        {"vocab_size", 151936},
+                        {"attention_bias", false},
+                        {"tie_word_embeddings", false},
+                        {"torch_dtype", "bfloat16"}});
+    // Qwen/Qwen3.5-397B-A17B's config.json: the text model under text_config (layer_types
+    // spelled out, gated attention every fourth layer); the vision tower is not read (the
+    // measured runs serve it --language-model-only).
+    p.emplace_back(
+        "Qwen3.5-397B-A17B",
+        json{{"architectures", {"Qwen3_5MoeForConditionalGeneration"}},
+             {"model_type", "qwen3_5_moe"},
+             {"tie_word_embeddings", false},
+             {"text_config",
+              {{"model_type", "qwen3_5_moe_text"},
+               {"hidden_size", 4096},
+               {"num_hidden_layers", 60},
+               {"num_attention_heads", 32},
+               {"num_key_value_heads", 2},
+               {"head_dim", 256},
+               {"attn_output_gate", true},
+               {"full_attention_interval", 4},
+               {"layer_types", Qwen35LayerTypes()},
+               {"linear_conv_kernel_dim", 4},
+               {"linear_key_head_dim", 128},
+               {"linear_num_key_heads", 16},
+               {"linear_num_value_heads", 64},
+               {"linear_value_head_dim", 128},
+               {"num_experts", 512},
+               {"num_experts_per_tok", 10},
+               {"moe_intermediate_size", 1024},
+               {"shared_expert_intermediate_size", 1024},
+               {"mamba_ssm_dtype", "float32"},
+               {"mtp_num_hidden_layers", 1},
+               {"rope_parameters", {{"partial_rotary_factor", 0.25}, {"rope_theta", 10000000}}},
+               {"rms_norm_eps", 1e-6},
+               {"max_position_embeddings", 262144},
+               {"vocab_size", 248320},
+               {"attention_bias", false},
+               {"dtype", "bfloat16"}}},
+             {"vision_config", {{"depth", 27}, {"hidden_size", 1152}, {"out_hidden_size", 4096}}}});
     // google/gemma-3-27b-it's config.json (transformers 4.50.0.dev0) as published: the text
     // model under text_config with five local (1,024-token window) layers to one global; its
     // vocabulary and pattern are Gemma3TextConfig's defaults (model-layer-kinds.cc). The

@@ -503,6 +503,10 @@ ModelSpec::AttentionParams() const
     {
         p += h;
     }
+    if (attnOutputGate)
+    {
+        p += h * nh * d; // the gate's half of q_proj
+    }
     if (qkNorm)
     {
         // A weight per element of q and k across heads, else one head's worth each.
@@ -555,7 +559,7 @@ ModelSpec::RouterParams() const
 uint64_t
 ModelSpec::LayerParams(uint32_t layer) const
 {
-    uint64_t p = AttentionParams() + LayerNormParams();
+    uint64_t p = MixerParams(layer) + LayerNormParams();
     if (IsMoeLayer(layer))
     {
         return p + RouterParams() + ExpertsParams() + SharedExpertParams();
@@ -566,7 +570,7 @@ ModelSpec::LayerParams(uint32_t layer) const
 uint64_t
 ModelSpec::LayerActiveParams(uint32_t layer) const
 {
-    uint64_t p = AttentionParams() + LayerNormParams();
+    uint64_t p = MixerParams(layer) + LayerNormParams();
     if (IsMoeLayer(layer))
     {
         return p + RouterParams() + uint64_t(moe->topK) * ExpertParams() + SharedExpertParams();
@@ -653,7 +657,19 @@ ModelSpec::KvBytesPerTokenPerLayer() const
 double
 ModelSpec::KvBytesPerToken() const
 {
-    return double(numLayers) * KvBytesPerTokenPerLayer();
+    return double(numLayers - NumLayersOf(LayerKind::Linear)) * KvBytesPerTokenPerLayer();
+}
+
+double
+ModelSpec::KvBytesPerLayerPerRank(uint32_t tp) const
+{
+    // L x per-layer / shards / L: the order these figures have always been computed in.
+    const double all = double(numLayers) * KvBytesPerTokenPerLayer();
+    if (attention == AttentionKind::Mla)
+    {
+        return all / numLayers;
+    }
+    return all / double(std::max<uint32_t>(1, std::min(tp, numKvHeads))) / numLayers;
 }
 
 uint32_t

@@ -56,6 +56,39 @@ struct MlaSpec
 };
 
 /**
+ * \brief A linear-attention layer's dimensions: Gated DeltaNet (Qwen3-Next, Qwen3.5; config
+ * keys in comments). Keys and queries have numKeyHeads heads, values numValueHeads.
+ */
+struct LinearAttentionSpec
+{
+    uint32_t numKeyHeads = 0;   //!< linear_num_key_heads
+    uint32_t numValueHeads = 0; //!< linear_num_value_heads
+    uint32_t keyHeadDim = 0;    //!< linear_key_head_dim
+    uint32_t valueHeadDim = 0;  //!< linear_value_head_dim
+    uint32_t convKernel = 0;    //!< linear_conv_kernel_dim: the causal conv1d's width
+    /// mamba_ssm_dtype: the recurrent state's dtype (Qwen3.5: float32); none = activations'.
+    std::optional<DType> stateDtype;
+
+    /// Width of q (and of k): heads x key head size.
+    uint64_t KeyDim() const
+    {
+        return uint64_t(numKeyHeads) * keyHeadDim;
+    }
+
+    /// Width of v (and of the output gate z).
+    uint64_t ValueDim() const
+    {
+        return uint64_t(numValueHeads) * valueHeadDim;
+    }
+
+    /// Channels the conv1d runs over: q, k and v.
+    uint64_t ConvDim() const
+    {
+        return 2 * KeyDim() + ValueDim();
+    }
+};
+
+/**
  * \brief Mixture-of-experts part of a model.
  */
 struct MoeSpec
@@ -120,6 +153,11 @@ struct ModelSpec
     uint32_t slidingWindow = 0;
     /// RMSNorms per layer: 2 (before attention and MLP), 4 for Gemma 2/3's sandwich norms.
     uint32_t normsPerLayer = 2;
+    /// Linear-attention layers' dimensions (when layerKinds has Linear layers).
+    std::optional<LinearAttentionSpec> linear;
+    /// Full attention's output is gated by sigmoid(x W_g), W_g fused into q_proj
+    /// (attn_output_gate; Qwen3-Next and Qwen3.5).
+    bool attnOutputGate = false;
 
     /**
      * \brief Parse a HuggingFace config.json object as is. Reads: hidden_size,
@@ -190,8 +228,24 @@ struct ModelSpec
     /// Value head width (d, or v_head_dim for MLA).
     uint32_t VHeadDim() const;
 
-    /// Attention block parameters per layer (projections, biases, q/k or MLA norms).
+    /// Attention block parameters of a full or sliding layer (projections, biases, q/k or MLA
+    /// norms, output gate).
     uint64_t AttentionParams() const;
+    /**
+     * \brief Parameters of a linear-attention (Gated DeltaNet) layer: in_proj H (2 K + 2 V +
+     * 2 n_v) (q, k, v, the gate z, beta and alpha), the conv1d (2 K + V) w, dt_bias and A_log
+     * 2 n_v, the gated RMSNorm d_v, out_proj V H; K, V the key and value widths.
+     */
+    uint64_t LinearAttentionParams() const;
+    /// The token mixer's parameters of layer \p layer: linear or attention.
+    uint64_t MixerParams(uint32_t layer) const;
+    /**
+     * \brief Bytes of state one sequence keeps in a linear layer: the recurrent state
+     * n_v d_k d_v (at mamba_ssm_dtype, else the activation dtype) and the conv1d's last w - 1
+     * inputs (2 K + V, at the activation dtype: vLLM's mamba cache dtype "auto"). Divided by
+     * tp on a TP rank.
+     */
+    double LinearStateBytesPerLayer() const;
     /// Layer-norm parameters per layer (input and post-attention RMSNorm: 2 H; Gemma 4 H).
     uint64_t LayerNormParams() const;
     /// Dense gated MLP parameters (3 H I).
@@ -238,9 +292,12 @@ struct ModelSpec
 
     /**
      * \brief KV-cache bytes per token for the whole model: 2 L n_kv d b (GQA) or
-     * L (kv_lora_rank + qk_rope_head_dim) b (MLA), b = bytes of kvCacheDtype.
+     * L (kv_lora_rank + qk_rope_head_dim) b (MLA), b = bytes of kvCacheDtype, L the layers with
+     * attention (linear layers keep a state instead).
      */
     double KvBytesPerToken() const;
+    /// KV-cache bytes per token of one attention layer on one TP rank.
+    double KvBytesPerLayerPerRank(uint32_t tp) const;
     /// KV-cache bytes per token for one layer.
     double KvBytesPerTokenPerLayer() const;
     /**

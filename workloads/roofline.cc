@@ -157,11 +157,58 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     const bool block = m.BlockScaledFp8();
     const double t = batch.Tokens();
     const double h = m.hiddenSize;
+    const int32_t l = int32_t(layer);
+    std::vector<ComputeOp> ops;
+
+    if (m.KindOf(layer) == LayerKind::Linear)
+    {
+        AppendLinearOps(ops, layer, batch);
+    }
+    else
+    {
+        AppendAttentionOps(ops, layer, batch);
+    }
+
+    if (m.IsMoeLayer(layer))
+    {
+        AppendMoeOps(ops, layer, batch, epRank);
+        return ops;
+    }
+    ComputeOp mlp;
+    mlp.kind = OpKind::DenseMlp;
+    mlp.layer = l;
+    mlp.kernels = 4;
+    double mlpParams = double(m.DenseMlpParams()) / tp;
+    mlp.shapes = {Gemm("gate_up", t, 2.0 * m.intermediateSize / tp, h, gemm, block),
+                  Gemm("down", t, h, double(m.intermediateSize) / tp, gemm, block)};
+    mlp.elementwise
+        = {AddRmsNorm("post_attention_layernorm", t, h, ba, m.activationDtype),
+           Elementwise("silu_and_mul", t, 3 * t * m.intermediateSize / tp * ba, m.activationDtype)};
+    mlp.flops = 2 * t * mlpParams;
+    mlp.weightBytes = (mlpParams + h) * bw;
+    mlp.activationBytes = t * (2 * h + 3 * m.intermediateSize / tp) * ba;
+    Cost(mlp, gemm);
+    ops.push_back(mlp);
+    return ops;
+}
+
+void
+Roofline::AppendAttentionOps(std::vector<ComputeOp>& ops,
+                             uint32_t layer,
+                             const StepBatch& batch) const
+{
+    const ModelSpec& m = m_model;
+    const double tp = m_par.tp;
+    const double bw = DTypeBytes(m.weightDtype);
+    const double ba = DTypeBytes(m.activationDtype);
+    const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
+    const bool block = m.BlockScaledFp8();
+    const double t = batch.Tokens();
+    const double h = m.hiddenSize;
     const double headsPerRank = m.numHeads / tp;
     const double dqk = m.QkHeadDim();
     const double dv = m.VHeadDim();
     const int32_t l = int32_t(layer);
-    std::vector<ComputeOp> ops;
 
     // Q/K/V projections. MLA: the down projections (q_a, kv_a) are replicated on every TP
     // rank, the up projections (q_b, kv_b) and o are split by heads.
@@ -199,7 +246,9 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     else
     {
         double kvHeads = m.KvHeadsPerRank(m_par.tp);
-        qkvOut = (headsPerRank + 2 * kvHeads) * m.headDim;
+        // An output gate's weights are fused into q_proj: twice the query width.
+        const double gate = m.attnOutputGate ? headsPerRank : 0;
+        qkvOut = (headsPerRank + gate + 2 * kvHeads) * m.headDim;
         qkvParams = h * qkvOut;
         qkv.kernels = 2;
         qkv.shapes = {Gemm("qkv_proj", t, qkvOut, h, gemm, block)};
@@ -235,28 +284,76 @@ Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) cons
     out.activationBytes = t * (headsPerRank * dv + h) * ba;
     Cost(out, gemm);
     ops.push_back(out);
+}
 
-    if (m.IsMoeLayer(layer))
+void
+Roofline::AppendLinearOps(std::vector<ComputeOp>& ops, uint32_t layer, const StepBatch& batch) const
+{
+    const ModelSpec& m = m_model;
+    const LinearAttentionSpec& a = *m.linear;
+    const double tp = m_par.tp;
+    const double bw = DTypeBytes(m.weightDtype);
+    const double ba = DTypeBytes(m.activationDtype);
+    const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
+    const bool block = m.BlockScaledFp8();
+    const double t = batch.Tokens();
+    const double h = m.hiddenSize;
+    // TP splits the key and value heads (and with them the conv channels and the state).
+    const double key = a.KeyDim() / tp;
+    const double value = a.ValueDim() / tp;
+    const double heads = a.numValueHeads / tp;
+    const double conv = a.ConvDim() / tp;
+    const double dk = a.keyHeadDim;
+    const double dv = a.valueHeadDim;
+    const int32_t l = int32_t(layer);
+
+    ComputeOp in;
+    in.kind = OpKind::QkvProj;
+    in.layer = l;
+    in.kernels = 2;
+    const double inOut = 2 * key + 2 * value + 2 * heads; // q, k, v, z, beta, alpha
+    in.shapes = {Gemm("in_proj_qkvz", t, inOut, h, gemm, block)};
+    in.elementwise = {AddRmsNorm("input_layernorm", t, h, ba, m.activationDtype)};
+    in.flops = 2 * t * h * inOut;
+    in.weightBytes = (h * inOut + h) * bw;
+    in.activationBytes = t * (h + inOut) * ba;
+    Cost(in, gemm);
+    ops.push_back(in);
+
+    // The mixer: conv1d, the gated delta rule, the gated RMSNorm. FLOPs a token and value head:
+    // a chunk of C = 64 (FLA's chunked kernel) 6 C d_k + 4 C d_v + 6 d_k d_v (K K^T, the WY
+    // products, the intra-chunk scores and values; v - W S, q S and the state update), a
+    // decode step 7 d_k d_v (decay, S^T k, the rank-1 update, S q). It reads and writes the
+    // sequence's state once a step. No measured table covers it: never calibrated.
+    ComputeOp mix;
+    mix.kind = OpKind::Attention;
+    mix.layer = l;
+    mix.kernels = 4;
+    const double state = m.LinearStateBytesPerLayer() / tp;
+    for (const auto& s : batch.sequences)
     {
-        AppendMoeOps(ops, layer, batch, epRank);
-        return ops;
+        const double q = s.newTokens;
+        const double chunk = std::min(q, 64.0);
+        const double perToken = s.newTokens == 1 && s.cachedTokens > 0
+                                    ? 7 * dk * dv
+                                    : 6 * chunk * dk + 4 * chunk * dv + 6 * dk * dv;
+        mix.flops += heads * q * perToken + 2 * q * conv * a.convKernel;
+        mix.kvBytes += (s.cachedTokens > 0 ? 2 : 1) * state;
     }
-    ComputeOp mlp;
-    mlp.kind = OpKind::DenseMlp;
-    mlp.layer = l;
-    mlp.kernels = 4;
-    double mlpParams = double(m.DenseMlpParams()) / tp;
-    mlp.shapes = {Gemm("gate_up", t, 2.0 * m.intermediateSize / tp, h, gemm, block),
-                  Gemm("down", t, h, double(m.intermediateSize) / tp, gemm, block)};
-    mlp.elementwise
-        = {AddRmsNorm("post_attention_layernorm", t, h, ba, m.activationDtype),
-           Elementwise("silu_and_mul", t, 3 * t * m.intermediateSize / tp * ba, m.activationDtype)};
-    mlp.flops = 2 * t * mlpParams;
-    mlp.weightBytes = (mlpParams + h) * bw;
-    mlp.activationBytes = t * (2 * h + 3 * m.intermediateSize / tp) * ba;
-    Cost(mlp, gemm);
-    ops.push_back(mlp);
-    return ops;
+    // q, k, v in and out of the conv, the output, z and the normed output.
+    mix.activationBytes = t * (2 * conv + 3 * value) * ba;
+    Cost(mix, m.activationDtype);
+    ops.push_back(mix);
+
+    ComputeOp out;
+    out.kind = OpKind::OutProj;
+    out.layer = l;
+    out.shapes = {Gemm("out_proj", t, h, value, gemm, block)};
+    out.flops = 2 * t * value * h;
+    out.weightBytes = value * h * bw;
+    out.activationBytes = t * (value + h) * ba;
+    Cost(out, gemm);
+    ops.push_back(out);
 }
 
 ComputeOp
@@ -274,7 +371,7 @@ Roofline::AttentionOp(uint32_t layer, const StepBatch& batch) const
     attn.kind = OpKind::Attention;
     attn.layer = int32_t(layer);
     attn.kernels = 2;
-    double kvPerToken = m.KvBytesPerTokenPerRank(m_par.tp) / m.numLayers;
+    double kvPerToken = m.KvBytesPerLayerPerRank(m_par.tp);
     KernelShape attnShape;
     attnShape.heads = uint32_t(std::llround(headsPerRank));
     attnShape.kvHeads
@@ -324,6 +421,12 @@ Roofline::AttentionOp(uint32_t layer, const StepBatch& batch) const
         const double ropeHeads = headsPerRank + attnShape.kvHeads;
         attn.elementwise
             = {Elementwise("rotary_emb", t, 2 * t * ropeHeads * ropeDim * ba, m.activationDtype)};
+    }
+    if (m.attnOutputGate)
+    {
+        // sigmoid(gate) * output: reads both, writes one.
+        attn.elementwise.push_back(
+            Elementwise("attn_output_gate", t, 3 * t * headsPerRank * dv * ba, m.activationDtype));
     }
     Cost(attn, m.activationDtype);
     return attn;

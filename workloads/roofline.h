@@ -176,6 +176,18 @@ class Roofline
     void Cost(ComputeOp& op, DType dtype) const;
 
   private:
+    /// The q/k/v projections, attention and output projection of a full or sliding \p layer.
+    void AppendAttentionOps(std::vector<ComputeOp>& ops,
+                            uint32_t layer,
+                            const StepBatch& batch) const;
+
+    /**
+     * \brief A linear-attention (Gated DeltaNet) \p layer: in_proj (q, k, v, gate z, beta,
+     * alpha), the mixer (conv1d, the gated delta rule: a chunked scan over a prompt chunk, a
+     * recurrent step in decode, the gated RMSNorm), out_proj.
+     */
+    void AppendLinearOps(std::vector<ComputeOp>& ops, uint32_t layer, const StepBatch& batch) const;
+
     /// The attention op of \p layer (full or sliding-window) for \p batch.
     ComputeOp AttentionOp(uint32_t layer, const StepBatch& batch) const;
 

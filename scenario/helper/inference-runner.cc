@@ -29,10 +29,20 @@ json
 ModelSummary(const InferenceScenario& isc)
 {
     json j = {{"name", isc.model.name}, {"ignored_keys", isc.model.ignoredKeys}};
+    j["uncalibrated"] = json::array();
     if (isc.hw.computeCalibration && isc.model.NumLayersOf(LayerKind::Sliding) > 0)
     {
-        j["uncalibrated"] = {"sliding-window attention: no measured kernel rows, priced by the "
-                             "roofline at the hardware's efficiencies"};
+        j["uncalibrated"].push_back("sliding-window attention: no measured kernel rows, priced "
+                                    "by the roofline at the hardware's efficiencies");
+    }
+    if (isc.hw.computeCalibration && isc.model.NumLayersOf(LayerKind::Linear) > 0)
+    {
+        j["uncalibrated"].push_back("linear attention (Gated DeltaNet): no measured kernel rows, "
+                                    "priced by the roofline at the hardware's efficiencies");
+    }
+    if (j["uncalibrated"].empty())
+    {
+        j.erase("uncalibrated");
     }
     return j;
 }

@@ -637,12 +637,14 @@ TEST(Cli, ModelKeysAreReadRefusedOrListed)
     ASSERT_EQ(fabricsim::test::RunCli("run " + sc
                                           + " --backend analytical --no-progress --set "
                                             "'model={\"preset\": \"Qwen3-30B-A3B\", "
-                                            "\"linear_conv_kernel_dim\": 4}' --out "
+                                            "\"index_topk\": 2048}' --out "
                                           + dir + "/w",
                                       out),
               2)
         << out;
-    EXPECT_NE(out.find("linear attention is not modelled yet"), std::string::npos) << out;
+    EXPECT_NE(out.find("sparse attention over indexed tokens is not modelled yet"),
+              std::string::npos)
+        << out;
     EXPECT_FALSE(fs::exists(dir + "/w/summary.json"));
     ASSERT_EQ(fabricsim::test::RunCli("run " + sc
                                           + " --backend analytical --no-progress --set "

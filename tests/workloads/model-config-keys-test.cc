@@ -146,8 +146,6 @@ TEST(ModelConfigKeys, UnmodelledKindsAreRefusedByName)
     Keys kinds(32, "full_attention"); // Llama-3-8B's 32 layers
     kinds[1] = "chunked_attention";
     refused({{"layer_types", kinds}}, "model.layer_types[1]");
-    kinds[0] = "linear_attention";
-    refused({{"layer_types", kinds}}, "model.layer_types[0]");
     json shortList = llama;
     shortList["layer_types"] = Keys(31, "full_attention");
     const InputError len = ErrorOf([&] { ModelSpec::FromConfig(shortList); });
@@ -156,18 +154,14 @@ TEST(ModelConfigKeys, UnmodelledKindsAreRefusedByName)
     std::vector<int> minimax(32, 1);
     minimax[2] = 0;
     refused({{"attn_type_list", minimax}}, "model.attn_type_list[2]"); // MiniMax-M1
-    refused({{"linear_num_value_heads", 32}}, "model.linear_num_value_heads");
-    refused({{"full_attention_interval", 4}}, "model.full_attention_interval");
-    refused({{"attn_output_gate", true}}, "model.attn_output_gate");
     refused({{"linear_attn_config", {{"kda_layers", {1, 2}}}}}, "model.linear_attn_config");
     refused({{"index_topk", 2048}}, "model.index_topk"); // DeepSeek-V3.2
     refused({{"mlp_bias", true}}, "model.mlp_bias");
     refused({{"quantization_config", {{"quant_method", "mxfp4"}}}},
             "model.quantization_config.quant_method");
     json nested = Nested(llama);
-    nested["text_config"]["linear_conv_kernel_dim"] = 4;
-    EXPECT_EQ(ErrorOf([&] { ModelSpec::FromConfig(nested); }).Field(),
-              "text_config.linear_conv_kernel_dim");
+    nested["text_config"]["index_topk"] = 2048;
+    EXPECT_EQ(ErrorOf([&] { ModelSpec::FromConfig(nested); }).Field(), "text_config.index_topk");
 
     // What selects nothing is read, not refused and not listed: Qwen2's disabled window,
     // all-full layer types.

@@ -149,7 +149,7 @@ TEST(ModelPresets, LookupIsCaseAndPunctuationInsensitive)
 {
     EXPECT_EQ(ModelSpec::Preset("llama-3.1-405b").numLayers, 126u);
     EXPECT_EQ(ModelSpec::Preset("meta-llama/LLAMA_3_70B").numLayers, 80u);
-    EXPECT_EQ(ModelSpec::PresetNames().size(), 12u);
+    EXPECT_EQ(ModelSpec::PresetNames().size(), 14u);
     EXPECT_THROW(ModelSpec::Preset("GPT-5"), fabricsim::InputError);
 }
 

@@ -414,6 +414,14 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
         dis->CheckKeys({"enabled", "prefill", "decode", "kv_transfer"});
     }
     s.disagg.enabled = dis && dis->OptionalBool("enabled", true);
+    if (s.disagg.enabled && s.model.NumLayersOf(LayerKind::Linear) > 0)
+    {
+        // The handoff moves KV per token; a linear layer's state would move once.
+        dis->Fail("enabled",
+                  "false for a model with linear-attention layers (moving their state to the "
+                  "decode pool is not modelled yet)",
+                  "true");
+    }
     if (!s.disagg.enabled)
     {
         par.Validate(s.model, file, "parallelism");

@@ -113,14 +113,23 @@ KvCacheGroups::Of(const ModelSpec& m)
     KvCacheGroups g;
     const uint32_t full = m.NumLayersOf(LayerKind::Full);
     const uint32_t sliding = m.NumLayersOf(LayerKind::Sliding);
-    if (sliding == 0)
+    const uint32_t linear = m.NumLayersOf(LayerKind::Linear);
+    g.layersPerGroup = m.numLayers;
+    if (sliding == 0 && linear == 0)
     {
-        g.layersPerGroup = m.numLayers;
         return g;
     }
-    g.layersPerGroup = full == 0 ? sliding : std::min(full, sliding);
-    g.full = (full + g.layersPerGroup - 1) / g.layersPerGroup;
-    g.sliding = (sliding + g.layersPerGroup - 1) / g.layersPerGroup;
+    for (uint32_t n : {full, sliding, linear})
+    {
+        g.layersPerGroup = n > 0 ? std::min(g.layersPerGroup, n) : g.layersPerGroup;
+    }
+    auto groups = [&](uint32_t n)
+    {
+        return (n + g.layersPerGroup - 1) / g.layersPerGroup;
+    };
+    g.full = groups(full);
+    g.sliding = groups(sliding);
+    g.linear = groups(linear);
     g.window = m.slidingWindow;
     return g;
 }
@@ -136,7 +145,7 @@ KvCacheGroups::Blocks(uint64_t tokens, uint64_t computed, uint32_t blockSize) co
         const uint64_t skipped = computed + 1 > window ? computed + 1 - window : 0;
         n += uint64_t(sliding) * (all - std::min(all, skipped / blockSize));
     }
-    return n;
+    return n + (tokens > 0 ? linear : 0);
 }
 
 uint64_t
@@ -145,7 +154,8 @@ KvCacheGroups::PeakBlocks(uint64_t tokens, uint64_t chunk, uint32_t blockSize) c
     const uint64_t all = (tokens + blockSize - 1) / blockSize;
     // A step computing up to chunk tokens after the window's window - 1: at most this many.
     const uint64_t windowed = (window - 1 + chunk + blockSize - 1) / blockSize + 1;
-    return uint64_t(full) * all + uint64_t(sliding) * std::min(all, windowed);
+    return uint64_t(full) * all + uint64_t(sliding) * std::min(all, windowed)
+           + (tokens > 0 ? linear : 0);
 }
 
 KvCacheBudget
@@ -165,6 +175,18 @@ KvCacheBudget::Compute(const ModelSpec& model,
     auto layers = par.LayersPerStage(model);
     double perTokenAll = model.KvBytesPerTokenPerRank(par.tp);
     b.groups = KvCacheGroups::Of(model);
+    if (b.groups.linear > 0)
+    {
+        // An attention block must hold a linear layer's state: vLLM grows the block size in
+        // steps of its kernels' 16-token alignment and pads the state to the block.
+        const double perLayer = model.KvBytesPerLayerPerRank(par.tp);
+        const double state = model.LinearStateBytesPerLayer() / par.tp;
+        if (state > b.blockSize * perLayer)
+        {
+            b.blockSize = uint32_t(16 * std::ceil(state / (16 * perLayer)));
+        }
+        perTokenAll = perLayer * model.numLayers; // as if every layer held KV: spanned below
+    }
     uint64_t blocks = UINT64_MAX;
     for (uint32_t s = 0; s < par.pp; ++s)
     {
@@ -182,15 +204,15 @@ KvCacheBudget::Compute(const ModelSpec& model,
                 Gb(w) + " of weights and " + Gb(b.activationBytes) + " of activations on a stage-"
                     + std::to_string(s) + " rank");
         }
-        // A block spans every layer of the stage, or with sliding layers a group's share.
-        const double spanned = b.groups.sliding == 0
+        // A block spans every layer of the stage, or a group's share of them.
+        const double spanned = b.groups.sliding == 0 && b.groups.linear == 0
                                    ? double(layers[s])
                                    : double(b.groups.layersPerGroup) * layers[s] / model.numLayers;
         double perToken = perTokenAll * spanned / model.numLayers;
         double capacity = kv.placement == KvPlacement::Hbm ? left : kv.tierCapacityBytes;
         // In double first: a tier of exabytes (or a stage without KV) gives more blocks than
         // 64 bits hold, and converting that is undefined; such a stage does not limit.
-        const double fit = std::floor(capacity / (perToken * kv.blockSize));
+        const double fit = std::floor(capacity / (perToken * b.blockSize));
         uint64_t n = fit < double(blocks) ? uint64_t(fit) : blocks;
         if (n < blocks)
         {
@@ -212,7 +234,7 @@ KvCacheBudget::TokensIn(uint64_t blocks) const
 bool
 KvCacheBudget::Holds(uint64_t tokens, uint64_t chunk, uint64_t blocks) const
 {
-    if (groups.sliding == 0)
+    if (groups.sliding == 0 && groups.linear == 0)
     {
         return tokens <= TokensIn(blocks);
     }

@@ -36,8 +36,9 @@ double ActivationBytesPerRank(const ModelSpec& model,
  * doc at vLLM commit 458e74, docs/design/hybrid_kv_cache_manager.md): layers of one kind form
  * groups of layersPerGroup (the smallest layer count of any kind; the last group of a kind is
  * padded); a block holds blockSize tokens of every layer of one group; a full group needs a
- * block per blockSize tokens, a sliding one frees the blocks wholly before its window. A model
- * with full layers only is one group of all its layers.
+ * block per blockSize tokens, a sliding one frees the blocks wholly before its window, a linear
+ * one holds its state in one block (the attention block size grown until a block holds a
+ * state). A model with full layers only is one group of all its layers.
  */
 struct KvCacheGroups
 {
@@ -45,6 +46,7 @@ struct KvCacheGroups
     uint32_t full = 1;           //!< groups of full-attention layers
     uint32_t sliding = 0;        //!< groups of sliding-window layers
     uint64_t window = 0;         //!< their window (tokens)
+    uint32_t linear = 0;         //!< groups of linear-attention layers: one block a sequence
 
     /// The groups of \p model's layers.
     static KvCacheGroups Of(const ModelSpec& model);
@@ -52,7 +54,8 @@ struct KvCacheGroups
     /**
      * \brief Blocks one sequence holds with \p tokens tokens in the cache, \p computed of them
      * computed: ceil(tokens / B) per full group; per sliding group that less the blocks wholly
-     * before token computed - window + 1 (vLLM's SlidingWindowManager skips those).
+     * before token computed - window + 1 (vLLM's SlidingWindowManager skips those); one per
+     * linear group.
      */
     uint64_t Blocks(uint64_t tokens, uint64_t computed, uint32_t blockSize) const;
 
@@ -92,8 +95,10 @@ struct KvCacheBudget
      * \brief Size the cache of a pool. numBlocks = min over stages of
      * floor(kvBytesPerRank / (blockSize x KV bytes per token of the stage's rank)), where
      * kvBytesPerRank = HBM x utilisation - weights - activations (hbm) or the tier capacity.
-     * With sliding layers a block spans groups.layersPerGroup layers (of a stage: that share
-     * of its layers) instead of all of them.
+     * With sliding or linear layers a block spans groups.layersPerGroup layers (of a stage:
+     * that share of its layers) instead of all of them; with linear layers blockSize grows, in
+     * steps of 16 tokens, until an attention layer's block holds a linear layer's state (vLLM
+     * sets its attention block size so, and pads the state to it).
      * InputError naming \p field when the weights and activations do not fit.
      */
     static KvCacheBudget Compute(const ModelSpec& model,

@@ -150,7 +150,7 @@ PlanKvRoutes(const ModelSpec& model,
         }
         return p.pp - 1;
     };
-    double perLayer = model.KvBytesPerTokenPerRank(d.tp) / model.numLayers;
+    double perLayer = model.KvBytesPerLayerPerRank(d.tp);
     std::vector<KvRoute> out;
     for (uint32_t l = 0; l < model.numLayers; ++l)
     {
