@@ -113,3 +113,13 @@ TEST(ModelLayerKinds, WindowsFromEachConfigLayout)
     EXPECT_EQ(e.Field(), "model.sliding_window");
     EXPECT_EQ(e.Found(), "nothing (field missing)");
 }
+
+// MiniMax-M2.5's vLLM deploy guide: "about 240 GB" of KV cache per million tokens. 62 layers x
+// 2 x 8 KV heads x 128 x 2 B = 253,952 B a token: 253.95 GB, 236.5 GiB per million tokens, the
+// guide's figure between the two.
+TEST(ModelLayerKinds, MiniMaxKvAgainstItsDeployGuide)
+{
+    const double perMillion = ModelSpec::Preset("MiniMax-M2.5").KvBytesPerToken() * 1e6;
+    EXPECT_NEAR(perMillion / double(1ULL << 30) / 240, 1.0, 0.02);
+    EXPECT_NEAR(perMillion / 1e9 / 240, 1.0, 0.06);
+}

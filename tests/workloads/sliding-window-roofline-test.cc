@@ -100,3 +100,19 @@ TEST(SlidingWindowRoofline, LocalAttentionIsNotCalibrated)
         }
     }
 }
+
+// The full-attention kind for comparison, MiniMax-M2.5 at TP 1: every one of the 62 layers holds
+// every token (2 x 8 x 128 x 2 = 4,096 B a token and layer) and a decode query sees all c + 1
+// keys over 48 heads of 128.
+TEST(SlidingWindowRoofline, FullAttentionModelAtLongContext)
+{
+    const ModelSpec m = ModelSpec::Preset("MiniMax-M2.5");
+    const Roofline r(m, HardwareSpec::Preset("H200"), ParallelismSpec());
+    for (double c : {1024.0, 32768.0, 131072.0})
+    {
+        EXPECT_DOUBLE_EQ(m.KvBytesPerSequence(uint64_t(c)), 62 * 4096.0 * c) << c;
+        const AttentionTotals t = Attention(r, StepBatch::Decode(1, uint64_t(c)));
+        EXPECT_DOUBLE_EQ(t.flops, 62 * 2 * 48 * 256.0 * (c + 1)) << c;
+        EXPECT_DOUBLE_EQ(t.kvBytes, 62 * (c + 1) * 4096.0) << c;
+    }
+}
