@@ -144,19 +144,38 @@ AddRmsNorm(const char* name, double tokens, double width, double ba, DType dtype
     return Elementwise(name, tokens, 4 * tokens * width * ba, dtype);
 }
 
+/// What every op of a layer is priced with: tp, weight and activation bytes, the GEMM dtype,
+/// block-scaled fp8, the step's tokens and the hidden size.
+struct LayerFigures
+{
+    double tp;
+    double bw;
+    double ba;
+    DType gemm;
+    bool block;
+    double t;
+    double h;
+};
+
+LayerFigures
+FiguresOf(const ModelSpec& m, const ParallelismSpec& par, const StepBatch& batch)
+{
+    return {double(par.tp),
+            DTypeBytes(m.weightDtype),
+            DTypeBytes(m.activationDtype),
+            m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype,
+            m.BlockScaledFp8(),
+            batch.Tokens(),
+            double(m.hiddenSize)};
+}
+
 } // namespace
 
 std::vector<ComputeOp>
 Roofline::LayerOps(uint32_t layer, const StepBatch& batch, uint32_t epRank) const
 {
     const ModelSpec& m = m_model;
-    const double tp = m_par.tp;
-    const double bw = DTypeBytes(m.weightDtype);
-    const double ba = DTypeBytes(m.activationDtype);
-    const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
-    const bool block = m.BlockScaledFp8();
-    const double t = batch.Tokens();
-    const double h = m.hiddenSize;
+    const auto [tp, bw, ba, gemm, block, t, h] = FiguresOf(m, m_par, batch);
     const int32_t l = int32_t(layer);
     std::vector<ComputeOp> ops;
 
@@ -198,13 +217,7 @@ Roofline::AppendAttentionOps(std::vector<ComputeOp>& ops,
                              const StepBatch& batch) const
 {
     const ModelSpec& m = m_model;
-    const double tp = m_par.tp;
-    const double bw = DTypeBytes(m.weightDtype);
-    const double ba = DTypeBytes(m.activationDtype);
-    const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
-    const bool block = m.BlockScaledFp8();
-    const double t = batch.Tokens();
-    const double h = m.hiddenSize;
+    const auto [tp, bw, ba, gemm, block, t, h] = FiguresOf(m, m_par, batch);
     const double headsPerRank = m.numHeads / tp;
     const double dqk = m.QkHeadDim();
     const double dv = m.VHeadDim();
@@ -291,13 +304,7 @@ Roofline::AppendLinearOps(std::vector<ComputeOp>& ops, uint32_t layer, const Ste
 {
     const ModelSpec& m = m_model;
     const LinearAttentionSpec& a = *m.linear;
-    const double tp = m_par.tp;
-    const double bw = DTypeBytes(m.weightDtype);
-    const double ba = DTypeBytes(m.activationDtype);
-    const DType gemm = m.weightDtype == DType::Fp8 ? DType::Fp8 : m.activationDtype;
-    const bool block = m.BlockScaledFp8();
-    const double t = batch.Tokens();
-    const double h = m.hiddenSize;
+    const auto [tp, bw, ba, gemm, block, t, h] = FiguresOf(m, m_par, batch);
     // TP splits the key and value heads (and with them the conv channels and the state).
     const double key = a.KeyDim() / tp;
     const double value = a.ValueDim() / tp;
