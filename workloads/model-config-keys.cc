@@ -60,11 +60,12 @@ RefuseLayerKinds(const JsonObject& o)
         for (size_t i = 0; i < v->size(); ++i)
         {
             const json& e = (*v)[i];
-            if (JsonObject::AsUint(e) != std::optional<uint64_t>(1))
+            const std::optional<uint64_t> kind = JsonObject::AsUint(e);
+            if (!kind || *kind > 1)
             {
                 throw InputError(o.File(),
                                  JsonIndex(o.Field("attn_type_list"), i),
-                                 NotModelled("1 (full attention)", "linear (lightning) attention"),
+                                 "0 (lightning attention) or 1 (full attention)",
                                  DescribeJson(e));
             }
         }
@@ -84,6 +85,7 @@ ModelConfigKeysRead()
         "attention_chunk_size",
         "attn_output_gate",
         "attn_type_list",
+        "block_size",
         "decoder_sparse_step",
         "dtype",
         "encoder",

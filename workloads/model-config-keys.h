@@ -20,10 +20,9 @@ const std::vector<std::string>& ModelConfigKeysRead();
 
 /**
  * \brief InputError (exit 2) for the first key of \p o that changes what the model costs and
- * that fabricsim does not model: layer kinds other than full and sliding-window attention,
- * linear-attention dimensions, attention output gates, sparse (indexed) or chunked attention,
- * MLP biases, a quantization method other than fp8. A key that selects nothing (attn_type_list
- * all 1, attn_output_gate false) is accepted.
+ * that fabricsim does not model: layer kinds other than full, sliding-window and linear
+ * attention, Kimi Linear's linear_attn_config, sparse (indexed) or chunked attention, MLP
+ * biases, a quantization method other than fp8.
  */
 void RefuseUnmodelledKeys(const JsonObject& o);
 

@@ -82,6 +82,16 @@ ReadLayerKinds(const JsonObject& o, ModelSpec& m)
             kinds[l] = LayerKind::Sliding;
         }
     }
+    else if (const json* list = o.Find("attn_type_list"); list && !list->is_null())
+    {
+        // MiniMax: 0 lightning (linear) attention, 1 softmax attention.
+        for (size_t l = 0; l < list->size(); ++l)
+        {
+            kinds[l] = JsonObject::AsUint((*list)[l]) == std::optional<uint64_t>(0)
+                           ? LayerKind::Linear
+                           : LayerKind::Full;
+        }
+    }
     else if (const uint64_t every = o.OptionalUint("full_attention_interval", 1, 1); every > 1)
     {
         // Qwen3-Next without layer_types: every N-th layer full, linear between.
@@ -107,7 +117,17 @@ ReadLayerKinds(const JsonObject& o, ModelSpec& m)
     }
     // Qwen3-Next's attention always gates its output; Qwen3.5's config says so.
     m.attnOutputGate = o.OptionalBool("attn_output_gate", m.modelType == "qwen3_next");
-    if (m.NumLayersOf(LayerKind::Linear) > 0)
+    if (m.NumLayersOf(LayerKind::Linear) > 0 && o.Has("attn_type_list"))
+    {
+        // Lightning attention's heads are the model's: q, k, v of n_h x head_dim each.
+        LinearAttentionSpec a;
+        a.kind = LinearKind::Lightning;
+        a.numKeyHeads = a.numValueHeads = m.numHeads;
+        a.keyHeadDim = a.valueHeadDim = m.headDim;
+        a.blockSize = uint32_t(o.OptionalUint("block_size", 256, 1, UINT32_MAX));
+        m.linear = a;
+    }
+    else if (m.NumLayersOf(LayerKind::Linear) > 0)
     {
         LinearAttentionSpec a;
         a.numKeyHeads = uint32_t(o.Uint("linear_num_key_heads", 1, UINT32_MAX));
@@ -192,6 +212,11 @@ ModelSpec::LinearAttentionParams() const
     const LinearAttentionSpec& a = *linear;
     const uint64_t h = hiddenSize;
     const uint64_t nv = a.numValueHeads;
+    if (a.kind == LinearKind::Lightning)
+    {
+        // qkv_proj, output_gate, out_proj and the RMSNorm over every head's output.
+        return h * 3 * a.ValueDim() + h * a.ValueDim() + a.ValueDim() * h + a.ValueDim();
+    }
     const uint64_t in = h * (2 * a.KeyDim() + 2 * a.ValueDim() + 2 * nv);
     return in + a.ConvDim() * a.convKernel + 2 * nv + a.valueHeadDim + a.ValueDim() * h;
 }
@@ -211,7 +236,7 @@ ModelSpec::LinearStateBytesPerLayer() const
     }
     const LinearAttentionSpec& a = *linear;
     const double recurrent = double(a.numValueHeads) * a.keyHeadDim * a.valueHeadDim;
-    const double conv = double(a.ConvDim()) * (a.convKernel - 1);
+    const double conv = a.convKernel > 0 ? double(a.ConvDim()) * (a.convKernel - 1) : 0.0;
     return recurrent * DTypeBytes(a.stateDtype.value_or(activationDtype))
            + conv * DTypeBytes(activationDtype);
 }

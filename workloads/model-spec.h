@@ -55,12 +55,22 @@ struct MlaSpec
     uint32_t vHeadDim = 0;      //!< v_head_dim
 };
 
+/// Which linear attention a model's linear layers run.
+enum class LinearKind : uint8_t
+{
+    GatedDeltaNet, //!< Qwen3-Next, Qwen3.5: delta rule with gates, a causal conv1d before it
+    Lightning      //!< MiniMax-Text-01 / M1: decayed linear attention in blocks, output gate
+};
+
 /**
  * \brief A linear-attention layer's dimensions: Gated DeltaNet (Qwen3-Next, Qwen3.5; config
- * keys in comments). Keys and queries have numKeyHeads heads, values numValueHeads.
+ * keys in comments). Keys and queries have numKeyHeads heads, values numValueHeads. Lightning
+ * attention (MiniMax attn_type_list 0): n_h heads of head_dim for q, k and v, no conv.
  */
 struct LinearAttentionSpec
 {
+    LinearKind kind = LinearKind::GatedDeltaNet; //!< which recurrence
+    uint32_t blockSize = 0;     //!< lightning attention's block (config block_size, 256)
     uint32_t numKeyHeads = 0;   //!< linear_num_key_heads
     uint32_t numValueHeads = 0; //!< linear_num_value_heads
     uint32_t keyHeadDim = 0;    //!< linear_key_head_dim
@@ -81,10 +91,10 @@ struct LinearAttentionSpec
         return uint64_t(numValueHeads) * valueHeadDim;
     }
 
-    /// Channels the conv1d runs over: q, k and v.
+    /// Channels the conv1d runs over: q, k and v (none for lightning attention).
     uint64_t ConvDim() const
     {
-        return 2 * KeyDim() + ValueDim();
+        return convKernel > 0 ? 2 * KeyDim() + ValueDim() : 0;
     }
 };
 

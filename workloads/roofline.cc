@@ -318,7 +318,9 @@ Roofline::AppendLinearOps(std::vector<ComputeOp>& ops, uint32_t layer, const Ste
     in.kind = OpKind::QkvProj;
     in.layer = l;
     in.kernels = 2;
-    const double inOut = 2 * key + 2 * value + 2 * heads; // q, k, v, z, beta, alpha
+    const bool lightning = a.kind == LinearKind::Lightning;
+    // Gated DeltaNet: q, k, v, z, beta, alpha; lightning: q, k, v and the output gate.
+    const double inOut = lightning ? 4 * value : 2 * key + 2 * value + 2 * heads;
     in.shapes = {Gemm("in_proj_qkvz", t, inOut, h, gemm, block)};
     in.elementwise = {AddRmsNorm("input_layernorm", t, h, ba, m.activationDtype)};
     in.flops = 2 * t * h * inOut;
@@ -340,15 +342,26 @@ Roofline::AppendLinearOps(std::vector<ComputeOp>& ops, uint32_t layer, const Ste
     for (const auto& s : batch.sequences)
     {
         const double q = s.newTokens;
-        const double chunk = std::min(q, 64.0);
-        const double perToken = s.newTokens == 1 && s.cachedTokens > 0
-                                    ? 7 * dk * dv
-                                    : 6 * chunk * dk + 4 * chunk * dv + 6 * dk * dv;
+        const bool decode = s.newTokens == 1 && s.cachedTokens > 0;
+        double perToken;
+        if (lightning)
+        {
+            // Blocks of B: the intra-block scores and values 2 B d, q S and k^T v 4 d^2; a
+            // decode token the decayed update and q S, 5 d^2.
+            const double block = std::min(q, double(a.blockSize));
+            perToken = decode ? 5 * dk * dv : 2 * block * dk + 4 * dk * dv;
+        }
+        else
+        {
+            const double chunk = std::min(q, 64.0);
+            perToken = decode ? 7 * dk * dv : 6 * chunk * dk + 4 * chunk * dv + 6 * dk * dv;
+        }
         mix.flops += heads * q * perToken + 2 * q * conv * a.convKernel;
         mix.kvBytes += (s.cachedTokens > 0 ? 2 : 1) * state;
     }
-    // q, k, v in and out of the conv, the output, z and the normed output.
-    mix.activationBytes = t * (2 * conv + 3 * value) * ba;
+    // q, k, v in and out of the conv (lightning: read once), the output, the gate and the
+    // normed output.
+    mix.activationBytes = t * ((lightning ? 3 * value : 2 * conv) + 3 * value) * ba;
     Cost(mix, m.activationDtype);
     ops.push_back(mix);
 

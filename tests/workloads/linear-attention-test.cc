@@ -150,3 +150,45 @@ TEST(LinearAttention, MissingDimensionsAreNamed)
     c["linear_num_value_heads"] = 24;
     EXPECT_EQ(ErrorOf([&] { ModelSpec::FromConfig(c); }).Field(), "linear_num_value_heads");
 }
+
+// Lightning attention (MiniMax-Text-01's config.json: 80 layers, a softmax layer after every
+// seven lightning ones, 64 heads of 128, 32 experts of 9,216, top 2). The MiniMax-01 report
+// gives 456 B parameters, 45.9 B activated a token (without the embeddings).
+TEST(LinearAttention, LightningAttentionLayersAndCost)
+{
+    json c = {{"model_type", "minimax_text_01"},
+              {"hidden_size", 6144},
+              {"num_hidden_layers", 80},
+              {"num_attention_heads", 64},
+              {"num_key_value_heads", 8},
+              {"head_dim", 128},
+              {"intermediate_size", 9216},
+              {"num_local_experts", 32},
+              {"num_experts_per_tok", 2},
+              {"vocab_size", 200064},
+              {"block_size", 256},
+              {"attn_type_list", json::array()}};
+    for (int l = 0; l < 80; ++l)
+    {
+        c["attn_type_list"].push_back((l + 1) % 8 == 0 ? 1 : 0);
+    }
+    const ModelSpec m = ModelSpec::FromConfig(c);
+    EXPECT_EQ(m.NumLayersOf(LayerKind::Linear), 70u);
+    ASSERT_TRUE(m.linear);
+    EXPECT_EQ(m.linear->kind, LinearKind::Lightning);
+    // qkv_proj, output_gate, out_proj, the norm over 8,192 channels.
+    EXPECT_EQ(m.LinearAttentionParams(), 6144ULL * 3 * 8192 + 2 * 6144ULL * 8192 + 8192);
+    EXPECT_NEAR(double(m.TotalParams()) / 456e9, 1.0, 0.005);
+    EXPECT_NEAR(
+        double(m.ActiveParams() - m.EmbeddingParams() - m.LmHeadParams()) / 45.9e9, 1.0, 0.01);
+    // A state of 64 x 128 x 128 a layer, no conv.
+    EXPECT_DOUBLE_EQ(m.LinearStateBytesPerLayer(), 64 * 128 * 128 * 2.0);
+    // Decode at context c: 5 d^2 a head in each lightning layer, every key in the softmax ones.
+    const Roofline r(m, HardwareSpec::Preset("H200"), ParallelismSpec());
+    for (double ctx : {1024.0, 32768.0, 131072.0})
+    {
+        const Mixers x = MixersOf(m, r, StepBatch::Decode(1, uint64_t(ctx)));
+        EXPECT_DOUBLE_EQ(x.linearFlops, 70 * 64 * 5 * 128.0 * 128) << ctx;
+        EXPECT_DOUBLE_EQ(x.fullFlops, 10 * 2 * 64 * 256 * (ctx + 1)) << ctx;
+    }
+}

@@ -151,9 +151,10 @@ TEST(ModelConfigKeys, UnmodelledKindsAreRefusedByName)
     const InputError len = ErrorOf([&] { ModelSpec::FromConfig(shortList); });
     EXPECT_EQ(len.Field(), "layer_types");
     EXPECT_EQ(len.Found(), "31 entries");
-    std::vector<int> minimax(32, 1);
-    minimax[2] = 0;
-    refused({{"attn_type_list", minimax}}, "model.attn_type_list[2]"); // MiniMax-M1
+    json badKind = llama;
+    badKind["attn_type_list"] = std::vector<int>(32, 1);
+    badKind["attn_type_list"][2] = 2; // MiniMax: 0 lightning, 1 softmax, nothing else
+    EXPECT_EQ(ErrorOf([&] { ModelSpec::FromConfig(badKind); }).Field(), "attn_type_list[2]");
     refused({{"linear_attn_config", {{"kda_layers", {1, 2}}}}}, "model.linear_attn_config");
     refused({{"index_topk", 2048}}, "model.index_topk"); // DeepSeek-V3.2
     refused({{"mlp_bias", true}}, "model.mlp_bias");
