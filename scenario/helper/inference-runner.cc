@@ -37,8 +37,9 @@ ModelSummary(const InferenceScenario& isc)
     }
     if (isc.hw.computeCalibration && isc.model.NumLayersOf(LayerKind::Linear) > 0)
     {
-        j["uncalibrated"].push_back("linear attention (Gated DeltaNet): no measured kernel rows, "
-                                    "priced by the roofline at the hardware's efficiencies");
+        j["uncalibrated"].push_back("linear attention (Gated DeltaNet, lightning): no measured "
+                                    "kernel rows, priced by the roofline at the hardware's "
+                                    "efficiencies");
     }
     if (j["uncalibrated"].empty())
     {
