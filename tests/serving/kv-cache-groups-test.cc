@@ -59,6 +59,25 @@ TEST(KvCacheGroups, TheDesignDocExample)
     EXPECT_EQ(a.UsedBlocks(), 0u);
 }
 
+// Whether a request fits, one rule for every model, at the extremes of its token count: a
+// request of 2^64 - 1 tokens needs ceil((2^64 - 1) / 16) blocks of a full group.
+TEST(KvCacheGroups, HoldsAtTheExtremes)
+{
+    KvCacheBudget b;
+    b.blockSize = 16;
+    b.groups.layersPerGroup = 32; // full layers only
+    const uint64_t most = UINT64_MAX;
+    EXPECT_TRUE(b.Holds(most, 8192, most / 16 + 1));
+    EXPECT_FALSE(b.Holds(most, 8192, most / 16));
+    EXPECT_TRUE(b.Holds(16, 8192, 1));
+    EXPECT_FALSE(b.Holds(17, 8192, 1));
+    EXPECT_TRUE(b.Holds(0, 8192, 0));
+    // Sliding and linear groups: the window's blocks at most, one a linear group.
+    b.groups = KvCacheGroups::Of(ModelSpec::Preset("Gemma-3-27B"));
+    EXPECT_TRUE(b.Holds(most, 1024, most / 16 + 1 + 6 * (2048 / 16 + 1)));
+    EXPECT_FALSE(b.Holds(most, 1024, most / 16 + 6 * (2048 / 16 + 1)));
+}
+
 // Grouping as vLLM does it: layers per group the smallest count of a kind, the last group of
 // a kind padded. Gemma-3-27B: 10 global and 52 local layers, 1 + 6 groups of 10.
 TEST(KvCacheGroups, GroupSizeIsTheSmallestKindsLayerCount)

@@ -25,6 +25,13 @@ ReplicatedAttentionParams(const ModelSpec& m)
     return q + h * (m.mla.kvLoraRank + m.mla.qkRopeHeadDim) + m.mla.kvLoraRank;
 }
 
+/// ceil(a / b) without the overflow of a + b - 1 (a request's tokens may be near 2^64).
+uint64_t
+CeilDiv(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0 ? 1 : 0);
+}
+
 std::string
 Gb(double bytes)
 {
@@ -137,7 +144,7 @@ KvCacheGroups::Of(const ModelSpec& m)
 uint64_t
 KvCacheGroups::Blocks(uint64_t tokens, uint64_t computed, uint32_t blockSize) const
 {
-    const uint64_t all = (tokens + blockSize - 1) / blockSize;
+    const uint64_t all = CeilDiv(tokens, blockSize);
     uint64_t n = uint64_t(full) * all;
     if (sliding > 0)
     {
@@ -151,9 +158,9 @@ KvCacheGroups::Blocks(uint64_t tokens, uint64_t computed, uint32_t blockSize) co
 uint64_t
 KvCacheGroups::PeakBlocks(uint64_t tokens, uint64_t chunk, uint32_t blockSize) const
 {
-    const uint64_t all = (tokens + blockSize - 1) / blockSize;
+    const uint64_t all = CeilDiv(tokens, blockSize);
     // A step computing up to chunk tokens after the window's window - 1: at most this many.
-    const uint64_t windowed = (window - 1 + chunk + blockSize - 1) / blockSize + 1;
+    const uint64_t windowed = sliding > 0 ? CeilDiv(window - 1 + chunk, blockSize) + 1 : 0;
     return uint64_t(full) * all + uint64_t(sliding) * std::min(all, windowed)
            + (tokens > 0 ? linear : 0);
 }
@@ -234,10 +241,6 @@ KvCacheBudget::TokensIn(uint64_t blocks) const
 bool
 KvCacheBudget::Holds(uint64_t tokens, uint64_t chunk, uint64_t blocks) const
 {
-    if (groups.sliding == 0 && groups.linear == 0)
-    {
-        return tokens <= TokensIn(blocks);
-    }
     return groups.PeakBlocks(tokens, chunk, blockSize) <= blocks;
 }
 
