@@ -103,7 +103,8 @@ ReadKvCache(const std::optional<JsonObject>& j)
                  "num_blocks",
                  "capacity",
                  "bandwidth",
-                 "pool_hosts"});
+                 "pool_hosts",
+                 "prefix_caching"});
     std::string place = o.OptionalString("placement", "hbm");
     if (place == "hbm")
     {
@@ -125,6 +126,7 @@ ReadKvCache(const std::optional<JsonObject>& j)
     kv.blockSize = uint32_t(o.OptionalUint("block_size", 16, 1));
     kv.gpuMemoryUtilization = o.OptionalNumber("gpu_memory_utilization", 0.9, 0.01, 1.0);
     kv.numBlocksOverride = o.OptionalUint("num_blocks", 0, 1);
+    kv.prefixCaching = o.OptionalBool("prefix_caching", false);
     kv.tierCapacityBytes = o.OptionalQuantity("capacity", UnitKind::Bytes, kv.tierCapacityBytes);
     if (const json* b = o.Find("bandwidth"))
     {

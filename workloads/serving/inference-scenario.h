@@ -58,6 +58,7 @@ struct KvCacheSpec
     double tierCapacityBytes = 256e9;         //!< host / remote tier capacity per rank
     double tierBwBytesPerSec = 64e9;          //!< host tier: PCIe bandwidth per rank
     std::vector<uint32_t> poolHosts;          //!< remote tier: hosts that serve the KV pool
+    bool prefixCaching = false; //!< blocks keep their identity: shared prefixes are not recomputed
 };
 
 /**

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace fabricsim
 {
@@ -244,11 +245,43 @@ KvCacheBudget::Holds(uint64_t tokens, uint64_t chunk, uint64_t blocks) const
     return groups.PeakBlocks(tokens, chunk, blockSize) <= blocks;
 }
 
-BlockAllocator::BlockAllocator(uint64_t numBlocks, uint32_t blockSize, const KvCacheGroups& groups)
+BlockAllocator::BlockAllocator(uint64_t numBlocks,
+                               uint32_t blockSize,
+                               const KvCacheGroups& groups,
+                               bool prefixCaching)
     : m_total(numBlocks)
     , m_blockSize(blockSize)
     , m_groups(groups)
 {
+    if (prefixCaching)
+    {
+        if (groups.sliding > 0 || groups.linear > 0)
+        {
+            throw std::invalid_argument("prefix caching with sliding or linear layers");
+        }
+        m_prefix = std::make_unique<PrefixBlockPool>(numBlocks, blockSize);
+    }
+}
+
+void
+BlockAllocator::Attach(uint64_t seq, BlockHashList hashes)
+{
+    if (m_prefix)
+    {
+        m_prefix->Attach(seq, std::move(hashes));
+    }
+}
+
+uint64_t
+BlockAllocator::CachedTokens(uint64_t seq, uint64_t known) const
+{
+    return m_prefix ? m_prefix->CachedTokens(seq, known) : 0;
+}
+
+uint64_t
+BlockAllocator::FreeBlocks() const
+{
+    return m_prefix ? m_prefix->FreeBlocks() : m_total - m_used;
 }
 
 uint64_t
@@ -260,6 +293,10 @@ BlockAllocator::BlocksFor(uint64_t tokens, uint64_t computed) const
 uint64_t
 BlockAllocator::Held(uint64_t seq) const
 {
+    if (m_prefix)
+    {
+        return m_prefix->Held(seq);
+    }
     auto it = m_held.find(seq);
     return it == m_held.end() ? 0 : it->second;
 }
@@ -267,6 +304,10 @@ BlockAllocator::Held(uint64_t seq) const
 bool
 BlockAllocator::CanGrow(uint64_t seq, uint64_t tokens, uint64_t computed) const
 {
+    if (m_prefix)
+    {
+        return m_prefix->CanGrow(seq, tokens, computed);
+    }
     uint64_t need = BlocksFor(tokens, computed);
     uint64_t have = Held(seq);
     return need <= have || need - have <= FreeBlocks();
@@ -275,6 +316,10 @@ BlockAllocator::CanGrow(uint64_t seq, uint64_t tokens, uint64_t computed) const
 bool
 BlockAllocator::Grow(uint64_t seq, uint64_t tokens, uint64_t computed)
 {
+    if (m_prefix)
+    {
+        return m_prefix->Grow(seq, tokens, computed);
+    }
     if (!CanGrow(seq, tokens, computed))
     {
         return false;
@@ -297,6 +342,11 @@ BlockAllocator::Grow(uint64_t seq, uint64_t tokens, uint64_t computed)
 void
 BlockAllocator::Free(uint64_t seq)
 {
+    if (m_prefix)
+    {
+        m_prefix->Free(seq);
+        return;
+    }
     auto it = m_held.find(seq);
     if (it != m_held.end())
     {

@@ -9,9 +9,11 @@
 #include "inference-scenario.h"
 #include "model-spec.h"
 #include "parallelism-spec.h"
+#include "prefix-cache.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace fabricsim
@@ -112,15 +114,32 @@ struct KvCacheBudget
 
 /**
  * \brief Paged block allocator over one pool shared by the KV-cache groups: a sequence holds
- * KvCacheGroups::Blocks (ceil(tokens / blockSize) with full layers only).
+ * KvCacheGroups::Blocks (ceil(tokens / blockSize) with full layers only). With prefix caching
+ * (full-attention layers only) the blocks have identities (PrefixBlockPool): a sequence
+ * attached with its block hashes may start with blocks another one computed.
  */
 class BlockAllocator
 {
   public:
-    /// \p numBlocks blocks of \p blockSize tokens shared by \p groups.
+    /// \p numBlocks blocks of \p blockSize tokens shared by \p groups; \p prefixCaching
+    /// gives them identities (std::invalid_argument with sliding or linear groups).
     BlockAllocator(uint64_t numBlocks = 0,
                    uint32_t blockSize = 16,
-                   const KvCacheGroups& groups = KvCacheGroups());
+                   const KvCacheGroups& groups = KvCacheGroups(),
+                   bool prefixCaching = false);
+
+    /// True when blocks have identities.
+    bool Caching() const
+    {
+        return m_prefix != nullptr;
+    }
+
+    /// Prefix caching: sequence \p seq's block hashes, before it takes blocks.
+    void Attach(uint64_t seq, BlockHashList hashes);
+
+    /// Prefix caching: tokens of \p seq (attached, holding nothing, \p known tokens) in the
+    /// cache (PrefixBlockPool::CachedTokens); 0 without caching.
+    uint64_t CachedTokens(uint64_t seq, uint64_t known) const;
 
     /// Blocks \p tokens tokens need, \p computed of them computed.
     uint64_t BlocksFor(uint64_t tokens, uint64_t computed = 0) const;
@@ -141,16 +160,13 @@ class BlockAllocator
     /// Blocks held by \p seq.
     uint64_t Held(uint64_t seq) const;
 
-    /// Free blocks.
-    uint64_t FreeBlocks() const
-    {
-        return m_total - m_used;
-    }
+    /// Free blocks (with prefix caching, cached ones no sequence holds count as free).
+    uint64_t FreeBlocks() const;
 
     /// Used blocks.
     uint64_t UsedBlocks() const
     {
-        return m_used;
+        return m_total - FreeBlocks();
     }
 
     /// All blocks.
@@ -166,11 +182,12 @@ class BlockAllocator
     }
 
   private:
-    uint64_t m_total;                    //!< blocks in the cache
-    uint32_t m_blockSize;                //!< tokens per block
-    KvCacheGroups m_groups;              //!< how the layers share them
-    uint64_t m_used = 0;                 //!< blocks in use
-    std::map<uint64_t, uint64_t> m_held; //!< blocks per sequence
+    uint64_t m_total;                          //!< blocks in the cache
+    uint32_t m_blockSize;                      //!< tokens per block
+    KvCacheGroups m_groups;                    //!< how the layers share them
+    uint64_t m_used = 0;                       //!< blocks in use
+    std::map<uint64_t, uint64_t> m_held;       //!< blocks per sequence
+    std::unique_ptr<PrefixBlockPool> m_prefix; //!< blocks with identities (prefix caching)
 };
 
 } // namespace fabricsim

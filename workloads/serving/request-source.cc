@@ -91,6 +91,14 @@ RowToRequest(const TraceRow& row,
 {
     Request r;
     std::string where = "line " + std::to_string(row.line);
+    if (row.cells.contains("hash_ids"))
+    {
+        throw fabricsim::InputError(file,
+                                    JsonPath(where, "hash_ids"),
+                                    "a generic trace row (a Mooncake trace needs requests.format "
+                                    "\"mooncake\": its timestamps are ms)",
+                                    "hash_ids");
+    }
     double arrivalS = 0;
     if (const char* k = FindKey(row.cells, kArrivalS, 4))
     {
@@ -154,6 +162,64 @@ RowToRequest(const TraceRow& row,
     return r;
 }
 
+/// A row of Mooncake's trace: {"timestamp": ms, "input_length", "output_length", "hash_ids"}.
+Request
+MooncakeRowToRequest(const TraceRow& row,
+                     const std::string& file,
+                     double timeScale,
+                     const TraceFormat& format)
+{
+    const std::string where = "line " + std::to_string(row.line);
+    for (const char* k : {"timestamp", "input_length", "output_length", "hash_ids"})
+    {
+        if (!row.cells.contains(k))
+        {
+            throw fabricsim::InputError(file, JsonPath(where, k), "Mooncake's key", "none");
+        }
+    }
+    Request r;
+    const double arrivalS = NumberCell(row, "timestamp", file, false, 0) / 1e3;
+    if (!(arrivalS * timeScale <= units::kMaxSeconds))
+    {
+        throw fabricsim::InputError(file,
+                                    JsonPath(where, "timestamp"),
+                                    "an arrival time (after time_scale) of at most 9223372 s",
+                                    std::to_string(arrivalS * timeScale) + " s");
+    }
+    r.arrivalPs = units::SecondsToPs(arrivalS * timeScale, "request arrival");
+    const double maxTokens = double(LengthDistribution::kMaxTokens);
+    r.promptTokens = uint64_t(NumberCell(row, "input_length", file, true, 1));
+    r.outputTokens = uint64_t(NumberCell(row, "output_length", file, true, 1));
+    if (double(r.promptTokens) > maxTokens || double(r.outputTokens) > maxTokens)
+    {
+        throw fabricsim::InputError(file, where, "token counts of at most 10^12", "more");
+    }
+    const json& ids = row.cells["hash_ids"];
+    const uint64_t b = format.hashBlockTokens;
+    const uint64_t blocks = (r.promptTokens + b - 1) / b;
+    if (!ids.is_array() || ids.size() != blocks)
+    {
+        throw fabricsim::InputError(file,
+                                    JsonPath(where, "hash_ids"),
+                                    std::to_string(blocks) + " ids (input_length / "
+                                        + std::to_string(b) + " tokens, rounded up)",
+                                    DescribeJson(ids));
+    }
+    uint64_t left = r.promptTokens;
+    for (const json& id : ids)
+    {
+        if (!id.is_number_unsigned() || id.get<uint64_t>() >> 56)
+        {
+            throw fabricsim::InputError(
+                file, JsonPath(where, "hash_ids"), "ids below 2^56", DescribeJson(id));
+        }
+        const uint64_t n = std::min(left, b);
+        r.content.push_back({ContentId(ContentKind::TraceBlock, id.get<uint64_t>()), n});
+        left -= n;
+    }
+    return r;
+}
+
 std::vector<std::string>
 SplitCsv(const std::string& line)
 {
@@ -200,8 +266,16 @@ RequestSpec::FromJson(const json& j,
     s.seed = o.OptionalUint("seed", defaultSeed, 0);
     if (const json* t = o.Find("trace"))
     {
-        o.CheckKeys({"trace", "time_scale", "limit", "seed"},
+        o.CheckKeys({"trace", "time_scale", "limit", "seed", "format", "hash_block_tokens"},
                     "a trace replaces the synthetic fields");
+        const std::string format = o.OptionalString("format", "generic");
+        if (format != "generic" && format != "mooncake")
+        {
+            throw fabricsim::InputError(
+                file, o.Field("format"), "\"generic\" or \"mooncake\"", "\"" + format + "\"");
+        }
+        s.traceFormat.mooncake = format == "mooncake";
+        s.traceFormat.hashBlockTokens = o.OptionalUint("hash_block_tokens", 512, 1, 1 << 30);
         if (!t->is_string() || t->get<std::string>().empty())
         {
             throw fabricsim::InputError(file, o.Field("trace"), "a file path", DescribeJson(*t));
@@ -226,7 +300,9 @@ RequestSpec::FromJson(const json& j,
                  "audio_seconds",
                  "seed",
                  "concurrency",
-                 "warmup"});
+                 "warmup",
+                 "system_prompt",
+                 "conversation"});
     if (!o.Has("rate_per_s"))
     {
         throw fabricsim::InputError(file,
@@ -270,6 +346,27 @@ RequestSpec::FromJson(const json& j,
     s.warmup = o.OptionalUint("warmup", 0, 0);
     s.images = o.OptionalNumber("images", 0, 0, 1e6);
     s.audioSeconds = o.OptionalNumber("audio_seconds", 0, 0, 1e7);
+    s.systemPrompt = ReadSystemPrompt(o);
+    s.conversation = ReadConversation(o);
+    if (s.conversation.turns > 1 && (s.concurrency > 0 || s.warmup > 0))
+    {
+        // A benchmark client that sends conversations is not modelled yet.
+        throw fabricsim::InputError(
+            file,
+            o.Field(s.concurrency > 0 ? "concurrency" : "warmup"),
+            "no benchmark client with multi-turn conversations",
+            DescribeJson(*o.Find(s.concurrency > 0 ? "concurrency" : "warmup")));
+    }
+    if (s.conversation.turns > 1 && (s.images > 0 || s.audioSeconds > 0))
+    {
+        // A later turn would repeat the earlier turns' media: not modelled yet.
+        throw fabricsim::InputError(
+            file,
+            o.Field(s.images > 0 ? "images" : "audio_seconds"),
+            "no media with multi-turn conversations",
+            DescribeJson(*o.Find(s.images > 0 ? "images" : "audio_seconds")));
+    }
+    units::CheckedMul(s.count, s.conversation.turns, "requests (conversations x turns)");
     return s;
 }
 
@@ -278,15 +375,18 @@ GenerateRequests(const RequestSpec& spec)
 {
     if (spec.fromTrace)
     {
-        return LoadRequestTrace(spec.tracePath, spec.timeScale, spec.limit);
+        return LoadRequestTrace(spec.tracePath, spec.timeScale, spec.limit, spec.traceFormat);
     }
     // Separate streams for gaps and lengths: changing the rate keeps the same lengths.
     SeededStream gaps(spec.seed, 1);
     SeededStream prompts(spec.seed, 2);
     SeededStream outputs(spec.seed, 3);
+    SeededStream turns(spec.seed, 4);
     std::vector<Request> out;
     const uint64_t total = units::CheckedAdd(spec.count, spec.warmup, "requests with warm-up");
-    out.reserve(total);
+    const ConversationSpec& conv = spec.conversation;
+    out.reserve(total * conv.turns);
+    const bool shared = spec.systemPrompt.tokens > 0 || conv.turns > 1;
     double t = 0;
     for (uint64_t i = 0; i < total; ++i)
     {
@@ -298,20 +398,45 @@ GenerateRequests(const RequestSpec& spec)
         {
             t += spec.poisson ? gaps.Exponential(spec.ratePerSec) : 1.0 / spec.ratePerSec;
         }
-        Request r;
-        r.id = i;
-        r.arrivalPs = units::SecondsToPs(t, "request arrival");
-        r.promptTokens = spec.prompt.Sample(prompts);
-        r.outputTokens = spec.output.Sample(outputs);
-        r.images = spec.images;
-        r.audioSeconds = spec.audioSeconds;
-        out.push_back(r);
+        uint64_t which = 0;
+        const bool system = spec.systemPrompt.Has(i, which);
+        // A conversation's turns get consecutive ids; turns after the first wait for the one
+        // before (their arrival is set when sent).
+        for (uint64_t k = 0; k < conv.turns; ++k)
+        {
+            Request r;
+            r.id = out.size();
+            r.arrivalPs = units::SecondsToPs(t, "request arrival");
+            uint64_t user = k == 0 || !conv.turnTokens
+                                ? spec.prompt.Sample(k == 0 ? prompts : turns)
+                                : conv.turnTokens->Sample(turns);
+            r.outputTokens = spec.output.Sample(outputs);
+            r.images = spec.images;
+            r.audioSeconds = spec.audioSeconds;
+            if (shared)
+            {
+                ComposePrompt(r, user, spec.systemPrompt, system, which, k ? &out.back() : nullptr);
+            }
+            else
+            {
+                r.promptTokens = user;
+            }
+            if (k > 0)
+            {
+                r.previousTurn = r.id - 1;
+                r.thinkPs = units::SecondsToPs(conv.thinkSec, "think time");
+            }
+            out.push_back(r);
+        }
     }
     return out;
 }
 
 std::vector<Request>
-LoadRequestTrace(const std::string& path, double timeScale, uint64_t limit)
+LoadRequestTrace(const std::string& path,
+                 double timeScale,
+                 uint64_t limit,
+                 const TraceFormat& format)
 {
     LineReader in(path, "request trace (CSV or JSON lines)");
     std::vector<Request> out;
@@ -369,7 +494,8 @@ LoadRequestTrace(const std::string& path, double timeScale, uint64_t limit)
                 row.cells[header[i]] = CsvCell(cells[i]);
             }
         }
-        Request r = RowToRequest(row, path, timeScale, epochBase);
+        Request r = format.mooncake ? MooncakeRowToRequest(row, path, timeScale, format)
+                                    : RowToRequest(row, path, timeScale, epochBase);
         if (!out.empty() && r.arrivalPs < out.back().arrivalPs)
         {
             throw fabricsim::InputError(path,

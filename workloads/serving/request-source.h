@@ -6,6 +6,8 @@
 #define FABRICSIM_SERVING_REQUEST_SOURCE_H
 
 #include "length-distribution.h"
+#include "prefix-cache.h"
+#include "shared-prefixes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +29,25 @@ struct Request
     uint64_t outputTokens = 1; //!< tokens to generate (>= 1)
     double images = 0;         //!< images to encode (multimodal)
     double audioSeconds = 0;   //!< seconds of audio to encode (multimodal)
+    /// What the prompt's tokens are, in order (empty: its own tokens, shared with no one).
+    std::vector<ContentSpan> content;
+    /// The conversation's previous turn (kNoTurn: none): this one is sent thinkPs after that
+    /// one's last token, not at arrivalPs.
+    uint64_t previousTurn = kNoTurn;
+    int64_t thinkPs = 0; //!< the user's time before sending it (a later turn)
+
+    static constexpr uint64_t kNoTurn = UINT64_MAX; //!< previousTurn of a first request
+};
+
+/**
+ * \brief How a trace's rows are written. Mooncake's (kvcache-ai/Mooncake FAST25-release
+ * traces): "timestamp" in ms, "input_length", "output_length", and "hash_ids", one id per
+ * block of hashBlockTokens prompt tokens (the last one partial), equal ids for equal prefixes.
+ */
+struct TraceFormat
+{
+    bool mooncake = false;          //!< Mooncake's rows rather than the generic columns
+    uint64_t hashBlockTokens = 512; //!< tokens a hash id covers (Mooncake: 512)
 };
 
 /**
@@ -34,29 +55,33 @@ struct Request
  *
  * Synthetic: {"rate_per_s": r, "count": n, "prompt_tokens": dist, "output_tokens": dist,
  * "arrival": "poisson" | "uniform", "images": x, "audio_seconds": y, "seed": s, "concurrency": c,
- * "warmup": w}. rate 0 makes every request arrive at time 0 (offline batch). A benchmark
- * client's closed loop: "concurrency" keeps at most c requests in flight (the next is sent when
- * one finishes; the rate's times are then the earliest sends), "warmup" runs w more requests
- * first, left out of the metrics, and sends the measured ones once all of them are done. Trace:
+ * "warmup": w, "system_prompt": {...}, "conversation": {...}} (shared-prefixes.h). rate 0 makes
+ * every request arrive at time 0 (offline batch). A benchmark client's closed loop: "concurrency"
+ * keeps at most c requests in flight (the next is sent when one finishes; the rate's times are then
+ * the earliest sends), "warmup" runs w more requests first, left out of the metrics, and sends the
+ * measured ones once all of them are done. Trace:
  * {"trace": path} with optional "time_scale" (multiplies arrival times) and "limit" (first n
  * requests).
  */
 struct RequestSpec
 {
-    bool fromTrace = false;    //!< read a trace file instead of sampling
-    std::string tracePath;     //!< trace path (resolved against the scenario file)
-    double timeScale = 1;      //!< trace arrival time multiplier
-    uint64_t limit = 0;        //!< trace: keep the first n (0 = all)
-    double ratePerSec = 1;     //!< mean arrival rate (0: all at time 0)
-    bool poisson = true;       //!< Poisson (exponential gaps) or evenly spaced arrivals
-    uint64_t count = 1;        //!< requests to generate
-    LengthDistribution prompt; //!< prompt length distribution
-    LengthDistribution output; //!< output length distribution
-    double images = 0;         //!< images per request
-    double audioSeconds = 0;   //!< seconds of audio per request
-    uint64_t seed = 1;         //!< random seed (default: the scenario's seed)
-    uint64_t concurrency = 0;  //!< closed loop: at most this many in flight (0: open loop)
-    uint64_t warmup = 0;       //!< warm-up requests run first, outside the metrics
+    bool fromTrace = false;        //!< read a trace file instead of sampling
+    std::string tracePath;         //!< trace path (resolved against the scenario file)
+    double timeScale = 1;          //!< trace arrival time multiplier
+    uint64_t limit = 0;            //!< trace: keep the first n (0 = all)
+    TraceFormat traceFormat;       //!< trace: how its rows are written
+    double ratePerSec = 1;         //!< mean arrival rate (0: all at time 0)
+    bool poisson = true;           //!< Poisson (exponential gaps) or evenly spaced arrivals
+    uint64_t count = 1;            //!< requests to generate
+    LengthDistribution prompt;     //!< prompt length distribution
+    LengthDistribution output;     //!< output length distribution
+    double images = 0;             //!< images per request
+    double audioSeconds = 0;       //!< seconds of audio per request
+    uint64_t seed = 1;             //!< random seed (default: the scenario's seed)
+    uint64_t concurrency = 0;      //!< closed loop: at most this many in flight (0: open loop)
+    uint64_t warmup = 0;           //!< warm-up requests run first, outside the metrics
+    SystemPromptSpec systemPrompt; //!< a system prompt shared by a fraction of the requests
+    ConversationSpec conversation; //!< multi-turn conversations (count counts conversations)
 
     /**
      * \brief Parse; \p file is the scenario file (also the base of a relative trace path),
@@ -88,11 +113,15 @@ std::vector<Request> GenerateRequests(const RequestSpec& spec);
  * requests.jsonl: arrival_time in epoch seconds): every arrival is then taken relative to it,
  * so the first request arrives at 0. Errors name the file and "line N/column". \p limit > 0 keeps
  * the first \p limit requests (the rest is not read). Requests that would not fit the memory limit
- * (CheckServingFitsMemory) are refused at the line where they stop fitting.
+ * (CheckServingFitsMemory) are refused at the line where they stop fitting. A generic row with
+ * "hash_ids" is refused (a Mooncake trace read as generic would take its ms for seconds).
+ * Mooncake's rows (\p format) give each request content: one run per hash id
+ * (ContentKind::TraceBlock), so requests whose ids begin alike share those tokens.
  */
 std::vector<Request> LoadRequestTrace(const std::string& path,
                                       double timeScale = 1,
-                                      uint64_t limit = 0);
+                                      uint64_t limit = 0,
+                                      const TraceFormat& format = TraceFormat());
 
 } // namespace fabricsim
 

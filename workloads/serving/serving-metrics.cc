@@ -376,6 +376,27 @@ ServingResult::Breakdown() const
 }
 
 json
+ServingResult::PrefixCacheJson() const
+{
+    uint64_t prompt = 0;
+    uint64_t cached = 0;
+    uint64_t hits = 0;
+    for (const RequestRecord& r : requests)
+    {
+        if (r.prefillStartPs >= 0) // admitted: its cache lookup happened
+        {
+            prompt += r.promptTokens;
+            cached += r.cachedPromptTokens;
+            hits += r.cachedPromptTokens > 0;
+        }
+    }
+    return {{"prompt_tokens", prompt},
+            {"cached_tokens", cached},
+            {"hit_rate", prompt > 0 ? double(cached) / double(prompt) : 0.0},
+            {"requests_with_hits", hits}};
+}
+
+json
 ServingResult::ToJson(bool perStep) const
 {
     json j;
@@ -392,6 +413,10 @@ ServingResult::ToJson(bool perStep) const
     if (warmupRequests > 0)
     {
         j["requests"]["warmup"] = warmupRequests;
+    }
+    if (prefixCaching)
+    {
+        j["prefix_cache"] = PrefixCacheJson();
     }
     j["duration_s"] = DurationSec();
     j["ttft_ms"] = Ttft().ToJson();

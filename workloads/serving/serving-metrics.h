@@ -50,12 +50,13 @@ double Percentile(const std::vector<double>& sorted, double p);
  */
 struct RequestRecord
 {
-    uint64_t id = 0;              //!< request id
-    int64_t arrivalPs = 0;        //!< arrival
-    uint64_t promptTokens = 0;    //!< LLM prompt tokens
-    uint64_t outputTokens = 0;    //!< tokens to generate
-    std::vector<int64_t> tokenPs; //!< when each output token was produced
-    uint32_t preemptions = 0;     //!< times preempted
+    uint64_t id = 0;                 //!< request id
+    int64_t arrivalPs = 0;           //!< arrival
+    uint64_t promptTokens = 0;       //!< LLM prompt tokens
+    uint64_t outputTokens = 0;       //!< tokens to generate
+    std::vector<int64_t> tokenPs;    //!< when each output token was produced
+    uint32_t preemptions = 0;        //!< times preempted
+    uint64_t cachedPromptTokens = 0; //!< prompt tokens found in the prefix cache when admitted
     /// Disaggregated KV transfer start (-1: none): bulk when the sends start, layer-wise when
     /// prefill admits the request (its sends overlap the prefill).
     int64_t kvTransferStartPs = -1;
@@ -142,6 +143,7 @@ struct ServingResult
     nlohmann::json pools = nlohmann::json::array(); //!< per pool: layout and KV budget
     std::vector<std::string> incomplete; //!< why requests did not finish (empty when all did)
     uint64_t warmupRequests = 0; //!< warm-up requests run first and left out of every figure
+    bool prefixCaching = false;  //!< prefix caching on: hits reported
     std::vector<nlohmann::json> programTrace; //!< recorded programs (JSON lines), if asked
     std::shared_ptr<ChromeTrace> timeline;    //!< timeline, if asked
 
@@ -175,6 +177,9 @@ struct ServingResult
     double Mfu() const;
     /// Achieved HBM bytes / (accelerators x bandwidth x duration).
     double Mbu() const;
+    /// Prefix caching: prompt tokens of the requests admitted, those found in the cache when
+    /// first admitted (computed by none of their steps), their ratio, requests with a hit.
+    nlohmann::json PrefixCacheJson() const;
     /// Sum over steps of each step's mean per-rank breakdown (ms): compute, comm, sync, idle.
     nlohmann::json Breakdown() const;
 

@@ -24,6 +24,7 @@ ServingSimulation::Impl::Finish()
         }
     }
     r.warmupRequests = m_warmup;
+    r.prefixCaching = m_sc.kv.prefixCaching;
     r.slo = m_sc.slo;
     r.accelerators = m_sc.NumAccelerators();
     r.pricePerHour = m_sc.hw.pricePerHour;

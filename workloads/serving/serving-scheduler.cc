@@ -44,9 +44,10 @@ ScheduledBatch::PrefillTokens() const
 ServingScheduler::ServingScheduler(const BatchingSpec& batching,
                                    uint64_t numBlocks,
                                    uint32_t blockSize,
-                                   const KvCacheGroups& groups)
+                                   const KvCacheGroups& groups,
+                                   bool prefixCaching)
     : m_batching(batching)
-    , m_blocks(numBlocks, blockSize, groups)
+    , m_blocks(numBlocks, blockSize, groups, prefixCaching)
 {
 }
 
@@ -130,16 +131,17 @@ ServingScheduler::Schedule(int64_t admitUpToPs)
 {
     ScheduledBatch batch;
     uint64_t budget = m_batching.maxNumBatchedTokens;
-    auto add = [&](SequenceState& s, uint64_t n)
+    auto add = [&](SequenceState& s, uint64_t n, uint64_t hit)
     {
         ScheduledSequence e;
         e.id = s.id;
         e.newTokens = uint32_t(n);
         e.cached = s.computed;
+        e.cacheHit = hit;
         e.samples = s.computed + n == s.Known();
         // A step that brings more than one token, or starts from nothing, is prefill work.
         e.prefill = n > 1 || s.computed < s.promptTokens;
-        if (s.computed == 0)
+        if (s.computed == hit)
         {
             batch.images += s.images;
             batch.audioSeconds += s.audioSeconds;
@@ -176,7 +178,7 @@ ServingScheduler::Schedule(int64_t admitUpToPs)
             break;
         }
         m_blocks.Grow(id, s.computed + n, s.computed);
-        add(s, n);
+        add(s, n, 0);
         ++i;
     }
 
@@ -190,13 +192,21 @@ ServingScheduler::Schedule(int64_t admitUpToPs)
             {
                 break;
             }
-            uint64_t need = s.Known() - s.computed;
+            // A sequence starting over (new or preempted) skips what the prefix cache holds.
+            uint64_t hit = 0;
+            if (s.blockHashes && s.computed == 0)
+            {
+                m_blocks.Attach(id, s.blockHashes);
+                hit = m_blocks.CachedTokens(id, s.Known());
+            }
+            const uint64_t from = s.computed + hit;
+            uint64_t need = s.Known() - from;
             uint64_t n = std::min<uint64_t>(need, budget);
             if (!m_batching.chunkedPrefill && n < need)
             {
                 break;
             }
-            if (!m_blocks.CanGrow(id, s.computed + n, s.computed))
+            if (!m_blocks.CanGrow(id, from + n, from))
             {
                 break;
             }
@@ -204,10 +214,11 @@ ServingScheduler::Schedule(int64_t admitUpToPs)
             {
                 break;
             }
-            m_blocks.Grow(id, s.computed + n, s.computed);
+            m_blocks.Grow(id, from + n, from);
             m_waiting.pop_front();
             m_running.push_back(id);
-            add(s, n);
+            s.computed = from;
+            add(s, n, hit);
         }
     }
     return batch;

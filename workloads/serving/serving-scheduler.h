@@ -33,6 +33,7 @@ struct SequenceState
     double audioSeconds = 0;   //!< audio to encode before the prompt
     uint32_t preemptions = 0;  //!< times preempted (recompute)
     int64_t enqueuedPs = 0;    //!< when the engine took it (admission cutoffs compare this)
+    BlockHashList blockHashes; //!< prefix caching: hashes of its full blocks (prompt, answer)
 
     /// Tokens known so far: prompt + generated.
     uint64_t Known() const
@@ -51,6 +52,7 @@ struct ScheduledSequence
     uint64_t cached = 0;    //!< tokens already cached
     bool samples = false;   //!< the step ends its known tokens: a token is sampled
     bool prefill = false;   //!< tokens of the prompt (or a recompute) rather than a decode
+    uint64_t cacheHit = 0;  //!< admitted this step with this many tokens from the prefix cache
 };
 
 /**
@@ -108,11 +110,14 @@ class ServingScheduler
      * \param numBlocks KV blocks of this scheduler
      * \param blockSize tokens per block
      * \param groups how the model's layers share the blocks
+     * \param prefixCaching blocks have identities: a sequence admitted with blockHashes
+     * starts from the longest prefix in the cache
      */
     ServingScheduler(const BatchingSpec& batching,
                      uint64_t numBlocks,
                      uint32_t blockSize,
-                     const KvCacheGroups& groups = KvCacheGroups());
+                     const KvCacheGroups& groups = KvCacheGroups(),
+                     bool prefixCaching = false);
 
     /// Queue a new sequence (FCFS).
     void Enqueue(const SequenceState& s);

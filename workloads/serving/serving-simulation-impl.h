@@ -136,8 +136,16 @@ class ServingSimulation::Impl
     /// executor's horizon adds those): the next pending trigger, INT64_MIN while a bulk
     /// transfer is in flight (its end launches a step at a time no one knows).
     int64_t EarliestTriggerPs() const;
+    /// Sequence state of request \p id entering a pool of role \p role (with its block
+    /// hashes when prefix caching is on).
     SequenceState NewSequence(uint64_t id, Role role) const;
     uint64_t LlmPromptTokens(const Request& r) const;
+    /// The first request at or after \p id that is not a later turn of a conversation.
+    uint64_t NextFirstTurn(uint64_t id) const;
+    /// Request \p id finished: the conversation's next turn is sent after its think time.
+    void SendNextTurn(uint64_t id);
+    /// InputError where prefix caching is asked for what it does not model.
+    void CheckPrefixCaching() const;
 
     InferenceScenario m_sc;
     CollectiveApi& m_api;

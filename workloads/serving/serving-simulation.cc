@@ -56,6 +56,7 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
             CheckTransfer(tid);
         });
 
+    CheckPrefixCaching();
     std::vector<std::pair<Role, const PoolSpec*>> specs;
     if (m_sc.disagg.enabled)
     {
@@ -94,7 +95,8 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
                     ve.scheds.push_back(std::make_unique<ServingScheduler>(pool.spec.batching,
                                                                            blocksPerVe,
                                                                            pool.budget.blockSize,
-                                                                           pool.budget.groups));
+                                                                           pool.budget.groups,
+                                                                           m_sc.kv.prefixCaching));
                 }
             }
             pool.engines.push_back(std::move(e));
@@ -179,19 +181,6 @@ ServingSimulation::Impl::Impl(const InferenceScenario& sc, CollectiveApi& api)
         rec.outputTokens = r.outputTokens;
         m_records.push_back(rec);
     }
-}
-
-uint64_t
-ServingSimulation::Impl::LlmPromptTokens(const Request& r) const
-{
-    double extra = 0;
-    if (m_sc.model.encoder)
-    {
-        extra = r.images * m_sc.model.encoder->outputTokensPerImage
-                + r.audioSeconds * m_sc.model.encoder->outputTokensPerAudioSecond;
-    }
-    return units::CheckedAdd(
-        r.promptTokens, units::RoundCount(extra, "encoder tokens"), "prompt tokens");
 }
 
 void
@@ -300,6 +289,7 @@ ServingSimulation::Impl::Start()
 void
 ServingSimulation::Impl::ScheduleArrival(uint64_t id)
 {
+    id = NextFirstTurn(id);
     // One pending arrival at a time keeps the event queue small for long traces.
     if (id < m_requests.size())
     {
@@ -334,25 +324,13 @@ ServingSimulation::Impl::PickSlot(uint32_t pool,
     return best != SIZE_MAX;
 }
 
-SequenceState
-ServingSimulation::Impl::NewSequence(uint64_t id, Role role) const
-{
-    const Request& r = m_requests[id];
-    SequenceState s;
-    s.id = id;
-    s.promptTokens = LlmPromptTokens(r);
-    s.targetTokens = role == Role::Prefill ? 1 : r.outputTokens;
-    s.images = r.images;
-    s.audioSeconds = r.audioSeconds;
-    return s;
-}
-
 void
 ServingSimulation::Impl::OnArrival(uint64_t id)
 {
     // Every request of this instant arrives now, so that one step can take them all.
     uint64_t next = id;
-    while (next < m_requests.size() && m_requests[next].arrivalPs <= m_api.NowPs())
+    while ((next = NextFirstTurn(next)) < m_requests.size()
+           && m_requests[next].arrivalPs <= m_api.NowPs())
     {
         Admit(next);
         ++next;
@@ -587,6 +565,7 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
             if (seq.prefill && m_records[seq.id].prefillStartPs < 0)
             {
                 m_records[seq.id].prefillStartPs = rec.launchPs;
+                m_records[seq.id].cachedPromptTokens = seq.cacheHit;
             }
         }
         StepOutcome out = ve.scheds[g]->Complete(batches[g]);
@@ -601,6 +580,7 @@ ServingSimulation::Impl::OnStepDone(SlotRef s, StepRecord rec, const StepStats& 
                 {
                     m_client->Done(id);
                 }
+                SendNextTurn(id);
             }
         }
         freed = freed || !out.finished.empty();

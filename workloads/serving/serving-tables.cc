@@ -41,7 +41,8 @@ RequestsCsv(const ServingResult& r)
 {
     std::ostringstream o;
     o << "id,send_ms,arrival_ms,queued_ms,first_token_ms,finish_ms,prompt_tokens,output_tokens,"
-         "tokens_done,ttft_ms,tpot_ms,e2e_ms,preemptions\n";
+         "tokens_done,ttft_ms,tpot_ms,e2e_ms,preemptions"
+      << (r.prefixCaching ? ",cached_prompt_tokens\n" : "\n");
     for (const RequestRecord& q : r.requests)
     {
         const bool started = !q.tokenPs.empty();
@@ -51,7 +52,12 @@ RequestsCsv(const ServingResult& r)
           << (done ? Ms(double(q.tokenPs.back())) : "") << "," << q.promptTokens << ","
           << q.outputTokens << "," << q.tokenPs.size() << "," << (started ? Fixed(q.TtftMs()) : "")
           << "," << (done && q.tokenPs.size() > 1 ? Fixed(q.TpotMs()) : "") << ","
-          << (done ? Fixed(q.E2eMs()) : "") << "," << q.preemptions << "\n";
+          << (done ? Fixed(q.E2eMs()) : "") << "," << q.preemptions;
+        if (r.prefixCaching)
+        {
+            o << "," << q.cachedPromptTokens;
+        }
+        o << "\n";
     }
     return o.str();
 }

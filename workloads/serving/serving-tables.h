@@ -15,7 +15,8 @@ namespace fabricsim
 /**
  * \brief requests.csv: id, send_ms (when the client sent it; an open-loop source sends at the
  * arrival), arrival_ms, queued_ms, first_token_ms, finish_ms, prompt_tokens, output_tokens,
- * tokens_done, ttft_ms, tpot_ms, e2e_ms, preemptions. Cells a request has not reached are empty.
+ * tokens_done, ttft_ms, tpot_ms, e2e_ms, preemptions (and cached_prompt_tokens with prefix
+ * caching). Cells a request has not reached are empty.
  */
 std::string RequestsCsv(const ServingResult& r);
 
