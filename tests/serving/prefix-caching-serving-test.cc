@@ -188,6 +188,13 @@ TEST(PrefixCachingServing, WhatIsNotModelledIsRefused)
                    {"concurrency", 1},
                    {"conversation", {{"turns", 2}}}};
     EXPECT_THROW(MakeScenario(WithCaching(client)), InputError);
+    // A million turns: turn k repeats 2k runs, 16 TB of them, refused before generating.
+    json endless = {{"rate_per_s", 1},
+                    {"count", 1},
+                    {"prompt_tokens", 10},
+                    {"output_tokens", 2},
+                    {"conversation", {{"turns", 1000000}}}};
+    EXPECT_THROW(MakeScenario(WithCaching(endless)), InputError);
 }
 
 } // namespace fabricsim

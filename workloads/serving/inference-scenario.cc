@@ -503,7 +503,10 @@ InferenceScenario::CheckFitsMemory() const
     // Estimated before anything is generated.
     const LengthDistribution& out = requests.output;
     const double meanOutput = std::clamp(out.Mean(), out.min, out.max);
-    const double n = double(requests.count) + double(requests.warmup);
+    // A conversation of N turns is N requests, turn k repeating the 2k runs before it.
+    const double turns = double(requests.conversation.turns);
+    const double n = (double(requests.count) + double(requests.warmup)) * turns;
+    const double contentBytes = turns > 1 ? n * (turns + 1) * double(sizeof(ContentSpan)) : 0.0;
     // The longest request sets the fewest steps a pool takes: a tail of a few deviations.
     using K = LengthDistribution::Kind;
     const double longest = out.kind == K::Constant ? out.value
@@ -515,7 +518,7 @@ InferenceScenario::CheckFitsMemory() const
                            MaxNumSeqs(),
                            file,
                            "serving.requests.count",
-                           TimelineBytes(n * meanOutput, longest));
+                           TimelineBytes(n * meanOutput, longest) + contentBytes);
 }
 
 double
