@@ -172,11 +172,45 @@ TEST(PrefixCachingServing, PreemptedRequestFindsItsOwnBlocks)
     EXPECT_EQ(off.newTokens, 81u);
 }
 
+// Disaggregated, 2 conversations of 3 turns (prompts 1,000, 1,300, 1,600; 100-token answers):
+// the prefill engine holds each turn's prompt (its full blocks: 992, then 1,296 tokens), the
+// decode engine its prompt and answer (1,088, then 1,392: prompt + answer - 1, in full blocks),
+// and only what the decode engine lacks moves: 1,000, then 212, then 208 tokens' KV.
+TEST(PrefixCachingServing, DisaggregatedPoolsEachKeepTheirOwnCache)
+{
+    json patch = WithCaching(
+        {{"rate_per_s", 1},
+         {"arrival", "uniform"},
+         {"count", 2},
+         {"prompt_tokens", 1000},
+         {"output_tokens", 100},
+         {"conversation", {{"turns", 3}, {"think_time_s", 0.5}, {"turn_tokens", 200}}}});
+    patch["serving"]["disaggregation"]
+        = {{"prefill", {{"parallelism", {{"tp", 1}}}}}, {"decode", {{"parallelism", {{"tp", 1}}}}}};
+    const ServingResult r = RunOnFake(MakeScenario(patch));
+    ASSERT_EQ(r.Completed(), 6u);
+    const uint64_t prefillHit[] = {0, 992, 1296};
+    const uint64_t decodeHit[] = {0, 1088, 1392};
+    const uint64_t moved[] = {1000, 1300 - 1088, 1600 - 1392};
+    const double perToken = double(r.requests[0].kvTransferBytes) / 1000;
+    for (const RequestRecord& q : r.requests)
+    {
+        const uint64_t turn = q.id % 3;
+        EXPECT_EQ(q.cachedPromptTokens, prefillHit[turn]) << q.id;
+        EXPECT_EQ(q.decodeCachedTokens, decodeHit[turn]) << q.id;
+        EXPECT_DOUBLE_EQ(double(q.kvTransferBytes), perToken * double(moved[turn])) << q.id;
+    }
+    const json pc = r.ToJson(false)["prefix_cache"];
+    EXPECT_EQ(pc["cached_tokens"], 2u * (992 + 1296));
+    EXPECT_EQ(pc["decode_cached_tokens"], 2u * (1088 + 1392));
+}
+
 TEST(PrefixCachingServing, WhatIsNotModelledIsRefused)
 {
     json disagg = WithCaching(ScenarioJson()["serving"]["requests"]);
-    disagg["serving"]["disaggregation"]
-        = {{"prefill", {{"parallelism", {{"tp", 1}}}}}, {"decode", {{"parallelism", {{"tp", 1}}}}}};
+    disagg["serving"]["disaggregation"] = {{"prefill", {{"parallelism", {{"tp", 1}}}}},
+                                           {"decode", {{"parallelism", {{"tp", 1}}}}},
+                                           {"kv_transfer", "layerwise"}};
     EXPECT_THROW(RunOnFake(MakeScenario(disagg)), InputError);
     json sliding = WithCaching(ScenarioJson()["serving"]["requests"]);
     sliding["model"] = {{"preset", "Llama-3-8B"}, {"sliding_window", 256}};

@@ -279,6 +279,25 @@ BlockAllocator::CachedTokens(uint64_t seq, uint64_t known) const
 }
 
 uint64_t
+BlockAllocator::CachedTokensOf(const BlockHashList& hashes, uint64_t known) const
+{
+    return m_prefix && hashes ? m_prefix->CachedTokensOf(*hashes, known) : 0;
+}
+
+bool
+BlockAllocator::CanAdmit(uint64_t seq,
+                         const BlockHashList& hashes,
+                         uint64_t tokens,
+                         uint64_t computed) const
+{
+    if (m_prefix && hashes)
+    {
+        return m_prefix->CanAdmit(*hashes, tokens, computed);
+    }
+    return CanGrow(seq, tokens, computed);
+}
+
+uint64_t
 BlockAllocator::FreeBlocks() const
 {
     return m_prefix ? m_prefix->FreeBlocks() : m_total - m_used;
@@ -314,11 +333,11 @@ BlockAllocator::CanGrow(uint64_t seq, uint64_t tokens, uint64_t computed) const
 }
 
 bool
-BlockAllocator::Grow(uint64_t seq, uint64_t tokens, uint64_t computed)
+BlockAllocator::Grow(uint64_t seq, uint64_t tokens, uint64_t computed, bool scheduled)
 {
     if (m_prefix)
     {
-        return m_prefix->Grow(seq, tokens, computed);
+        return m_prefix->Grow(seq, tokens, computed, scheduled);
     }
     if (!CanGrow(seq, tokens, computed))
     {

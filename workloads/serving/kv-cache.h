@@ -141,6 +141,16 @@ class BlockAllocator
     /// cache (PrefixBlockPool::CachedTokens); 0 without caching.
     uint64_t CachedTokens(uint64_t seq, uint64_t known) const;
 
+    /// Prefix caching: tokens of a sequence with \p hashes (not attached) in the cache; 0
+    /// without caching or hashes.
+    uint64_t CachedTokensOf(const BlockHashList& hashes, uint64_t known) const;
+
+    /// CanGrow for sequence \p seq, holding nothing, with \p hashes not yet attached.
+    bool CanAdmit(uint64_t seq,
+                  const BlockHashList& hashes,
+                  uint64_t tokens,
+                  uint64_t computed) const;
+
     /// Blocks \p tokens tokens need, \p computed of them computed.
     uint64_t BlocksFor(uint64_t tokens, uint64_t computed = 0) const;
 
@@ -150,9 +160,10 @@ class BlockAllocator
     /**
      * \brief Make sequence \p seq hold \p tokens tokens, \p computed of them computed: takes
      * the blocks it lacks, returns those a sliding window left behind; false (and no change)
-     * if the ones it lacks are not free.
+     * if the ones it lacks are not free. With prefix caching, \p scheduled false registers
+     * only the computed blocks (the rest is KV still to arrive).
      */
-    bool Grow(uint64_t seq, uint64_t tokens, uint64_t computed = 0);
+    bool Grow(uint64_t seq, uint64_t tokens, uint64_t computed = 0, bool scheduled = true);
 
     /// Release every block of \p seq.
     void Free(uint64_t seq);

@@ -78,11 +78,20 @@ uint64_t
 PrefixBlockPool::CachedTokens(uint64_t seq, uint64_t known) const
 {
     auto it = m_seqs.find(seq);
-    if (it == m_seqs.end() || !it->second.hashes || known == 0)
+    if (it == m_seqs.end() || !it->second.hashes)
     {
         return 0;
     }
-    const std::vector<uint64_t>& h = *it->second.hashes;
+    return CachedTokensOf(*it->second.hashes, known);
+}
+
+uint64_t
+PrefixBlockPool::CachedTokensOf(const std::vector<uint64_t>& h, uint64_t known) const
+{
+    if (known == 0)
+    {
+        return 0;
+    }
     const uint64_t most = std::min<uint64_t>((known - 1) / m_blockSize, h.size());
     uint64_t n = 0;
     while (n < most && m_cached.count(h[n]))
@@ -93,19 +102,21 @@ PrefixBlockPool::CachedTokens(uint64_t seq, uint64_t known) const
 }
 
 uint64_t
-PrefixBlockPool::Cost(const Sequence& s, uint64_t tokens, uint64_t computed) const
+PrefixBlockPool::Cost(const std::vector<uint64_t>* hashes,
+                      uint64_t held,
+                      uint64_t tokens,
+                      uint64_t computed) const
 {
     const uint64_t need = (tokens + m_blockSize - 1) / m_blockSize;
-    if (need <= s.held)
+    if (need <= held)
     {
         return 0;
     }
-    uint64_t cost = need - s.held;
-    const uint64_t hitEnd
-        = std::min<uint64_t>(computed / m_blockSize, s.hashes ? s.hashes->size() : 0);
-    for (uint64_t j = s.held; j < std::min(need, hitEnd); ++j)
+    uint64_t cost = need - held;
+    const uint64_t hitEnd = std::min<uint64_t>(computed / m_blockSize, hashes ? hashes->size() : 0);
+    for (uint64_t j = held; j < std::min(need, hitEnd); ++j)
     {
-        auto c = m_cached.find((*s.hashes)[j]);
+        auto c = m_cached.find((*hashes)[j]);
         if (c == m_cached.end())
         {
             break;
@@ -121,9 +132,21 @@ PrefixBlockPool::Cost(const Sequence& s, uint64_t tokens, uint64_t computed) con
 bool
 PrefixBlockPool::CanGrow(uint64_t seq, uint64_t tokens, uint64_t computed) const
 {
-    static const Sequence none;
     auto it = m_seqs.find(seq);
-    return Cost(it == m_seqs.end() ? none : it->second, tokens, computed) <= FreeBlocks();
+    if (it == m_seqs.end())
+    {
+        return Cost(nullptr, 0, tokens, computed) <= FreeBlocks();
+    }
+    const Sequence& s = it->second;
+    return Cost(s.hashes.get(), s.held, tokens, computed) <= FreeBlocks();
+}
+
+bool
+PrefixBlockPool::CanAdmit(const std::vector<uint64_t>& hashes,
+                          uint64_t tokens,
+                          uint64_t computed) const
+{
+    return Cost(&hashes, 0, tokens, computed) <= FreeBlocks();
 }
 
 void
@@ -143,10 +166,10 @@ PrefixBlockPool::TakeFree()
 }
 
 bool
-PrefixBlockPool::Grow(uint64_t seq, uint64_t tokens, uint64_t computed)
+PrefixBlockPool::Grow(uint64_t seq, uint64_t tokens, uint64_t computed, bool scheduled)
 {
     Sequence& s = m_seqs[seq];
-    if (Cost(s, tokens, computed) > FreeBlocks())
+    if (Cost(s.hashes.get(), s.held, tokens, computed) > FreeBlocks())
     {
         return false;
     }
@@ -175,7 +198,7 @@ PrefixBlockPool::Grow(uint64_t seq, uint64_t tokens, uint64_t computed)
         ++s.privateBlocks;
     }
     // Register the full blocks scheduled (vLLM caches them at scheduling, before the step).
-    const uint64_t full = std::min<uint64_t>(tokens / m_blockSize, hashed);
+    const uint64_t full = std::min<uint64_t>((scheduled ? tokens : computed) / m_blockSize, hashed);
     for (; s.registered < full; ++s.registered)
     {
         uint64_t h = (*s.hashes)[s.registered];

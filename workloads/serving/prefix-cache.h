@@ -72,16 +72,23 @@ class PrefixBlockPool
      */
     uint64_t CachedTokens(uint64_t seq, uint64_t known) const;
 
+    /// CachedTokens of a sequence with block hashes \p hashes, not attached.
+    uint64_t CachedTokensOf(const std::vector<uint64_t>& hashes, uint64_t known) const;
+
+    /// CanGrow of a sequence with \p hashes holding nothing, not attached.
+    bool CanAdmit(const std::vector<uint64_t>& hashes, uint64_t tokens, uint64_t computed) const;
+
     /// True if \p seq can hold ceil(tokens / B) blocks, its first computed / B from the cache.
     bool CanGrow(uint64_t seq, uint64_t tokens, uint64_t computed) const;
 
     /**
      * \brief Make \p seq hold ceil(tokens / B) blocks: leading blocks inside \p computed are
      * taken from the cache (found by CachedTokens), the others from the free queue; then
-     * every full block inside \p tokens is registered under its hash unless another block
+     * every full block inside \p tokens (\p scheduled) or inside \p computed (KV that is
+     * still to arrive is not findable) is registered under its hash unless another block
      * already is. False (and no change) if they do not fit.
      */
-    bool Grow(uint64_t seq, uint64_t tokens, uint64_t computed);
+    bool Grow(uint64_t seq, uint64_t tokens, uint64_t computed, bool scheduled = true);
 
     /// Release \p seq's blocks (registered ones stay in the cache) and its hashes.
     void Free(uint64_t seq);
@@ -115,8 +122,13 @@ class PrefixBlockPool
         std::vector<uint64_t> shared; //!< hashes of the registered ones, in block order
     };
 
-    /// Blocks \p s would take: new ones and cache hits now in the free queue.
-    uint64_t Cost(const Sequence& s, uint64_t tokens, uint64_t computed) const;
+    /// Blocks a sequence with \p hashes (may be null) holding \p held would take to hold
+    /// ceil(tokens / B), its first computed / B from the cache: new ones and cache hits now in
+    /// the free queue.
+    uint64_t Cost(const std::vector<uint64_t>* hashes,
+                  uint64_t held,
+                  uint64_t tokens,
+                  uint64_t computed) const;
     /// Take a block from the free queue (never-used ones first, else evict the head).
     void TakeFree();
 

@@ -75,19 +75,33 @@ ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
 {
     while (!m_handoffs.empty())
     {
+        if (m_sc.kv.prefixCaching && !m_handoffs.front().hashes)
+        {
+            m_handoffs.front().hashes
+                = NewSequence(m_handoffs.front().request, Role::Decode).blockHashes;
+        }
         Handoff h = m_handoffs.front();
         uint64_t tokens = LlmPromptTokens(m_requests[h.request]);
+        // With prefix caching the decode engine keeps what it already holds (an earlier turn's
+        // prompt and answer) and only the rest moves, as vLLM's NIXL connector pulls only the
+        // blocks past the local hit (at most tokens - 1 of them).
+        auto cached = [&](const ServingScheduler& sc)
+        {
+            return sc.Blocks().CachedTokensOf(h.hashes, tokens);
+        };
         SlotRef dec;
         if (!PickSlot(
                 1,
                 [&](ServingScheduler& sc)
-                { return sc.Blocks().CanGrow(h.request, tokens, tokens); },
+                { return sc.Blocks().CanAdmit(h.request, h.hashes, tokens, cached(sc)); },
                 dec))
         {
             return; // FIFO: the head waits for decode room
         }
         m_handoffs.pop_front();
-        Sched(dec).Reserve(h.request, tokens, tokens);
+        const uint64_t hit = cached(Sched(dec));
+        Sched(dec).Reserve(h.request, tokens, hit, h.hashes);
+        m_records[h.request].decodeCachedTokens = hit;
         int64_t tid = m_nextTransfer++;
         Transfer& t = m_transfers[tid];
         t.request = h.request;
@@ -111,7 +125,9 @@ ServingSimulation::Impl::TryHandoffs(const StepDependencies& trigger)
         {
             // A sliding layer sends only the window the decode side goes on from.
             pairs[{src.Host(h.prefill.group, r.srcStage, r.srcTp), r.dstHost}]
-                += r.bytesPerToken * double(m_sc.model.KvTokensHeld(r.layer, tokens));
+                += r.bytesPerToken
+                   * double(m_sc.model.KvTokensHeld(r.layer, tokens)
+                            - (hit > 0 ? m_sc.model.KvTokensHeld(r.layer, hit) : 0));
         }
         RequestRecord& rec = m_records[h.request];
         rec.kvTransferStartPs = m_api.NowPs();

@@ -390,10 +390,20 @@ ServingResult::PrefixCacheJson() const
             hits += r.cachedPromptTokens > 0;
         }
     }
-    return {{"prompt_tokens", prompt},
-            {"cached_tokens", cached},
-            {"hit_rate", prompt > 0 ? double(cached) / double(prompt) : 0.0},
-            {"requests_with_hits", hits}};
+    json j = {{"prompt_tokens", prompt},
+              {"cached_tokens", cached},
+              {"hit_rate", prompt > 0 ? double(cached) / double(prompt) : 0.0},
+              {"requests_with_hits", hits}};
+    if (pools.size() > 1)
+    {
+        uint64_t decode = 0;
+        for (const RequestRecord& r : requests)
+        {
+            decode += r.decodeCachedTokens;
+        }
+        j["decode_cached_tokens"] = decode;
+    }
+    return j;
 }
 
 json

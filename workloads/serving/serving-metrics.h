@@ -57,6 +57,7 @@ struct RequestRecord
     std::vector<int64_t> tokenPs;    //!< when each output token was produced
     uint32_t preemptions = 0;        //!< times preempted
     uint64_t cachedPromptTokens = 0; //!< prompt tokens found in the prefix cache when admitted
+    uint64_t decodeCachedTokens = 0; //!< disaggregated: prompt tokens the decode engine held
     /// Disaggregated KV transfer start (-1: none): bulk when the sends start, layer-wise when
     /// prefill admits the request (its sends overlap the prefill).
     int64_t kvTransferStartPs = -1;
@@ -178,7 +179,8 @@ struct ServingResult
     /// Achieved HBM bytes / (accelerators x bandwidth x duration).
     double Mbu() const;
     /// Prefix caching: prompt tokens of the requests admitted, those found in the cache when
-    /// first admitted (computed by none of their steps), their ratio, requests with a hit.
+    /// first admitted (computed by none of their steps), their ratio, requests with a hit;
+    /// disaggregated, also the tokens the decode engines already held (not transferred).
     nlohmann::json PrefixCacheJson() const;
     /// Sum over steps of each step's mean per-rank breakdown (ms): compute, comm, sync, idle.
     nlohmann::json Breakdown() const;

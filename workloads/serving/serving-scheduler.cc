@@ -59,8 +59,16 @@ ServingScheduler::Enqueue(const SequenceState& s)
 }
 
 bool
-ServingScheduler::Reserve(uint64_t id, uint64_t tokens, uint64_t computed)
+ServingScheduler::Reserve(uint64_t id,
+                          uint64_t tokens,
+                          uint64_t computed,
+                          const BlockHashList& hashes)
 {
+    if (hashes && m_blocks.Caching())
+    {
+        m_blocks.Attach(id, hashes);
+        return m_blocks.Grow(id, tokens, computed, false);
+    }
     return m_blocks.Grow(id, tokens, computed);
 }
 
@@ -69,6 +77,10 @@ ServingScheduler::AddRunning(const SequenceState& s)
 {
     m_seqs[s.id] = s;
     m_running.push_back(s.id);
+    if (m_blocks.Caching())
+    {
+        m_blocks.Grow(s.id, s.computed, s.computed); // its KV arrived: now findable
+    }
 }
 
 void

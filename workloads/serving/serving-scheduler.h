@@ -124,9 +124,14 @@ class ServingScheduler
 
     /**
      * \brief Reserve blocks for \p tokens tokens of sequence \p id ahead of its arrival (KV
-     * transferred in), \p computed of them computed; false if they do not fit.
+     * transferred in), \p computed of them computed (with prefix caching: found in the cache
+     * with \p hashes, which are attached); false if they do not fit. Blocks still to arrive
+     * become findable when AddRunning says they are there.
      */
-    bool Reserve(uint64_t id, uint64_t tokens, uint64_t computed = 0);
+    bool Reserve(uint64_t id,
+                 uint64_t tokens,
+                 uint64_t computed = 0,
+                 const BlockHashList& hashes = nullptr);
 
     /// Add a sequence whose KV (s.computed tokens, reserved with Reserve) is present: it runs.
     void AddRunning(const SequenceState& s);

@@ -91,10 +91,10 @@ ServingSimulation::Impl::CheckPrefixCaching() const
         why = "a model with full-attention layers only (sliding-window or linear layers "
               "cache by other rules, not modelled yet)";
     }
-    else if (m_sc.disagg.enabled)
+    else if (m_sc.disagg.enabled && m_sc.disagg.transfer == KvTransferMode::Layerwise)
     {
-        why = "one pool (the decode pool's cache and partial KV transfers are not modelled "
-              "yet)";
+        why = "bulk KV transfer when disaggregated (a layer-wise transfer of what the decode "
+              "engine lacks is not modelled yet)";
     }
     if (!why.empty())
     {

@@ -100,6 +100,7 @@ class ServingSimulation::Impl
         uint64_t request;
         SlotRef prefill;
         uint64_t prefillStep;
+        BlockHashList hashes; //!< prefix caching: its decode sequence's (set when first tried)
     };
 
     void Validate();
