@@ -205,6 +205,41 @@ TEST(PrefixCachingServing, DisaggregatedPoolsEachKeepTheirOwnCache)
     EXPECT_EQ(pc["decode_cached_tokens"], 2u * (1088 + 1392));
 }
 
+// Two engines (DP 2), 6 conversations of 3 turns starting together. Routed by load, a turn may
+// land on the engine without its history; routed by cache (SGLang's gateway policy), each
+// later turn goes where its earlier turns are and hits in closed form (1,088, then 1,392).
+TEST(PrefixCachingServing, CacheAwareRouterSendsTurnsToTheirHistory)
+{
+    auto run = [](const std::string& policy)
+    {
+        json patch = WithCaching(
+            {{"rate_per_s", 0},
+             {"count", 6},
+             {"prompt_tokens", 1000},
+             {"output_tokens", 100},
+             {"conversation", {{"turns", 3}, {"think_time_s", 0.5}, {"turn_tokens", 200}}}});
+        patch["parallelism"] = {{"tp", 1}, {"dp", 2}};
+        patch["serving"]["router"] = {{"policy", policy}};
+        return RunOnFake(MakeScenario(patch));
+    };
+    const ServingResult aware = run("cache_aware");
+    const ServingResult load = run("least_loaded");
+    ASSERT_EQ(aware.Completed(), 18u);
+    ASSERT_EQ(load.Completed(), 18u);
+    const uint64_t hits[] = {0, 1088, 1392};
+    for (const RequestRecord& q : aware.requests)
+    {
+        EXPECT_EQ(q.cachedPromptTokens, hits[q.id % 3]) << q.id;
+    }
+    EXPECT_EQ(aware.ToJson(false)["prefix_cache"]["cached_tokens"], 6u * (1088 + 1392));
+    EXPECT_LT(load.ToJson(false)["prefix_cache"]["cached_tokens"].get<uint64_t>(),
+              6u * (1088 + 1392));
+    // A cache-aware router needs a cache.
+    json plain = ScenarioJson();
+    plain["serving"]["router"] = {{"policy", "cache_aware"}};
+    EXPECT_THROW(InferenceScenario::FromJson(plain, "router.json"), InputError);
+}
+
 TEST(PrefixCachingServing, WhatIsNotModelledIsRefused)
 {
     json disagg = WithCaching(ScenarioJson()["serving"]["requests"]);

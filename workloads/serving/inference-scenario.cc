@@ -88,6 +88,37 @@ ReadPool(const JsonObject& o,
     return p;
 }
 
+RouterSpec
+ReadRouter(const std::optional<JsonObject>& j, const KvCacheSpec& kv)
+{
+    RouterSpec r;
+    if (!j)
+    {
+        return r;
+    }
+    j->CheckKeys({"policy", "cache_threshold", "balance_abs_threshold", "balance_rel_threshold"});
+    const std::string policy = j->OptionalString("policy", "least_loaded");
+    if (policy != "least_loaded" && policy != "cache_aware")
+    {
+        throw fabricsim::InputError(j->File(),
+                                    j->Field("policy"),
+                                    "\"least_loaded\" or \"cache_aware\"",
+                                    "\"" + policy + "\"");
+    }
+    r.cacheAware = policy == "cache_aware";
+    if (r.cacheAware && !kv.prefixCaching)
+    {
+        throw fabricsim::InputError(j->File(),
+                                    j->Field("policy"),
+                                    "least_loaded without serving.kv_cache.prefix_caching",
+                                    "\"cache_aware\"");
+    }
+    r.cacheThreshold = j->OptionalNumber("cache_threshold", r.cacheThreshold, 0, 1);
+    r.balanceAbs = j->OptionalUint("balance_abs_threshold", r.balanceAbs, 0);
+    r.balanceRel = j->OptionalNumber("balance_rel_threshold", r.balanceRel, 1, 1e12);
+    return r;
+}
+
 KvCacheSpec
 ReadKvCache(const std::optional<JsonObject>& j)
 {
@@ -395,7 +426,8 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
                   "execution",
                   "placement",
                   "expert_routing",
-                  "record"});
+                  "record",
+                  "router"});
     s.requests = RequestSpec::FromJson(
         sv.Require("requests", "a request source"), file, sv.Field("requests"), s.seed);
     BatchingSpec batching = ReadBatching(sv.OptionalObject("batching"), {});
@@ -405,6 +437,7 @@ InferenceScenario::FromJson(const json& j, const std::string& file)
     std::optional<JsonObject> placement = sv.OptionalObject("placement");
     s.placement = ReadPlacement(placement, j.contains("topology") ? j["topology"] : json());
     s.record = ReadRecord(sv.OptionalObject("record"));
+    s.router = ReadRouter(sv.OptionalObject("router"), s.kv);
     if (const json* r = sv.Find("expert_routing"))
     {
         s.routing = RoutingModel::FromJson(*r, file, sv.Field("expert_routing"));

@@ -80,6 +80,22 @@ enum class KvTransferMode
 };
 
 /**
+ * \brief How a request picks its engine (serving.router). least_loaded: the scheduler with the
+ * fewest outstanding sequences (vLLM's data-parallel load balancing). cache_aware (prefix
+ * caching only): SGLang's model gateway's policy, routing on each engine's actual cache: when
+ * the loads are imbalanced (max - min > balance_abs_threshold and max > balance_rel_threshold x
+ * min) the least loaded; else the engine holding the longest cached prefix if it covers at
+ * least cache_threshold of the prompt; else the least loaded.
+ */
+struct RouterSpec
+{
+    bool cacheAware = false;     //!< cache_aware rather than least_loaded
+    double cacheThreshold = 0.3; //!< match ratio to follow the cache (SMG default)
+    uint64_t balanceAbs = 64;    //!< imbalance: absolute load gap (SMG default)
+    double balanceRel = 1.5;     //!< imbalance: load ratio (SMG default)
+};
+
+/**
  * \brief Prefill/decode disaggregation.
  */
 struct DisaggregationSpec
@@ -202,6 +218,7 @@ struct InferenceScenario
     ExecutionSpec exec;        //!< execution options
     PlacementSpec placement;   //!< rank placement
     RecordSpec record;         //!< recording
+    RouterSpec router;         //!< request routing across engines
     uint64_t seed = 1;         //!< scenario seed
 
     /**

@@ -5,6 +5,9 @@
 #include "serving-simulation-impl.h"
 #include "unit-conversions.h"
 
+#include <algorithm>
+#include <climits>
+
 namespace fabricsim
 {
 
@@ -75,6 +78,50 @@ ServingSimulation::Impl::SendNextTurn(uint64_t id)
                         m_records[next].arrivalPs = m_api.NowPs();
                         Admit(next);
                     });
+}
+
+ServingSimulation::Impl::SlotRef
+ServingSimulation::Impl::Route(const SequenceState& seq)
+{
+    SlotRef least;
+    PickSlot(0, nullptr, least);
+    if (!m_sc.router.cacheAware)
+    {
+        return least;
+    }
+    size_t minLoad = SIZE_MAX;
+    size_t maxLoad = 0;
+    SlotRef best = least;
+    uint64_t bestHit = 0;
+    const Pool& p = m_pools[0];
+    for (uint32_t e = 0; e < p.engines.size(); ++e)
+    {
+        for (uint32_t v = 0; v < p.engines[e].ves.size(); ++v)
+        {
+            const auto& scheds = p.engines[e].ves[v].scheds;
+            for (uint32_t g = 0; g < scheds.size(); ++g)
+            {
+                const size_t load = scheds[g]->Outstanding();
+                minLoad = std::min(minLoad, load);
+                maxLoad = std::max(maxLoad, load);
+                const uint64_t hit
+                    = scheds[g]->Blocks().CachedTokensOf(seq.blockHashes, seq.Known());
+                if (hit > bestHit)
+                {
+                    bestHit = hit;
+                    best = SlotRef{0, e, v, g};
+                }
+            }
+        }
+    }
+    const bool imbalanced = maxLoad - minLoad > m_sc.router.balanceAbs
+                            && double(maxLoad) > m_sc.router.balanceRel * double(minLoad);
+    if (imbalanced || double(bestHit) < m_sc.router.cacheThreshold * double(seq.promptTokens)
+        || bestHit == 0)
+    {
+        return least;
+    }
+    return best;
 }
 
 void

@@ -145,6 +145,8 @@ class ServingSimulation::Impl
     uint64_t NextFirstTurn(uint64_t id) const;
     /// Request \p id finished: the conversation's next turn is sent after its think time.
     void SendNextTurn(uint64_t id);
+    /// The scheduler of the first pool that sequence \p seq goes to (serving.router).
+    SlotRef Route(const SequenceState& seq);
     /// InputError where prefix caching is asked for what it does not model.
     void CheckPrefixCaching() const;
 

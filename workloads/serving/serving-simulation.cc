@@ -376,10 +376,8 @@ ServingSimulation::Impl::Admit(uint64_t id)
 void
 ServingSimulation::Impl::Enqueue(uint64_t id)
 {
-    Role role = m_pools[0].role;
-    SlotRef slot;
-    PickSlot(0, nullptr, slot);
-    SequenceState seq = NewSequence(id, role);
+    SequenceState seq = NewSequence(id, m_pools[0].role);
+    const SlotRef slot = Route(seq);
     seq.enqueuedPs = m_api.NowPs();
     Sched(slot).Enqueue(seq);
     VirtualEngine& ve = Ve(slot);
