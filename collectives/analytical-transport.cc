@@ -1,6 +1,7 @@
 #include "analytical-transport.h"
 
 #include "input-error.h"
+#include "mix64.h"
 #include "unit-conversions.h"
 
 #include <algorithm>
@@ -10,21 +11,6 @@
 
 namespace fabricsim
 {
-
-namespace
-{
-
-uint64_t
-Mix(uint64_t x)
-{
-    // splitmix64 finaliser: a fixed hash, so path choice is deterministic.
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-} // namespace
 
 AnalyticalTransport::AnalyticalTransport(const Topology& topo, const AnalyticalOptions& opt)
     : m_topo(topo)
@@ -156,8 +142,8 @@ AnalyticalTransport::PathFor(uint32_t src, uint32_t dst, uint32_t channel)
         }
         // ECMP: a fixed hash of (src, dst, channel, node) picks the next hop, so channels spread
         // over parallel paths as different source ports do in the packet fabric.
-        const uint64_t h
-            = Mix((uint64_t(src) << 40) ^ (uint64_t(dst) << 20) ^ channel ^ (uint64_t(node) << 52));
+        const uint64_t h = Mix64((uint64_t(src) << 40) ^ (uint64_t(dst) << 20) ^ channel
+                                 ^ (uint64_t(node) << 52));
         const uint16_t port = hops[h % hops.size()];
         const uint32_t link = m_routing->PortLink(node, port);
         const TopoLink& l = m_topo.links[link];

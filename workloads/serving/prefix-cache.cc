@@ -1,25 +1,12 @@
 #include "prefix-cache.h"
 
+#include "mix64.h"
+
 #include <algorithm>
 #include <stdexcept>
 
 namespace fabricsim
 {
-
-namespace
-{
-
-/// SplitMix64's finaliser: a bijection that spreads every input bit.
-uint64_t
-Mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-} // namespace
 
 uint64_t
 ContentId(ContentKind kind, uint64_t value)
@@ -35,7 +22,7 @@ std::vector<uint64_t>
 BlockHashes(const std::vector<ContentSpan>& spans, uint32_t blockSize)
 {
     std::vector<uint64_t> out;
-    uint64_t h = Mix(0);
+    uint64_t h = Mix64(0);
     uint64_t fill = 0; // tokens of the current block so far
     for (const ContentSpan& s : spans)
     {
@@ -44,7 +31,7 @@ BlockHashes(const std::vector<ContentSpan>& spans, uint32_t blockSize)
         {
             uint64_t n = std::min<uint64_t>(s.tokens - offset, blockSize - fill);
             // The block's hash covers each piece: which content, from where, how much.
-            h = Mix(h ^ Mix(s.content ^ Mix(offset ^ Mix(n))));
+            h = Mix64(h ^ Mix64(s.content ^ Mix64(offset ^ Mix64(n))));
             offset += n;
             fill += n;
             if (fill == blockSize)
