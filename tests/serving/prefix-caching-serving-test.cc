@@ -257,6 +257,11 @@ TEST(PrefixCachingServing, WhatIsNotModelledIsRefused)
                    {"concurrency", 1},
                    {"conversation", {{"turns", 2}}}};
     EXPECT_THROW(MakeScenario(WithCaching(client)), InputError);
+    client.erase("concurrency");
+    client["images"] = 1; // later turns would repeat it
+    EXPECT_THROW(MakeScenario(WithCaching(client)), InputError);
+    client["images"] = 0;
+    EXPECT_NO_THROW(MakeScenario(WithCaching(client)));
     // A million turns: turn k repeats 2k runs, 16 TB of them, refused before generating.
     json endless = {{"rate_per_s", 1},
                     {"count", 1},

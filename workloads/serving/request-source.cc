@@ -348,23 +348,22 @@ RequestSpec::FromJson(const json& j,
     s.audioSeconds = o.OptionalNumber("audio_seconds", 0, 0, 1e7);
     s.systemPrompt = ReadSystemPrompt(o);
     s.conversation = ReadConversation(o);
-    if (s.conversation.turns > 1 && (s.concurrency > 0 || s.warmup > 0))
+    if (s.conversation.turns > 1)
     {
-        // A benchmark client that sends conversations is not modelled yet.
-        throw fabricsim::InputError(
-            file,
-            o.Field(s.concurrency > 0 ? "concurrency" : "warmup"),
-            "no benchmark client with multi-turn conversations",
-            DescribeJson(*o.Find(s.concurrency > 0 ? "concurrency" : "warmup")));
-    }
-    if (s.conversation.turns > 1 && (s.images > 0 || s.audioSeconds > 0))
-    {
-        // A later turn would repeat the earlier turns' media: not modelled yet.
-        throw fabricsim::InputError(
-            file,
-            o.Field(s.images > 0 ? "images" : "audio_seconds"),
-            "no media with multi-turn conversations",
-            DescribeJson(*o.Find(s.images > 0 ? "images" : "audio_seconds")));
+        // Not modelled yet: a benchmark client that sends conversations, and later turns that
+        // repeat the earlier turns' media.
+        for (const char* k : {"concurrency", "warmup", "images", "audio_seconds"})
+        {
+            const json* v = o.Find(k);
+            if (v && !(v->is_number() && v->get<double>() == 0))
+            {
+                throw fabricsim::InputError(file,
+                                            o.Field(k),
+                                            "no " + std::string(k)
+                                                + " with multi-turn conversations",
+                                            DescribeJson(*v));
+            }
+        }
     }
     units::CheckedMul(s.count, s.conversation.turns, "requests (conversations x turns)");
     return s;
